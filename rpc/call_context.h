@@ -1,0 +1,54 @@
+// What a procedure knows about the call it serves: who sent it, over which
+// transport, with which credential.
+#ifndef NFS3D_RPC_CALL_CONTEXT_H_
+#define NFS3D_RPC_CALL_CONTEXT_H_
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nfs3d::rpc {
+
+enum class Transport : uint8_t { kUdp, kTcp };
+
+// Filled in by the transport for every call it delivers.
+struct TransportInfo {
+  Transport transport = Transport::kTcp;
+  sockaddr_storage peer{};  // client address and port
+  socklen_t peer_len = 0;
+  sockaddr_storage local{};  // address and port the call arrived on
+  socklen_t local_len = 0;
+  uint32_t mtu = 0;  // MTU of the receiving interface; 0 if unknown
+};
+
+// RFC 5531 auth flavors nfs3d accepts.
+inline constexpr uint32_t kAuthNone = 0;
+inline constexpr uint32_t kAuthSys = 1;
+
+// AUTH_SYS body (RFC 5531 appendix A), or empty for AUTH_NONE.
+struct Credential {
+  uint32_t flavor = kAuthNone;
+  uint32_t stamp = 0;
+  std::string machine;
+  uint32_t uid = 65534;
+  uint32_t gid = 65534;
+  std::vector<uint32_t> gids;  // at most 16
+};
+
+struct Procedure;
+
+struct CallContext {
+  uint32_t xid = 0;
+  uint32_t prog = 0;
+  uint32_t vers = 0;
+  uint32_t proc = 0;
+  Credential cred;
+  const TransportInfo* transport = nullptr;
+  const Procedure* procedure = nullptr;  // the table row being run
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_CALL_CONTEXT_H_

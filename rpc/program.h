@@ -1,0 +1,70 @@
+// The procedure table model: a program is data. Each row names a procedure,
+// the function that decodes its arguments, runs it and encodes its results,
+// and the policy flags generic code applies (duplicate request cache, read-only
+// exports, reply sizing). Handlers never repeat that policy.
+#ifndef NFS3D_RPC_PROGRAM_H_
+#define NFS3D_RPC_PROGRAM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "rpc/call_context.h"
+#include "xdr/decoder.h"
+#include "xdr/encoder.h"
+
+namespace nfs3d::rpc {
+
+// What running a procedure produced.
+enum class ProcResult : uint8_t {
+  kSuccess,      // results were encoded; reply SUCCESS
+  kGarbageArgs,  // arguments did not decode; reply GARBAGE_ARGS
+  kSystemErr,    // could not run (e.g. out of memory); reply SYSTEM_ERR
+  kDrop,         // send no reply at all (client will retransmit)
+};
+
+// Decodes args, runs, encodes results. `service` is Program::service.
+using ProcFn = ProcResult (*)(void* service, const CallContext& ctx, xdr::Decoder& args,
+                              xdr::Encoder& results);
+
+struct Procedure {
+  uint32_t number = 0;
+  const char* name = "";
+  ProcFn run = nullptr;     // nullptr: PROC_UNAVAIL
+  bool idempotent = true;   // false: the reply is kept in the duplicate request cache
+  bool modifies = false;    // true: refused on read-only exports
+  uint32_t max_reply = 0;   // upper bound of the encoded results, bytes (0: small)
+};
+
+struct ProgramVersion {
+  uint32_t version = 0;
+  // Indexed by procedure number: procedures[i].number == i.
+  absl::Span<const Procedure> procedures;
+};
+
+struct Program {
+  uint32_t number = 0;
+  const char* name = "";
+  std::vector<ProgramVersion> versions;
+  void* service = nullptr;  // handed to every ProcFn of this program
+};
+
+// Adapts a typed handler to a ProcFn. Args and Res need
+//   bool Decode(xdr::Decoder&, Args*);   void Encode(xdr::Encoder&, const Res&);
+// found by argument-dependent lookup. Handler:
+//   void Fn(Service&, const CallContext&, const Args&, Res*);
+template <typename Service, typename Args, typename Res,
+          void (*Fn)(Service&, const CallContext&, const Args&, Res*)>
+ProcResult TypedProc(void* service, const CallContext& ctx, xdr::Decoder& args_in,
+                     xdr::Encoder& results) {
+  Args args{};
+  if (!Decode(args_in, &args) || !args_in.ok()) return ProcResult::kGarbageArgs;
+  Res res{};
+  Fn(*static_cast<Service*>(service), ctx, args, &res);
+  Encode(results, res);
+  return ProcResult::kSuccess;
+}
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_PROGRAM_H_
