@@ -1,0 +1,86 @@
+// nfs3d's server configuration: the settings of conf/nfs3d.conf (see that file
+// for what each key means) with the defaults built in, so an absent file or
+// key means the default. Unknown sections or keys are errors: a typo must not
+// silently fall back to a default.
+#ifndef NFS3D_CONF_SERVER_CONFIG_H_
+#define NFS3D_CONF_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/log.h"
+
+namespace nfs3d::conf {
+
+// How to reach the portmapper (RFC 1833).
+enum class PortmapperMode {
+  kAuto,  // register with rpcbind if it answers, else serve our own on 111
+  kOn,    // always serve our own portmapper
+  kOff,   // never register nor serve
+};
+
+// READ/WRITE transfer sizes advertised by FSINFO and enforced by READ/WRITE,
+// per transport.
+struct TransferSizes {
+  uint32_t rsize_max = 0;
+  uint32_t rsize_pref = 0;
+  uint32_t wsize_max = 0;
+  uint32_t wsize_pref = 0;
+  // UDP only: "rsize_pref = auto" sizes the preferred READ size from the MTU
+  // of the interface a call arrived on. rsize_pref then holds the fallback.
+  bool rsize_pref_auto = false;
+};
+
+struct ServerConfig {
+  // [nfsd]
+  std::vector<std::string> listen = {"0.0.0.0", "::"};  // numeric addresses
+  uint16_t port = 2049;          // NFS; 0 = ephemeral (tests)
+  uint16_t mountd_port = 20048;  // MOUNT; 0 = ephemeral
+  uint32_t threads = 8;          // worker threads running procedures
+  uint32_t io_threads = 0;       // network io_contexts; 0 = number of cores
+  bool udp = true;
+  bool tcp = true;
+  uint32_t max_record_size = 1114112;  // cap on one TCP record, in bytes
+  PortmapperMode portmapper = PortmapperMode::kAuto;
+  uint32_t max_connections = 1024;  // TCP connections held at once
+
+  // [tcp] and [udp]
+  TransferSizes tcp_sizes{1048576, 1048576, 1048576, 1048576, false};
+  TransferSizes udp_sizes{32768, 32768, 32768, 32768, false};
+  uint32_t udp_fragments = 6;  // IP fragments a UDP READ reply may span (auto)
+
+  // [paths]
+  std::string state_dir = "/var/lib/nfs3d";
+  std::string exports_path = "/etc/nfs3d/exports";
+
+  // [log]
+  log::Level log_level = log::Level::kInfo;
+  bool syslog = false;
+};
+
+// Limits enforced by the parser.
+inline constexpr uint32_t kMaxTcpTransferSize = 1u << 20;  // 1 MiB
+// A UDP reply must fit one datagram (65507 bytes of IPv4 payload) together
+// with its RPC and NFS headers.
+inline constexpr uint32_t kMaxUdpTransferSize = 63u * 1024;
+
+ServerConfig DefaultServerConfig();
+
+// Reads and parses `path`; the file must exist.
+absl::StatusOr<ServerConfig> LoadServerConfig(const std::string& path);
+
+// Parses config text. Errors are InvalidArgument "FILENAME:LINE: problem".
+absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text,
+                                               std::string_view filename);
+
+// One line for the startup log.
+std::string Describe(const ServerConfig& config);
+
+std::string_view PortmapperModeName(PortmapperMode mode);
+
+}  // namespace nfs3d::conf
+
+#endif  // NFS3D_CONF_SERVER_CONFIG_H_

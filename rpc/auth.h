@@ -1,0 +1,30 @@
+// Credential checking for the flavors nfs3d serves: AUTH_NONE and AUTH_SYS.
+#ifndef NFS3D_RPC_AUTH_H_
+#define NFS3D_RPC_AUTH_H_
+
+#include "rpc/call_context.h"
+#include "rpc/rpc_message.h"
+
+namespace nfs3d::rpc {
+
+// RFC 5531 appendix A limits for the AUTH_SYS body.
+inline constexpr uint32_t kMaxMachineName = 255;
+inline constexpr uint32_t kMaxAuthSysGids = 16;
+
+// Fills *out from the call's credential and checks its verifier. Returns
+// AuthStat::kOk or the auth_stat to send back in an AUTH_ERROR reply:
+//   - AUTH_SYS body that does not decode exactly → AUTH_BADCRED;
+//   - AUTH_NONE with a non-empty body → AUTH_BADCRED;
+//   - any other flavor (AUTH_SHORT, AUTH_DH, RPCSEC_GSS, ...) → AUTH_BADCRED.
+//     RFC 5531 has no "unsupported flavor" status; Linux knfsd answers an
+//     unknown flavor with AUTH_BADCRED, and clients treat it as a hard
+//     failure (AUTH_REJECTEDCRED would instead invite a credential refresh
+//     and a retry loop). AUTH_TOOWEAK is kept for "flavor known but not
+//     allowed here", which is an export-level decision, not this layer's.
+//   - verifier flavor other than AUTH_NONE → AUTH_BADVERF (its body is
+//     ignored: neither flavor defines one).
+AuthStat Authenticate(const OpaqueAuth& cred, const OpaqueAuth& verf, Credential* out);
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_AUTH_H_
