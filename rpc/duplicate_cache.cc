@@ -2,6 +2,7 @@
 
 #include <netinet/in.h>
 
+#include <iterator>
 #include <string_view>
 #include <utility>
 

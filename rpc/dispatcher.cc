@@ -1,0 +1,191 @@
+#include "rpc/dispatcher.h"
+
+#include <algorithm>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "common/log.h"
+#include "rpc/auth.h"
+#include "rpc/rpc_message.h"
+#include "xdr/decoder.h"
+#include "xdr/encoder.h"
+
+namespace nfs3d::rpc {
+namespace {
+
+// Runs one row, turning an escaping exception into SYSTEM_ERR: procedures
+// must not throw, but a bad_alloc must not take the worker thread down.
+ProcResult RunRow(const Procedure& row, void* service, const CallContext& ctx,
+                  xdr::Decoder& args, xdr::Encoder& results) {
+  try {
+    return row.run(service, ctx, args, results);
+  } catch (const std::exception& e) {
+    NFS3D_LOG_ERROR("rpc: %s threw: %s", row.name, e.what());
+  } catch (...) {
+    NFS3D_LOG_ERROR("rpc: %s threw", row.name);
+  }
+  return ProcResult::kSystemErr;
+}
+
+}  // namespace
+
+Dispatcher::Dispatcher(DispatcherOptions options) {
+  if (options.enable_drc) drc_ = std::make_unique<DuplicateCache>(options.drc);
+}
+
+Dispatcher::~Dispatcher() = default;
+
+void Dispatcher::AddProgram(const Program* program) {
+  for (const Program*& p : programs_) {
+    if (p->number == program->number) {
+      p = program;
+      return;
+    }
+  }
+  programs_.push_back(program);
+}
+
+const Program* Dispatcher::FindProgram(uint32_t prog) const {
+  for (const Program* p : programs_) {
+    if (p->number == prog) return p;
+  }
+  return nullptr;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> Dispatcher::Registered() const {
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (const Program* p : programs_) {
+    for (const ProgramVersion& v : p->versions) out.emplace_back(p->number, v.version);
+  }
+  return out;
+}
+
+DuplicateCacheStats Dispatcher::drc_stats() const {
+  return drc_ ? drc_->stats() : DuplicateCacheStats{};
+}
+
+bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportInfo& transport,
+                            xdr::BufferChain* reply) {
+  reply->Clear();
+  xdr::Decoder in(message);
+  CallHeader header;
+  HeaderDisposition disposition = DecodeCallHeader(in, &header);
+  const uint32_t xid = header.xid;
+  {
+    xdr::Encoder out(reply);
+    switch (disposition) {
+      case HeaderDisposition::kOk:
+        break;
+      case HeaderDisposition::kDrop:
+        NFS3D_LOG_DEBUG("rpc: dropping malformed call message (%u bytes)", message.size());
+        return false;
+      case HeaderDisposition::kRpcMismatch:
+        EncodeRpcMismatchReply(out, xid);
+        return true;
+      case HeaderDisposition::kBadCred:
+        EncodeAuthErrorReply(out, xid, AuthStat::kBadCred);
+        return true;
+      case HeaderDisposition::kBadVerf:
+        EncodeAuthErrorReply(out, xid, AuthStat::kBadVerf);
+        return true;
+    }
+  }
+
+  CallContext ctx;
+  ctx.xid = xid;
+  ctx.prog = header.prog;
+  ctx.vers = header.vers;
+  ctx.proc = header.proc;
+  ctx.transport = &transport;
+  // Authentication comes before program lookup, as in RFC 5531 servers
+  // generally: an unauthenticated caller learns nothing about our programs.
+  AuthStat auth = Authenticate(header.cred, header.verf, &ctx.cred);
+  if (auth != AuthStat::kOk) {
+    xdr::Encoder out(reply);
+    EncodeAuthErrorReply(out, xid, auth);
+    return true;
+  }
+
+  const Program* program = FindProgram(header.prog);
+  if (program == nullptr || program->versions.empty()) {
+    xdr::Encoder out(reply);
+    EncodeAcceptedReply(out, xid, AcceptStat::kProgUnavail);
+    return true;
+  }
+  const ProgramVersion* version = nullptr;
+  uint32_t low = UINT32_MAX;
+  uint32_t high = 0;
+  for (const ProgramVersion& v : program->versions) {
+    low = std::min(low, v.version);
+    high = std::max(high, v.version);
+    if (v.version == header.vers) version = &v;
+  }
+  if (version == nullptr) {
+    xdr::Encoder out(reply);
+    EncodeProgMismatchReply(out, xid, low, high);
+    return true;
+  }
+  if (header.proc >= version->procedures.size() ||
+      version->procedures[header.proc].run == nullptr) {
+    xdr::Encoder out(reply);
+    EncodeAcceptedReply(out, xid, AcceptStat::kProcUnavail);
+    return true;
+  }
+  const Procedure& row = version->procedures[header.proc];
+  ctx.procedure = &row;
+
+  const absl::Span<const uint8_t> args = in.Rest();
+  std::optional<DrcKey> drc_key;
+  uint64_t drc_token = 0;
+  if (drc_ != nullptr && !row.idempotent) {
+    drc_key = DuplicateCache::MakeKey(transport, xid, header.prog, header.vers, header.proc, args);
+    std::string cached;
+    DuplicateCache::Begin begin = drc_->Start(*drc_key, &cached);
+    switch (begin.outcome) {
+      case DuplicateCache::Outcome::kReplay:
+        NFS3D_LOG_DEBUG("rpc: replaying cached reply for xid %08x (%s)", xid, row.name);
+        reply->Append(cached.data(), cached.size());
+        return true;
+      case DuplicateCache::Outcome::kInProgress:
+        NFS3D_LOG_DEBUG("rpc: dropping duplicate of in-progress xid %08x (%s)", xid, row.name);
+        return false;
+      case DuplicateCache::Outcome::kNew:
+        drc_token = begin.token;
+        break;
+    }
+  }
+
+  ProcResult result;
+  {
+    xdr::Encoder out(reply);
+    EncodeAcceptedReply(out, xid, AcceptStat::kSuccess);
+    xdr::Decoder args_in(args);
+    result = RunRow(row, program->service, ctx, args_in, out);
+  }
+
+  switch (result) {
+    case ProcResult::kSuccess:
+      if (drc_key) drc_->Complete(*drc_key, drc_token, reply->Flatten());
+      return true;
+    case ProcResult::kGarbageArgs:
+    case ProcResult::kSystemErr: {
+      // Nothing ran to completion, so nothing is worth replaying: a
+      // retransmission simply runs (and fails) again.
+      if (drc_key) drc_->Abandon(*drc_key, drc_token);
+      reply->Clear();
+      xdr::Encoder out(reply);
+      EncodeAcceptedReply(out, xid,
+                          result == ProcResult::kGarbageArgs ? AcceptStat::kGarbageArgs
+                                                             : AcceptStat::kSystemErr);
+      return true;
+    }
+    case ProcResult::kDrop:
+      if (drc_key) drc_->Abandon(*drc_key, drc_token);
+      reply->Clear();
+      return false;
+  }
+  return false;
+}
+
+}  // namespace nfs3d::rpc
