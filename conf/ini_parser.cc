@@ -5,16 +5,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace nfs3d::conf {
 namespace {
 
 bool IsNameChar(char c) {
-  return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-         c == '-' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
 
 bool IsValidName(std::string_view name) {
@@ -41,6 +39,46 @@ std::string_view StripTrailingComment(std::string_view s) {
 
 }  // namespace
 
+namespace text {
+
+std::string_view Trim(std::string_view s) {
+  size_t b = 0;
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' ||
+                          s[b] == '\n' || s[b] == '\f' || s[b] == '\v')) {
+    ++b;
+  }
+  size_t e = s.size();
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' ||
+                   s[e - 1] == '\n' || s[e - 1] == '\f' || s[e - 1] == '\v')) {
+    --e;
+  }
+  return s.substr(b, e - b);
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t p = s.find(sep, start);
+    if (p == std::string_view::npos) {
+      parts.push_back(s.substr(start));
+      return parts;
+    }
+    parts.push_back(s.substr(start, p - start));
+    start = p + 1;
+  }
+}
+
+}  // namespace text
+
 absl::Status LineError(std::string_view filename, int line,
                        std::string_view problem) {
   return absl::InvalidArgumentError(
@@ -60,52 +98,52 @@ absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text,
     pos = eol + 1;
     ++line_no;
     if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    std::string_view line = absl::StripAsciiWhitespace(raw);
+    std::string_view line = text::Trim(raw);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
 
     if (line[0] == '[') {
-      line = absl::StripAsciiWhitespace(StripTrailingComment(line));
+      line = text::Trim(StripTrailingComment(line));
       if (line.back() != ']') {
         return LineError(filename, line_no,
-                         absl::StrCat("malformed section header '", line,
+                         text::Cat("malformed section header '", line,
                                       "' (missing ']')"));
       }
       std::string_view name =
-          absl::StripAsciiWhitespace(line.substr(1, line.size() - 2));
+          text::Trim(line.substr(1, line.size() - 2));
       if (!IsValidName(name)) {
         return LineError(filename, line_no,
-                         absl::StrCat("invalid section name '", name, "'"));
+                         text::Cat("invalid section name '", name, "'"));
       }
-      section = absl::AsciiStrToLower(name);
+      section = text::Lower(name);
       continue;
     }
 
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) {
       return LineError(filename, line_no,
-                       absl::StrCat("expected 'key = value', got '", line, "'"));
+                       text::Cat("expected 'key = value', got '", line, "'"));
     }
-    std::string_view key = absl::StripAsciiWhitespace(line.substr(0, eq));
-    std::string_view value = absl::StripAsciiWhitespace(
+    std::string_view key = text::Trim(line.substr(0, eq));
+    std::string_view value = text::Trim(
         StripTrailingComment(line.substr(eq + 1)));
     if (!IsValidName(key)) {
       return LineError(filename, line_no,
-                       absl::StrCat("invalid key name '", key, "'"));
+                       text::Cat("invalid key name '", key, "'"));
     }
     if (section.empty()) {
       return LineError(filename, line_no,
-                       absl::StrCat("key '", key,
+                       text::Cat("key '", key,
                                     "' appears before any [section] header"));
     }
     if (!value.empty() && value.front() == '"') {
       if (value.size() < 2 || value.back() != '"') {
         return LineError(filename, line_no,
-                         absl::StrCat("unterminated quoted value for key '",
+                         text::Cat("unterminated quoted value for key '",
                                       key, "'"));
       }
       value = value.substr(1, value.size() - 2);
     }
-    entries.push_back(IniEntry{section, absl::AsciiStrToLower(key),
+    entries.push_back(IniEntry{section, text::Lower(key),
                                std::string(value), line_no});
   }
   return entries;
@@ -115,7 +153,7 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
-    std::string msg = absl::StrCat(path, ": ", std::strerror(err));
+    std::string msg = text::Cat(path, ": ", std::strerror(err));
     if (err == ENOENT) return absl::NotFoundError(msg);
     return absl::FailedPreconditionError(msg);
   }
@@ -128,7 +166,7 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
       int err = errno;
       close(fd);
       return absl::FailedPreconditionError(
-          absl::StrCat(path, ": ", std::strerror(err)));
+          text::Cat(path, ": ", std::strerror(err)));
     }
     if (n == 0) break;
     data.append(buf, static_cast<size_t>(n));
@@ -136,7 +174,7 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
     if (data.size() > (16u << 20)) {
       close(fd);
       return absl::FailedPreconditionError(
-          absl::StrCat(path, ": file too large for a config file"));
+          text::Cat(path, ": file too large for a config file"));
     }
   }
   close(fd);

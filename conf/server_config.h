@@ -32,6 +32,8 @@ struct TransferSizes {
   // UDP only: "rsize_pref = auto" sizes the preferred READ size from the MTU
   // of the interface a call arrived on. rsize_pref then holds the fallback.
   bool rsize_pref_auto = false;
+
+  bool operator==(const TransferSizes&) const = default;
 };
 
 struct ServerConfig {
@@ -59,6 +61,8 @@ struct ServerConfig {
   // [log]
   log::Level log_level = log::Level::kInfo;
   bool syslog = false;
+
+  bool operator==(const ServerConfig&) const = default;
 };
 
 // Limits enforced by the parser.

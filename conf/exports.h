@@ -1,0 +1,162 @@
+// The exports table: which directories are served, to whom, and how. The file
+// format is Linux exports(5):
+//
+//   # comment
+//   /srv/data     10.0.0.0/8(rw,no_root_squash) *.example.com(ro) fd00::/8
+//   "/srv/my dir" -rw,insecure host1 host2(ro)
+//
+// A backslash at the end of a line continues it on the next line; '#' starts
+// a comment (outside quotes, at the start of a token).
+//
+// A "-opt,opt" token sets default options for the clients that follow it on
+// the same line; a client's own "(opts)" are applied on top. A path with no
+// client is exported to everyone ("*"), as exportfs does (with a warning).
+//
+// Client specifications: "*" (everyone), a host name (matched against the
+// reverse-resolved name the caller supplies; no DNS happens here), a wildcard
+// name ("*.example.com"; '*' and '?' also match dots), an IPv4/IPv6 address,
+// a network "10.0.0.0/8", "fd00::/8" or "10.0.0.0/255.0.0.0". Netgroups
+// ("@group") are not supported and are rejected.
+//
+// Which client entry applies (exports(5), "clearly defining exports
+// priorities"): the first match in this order of kinds wins, regardless of
+// where it appears on the line: single host (name or address), then IP
+// networks, then wildcard names, then "*". Among entries of the same kind the
+// one written first wins.
+#ifndef NFS3D_CONF_EXPORTS_H_
+#define NFS3D_CONF_EXPORTS_H_
+
+#include <sys/socket.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace nfs3d::conf {
+
+inline constexpr uint32_t kNobodyId = 65534;
+
+// The credentials a request runs with after squashing.
+struct SquashedIdentity {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> gids;
+
+  bool operator==(const SquashedIdentity&) const = default;
+};
+
+struct ExportOptions {
+  enum class SquashMode {
+    kRoot,  // root_squash (default): uid/gid 0 become anonuid/anongid
+    kNone,  // no_root_squash
+    kAll,   // all_squash: every caller becomes anonuid/anongid
+  };
+
+  bool read_only = true;  // exports(5) default is ro
+  SquashMode squash = SquashMode::kRoot;
+  uint32_t anonuid = kNobodyId;
+  uint32_t anongid = kNobodyId;
+  bool secure = true;  // require a source port < 1024
+  bool sync = true;    // recorded; "async" lets writes be acknowledged early
+  // fsid=N (fsid=root is 0). Used as the export id when set.
+  std::optional<uint32_t> fsid;
+  // Accepted and ignored: subtree_check/no_subtree_check, wdelay/no_wdelay,
+  // sec=sys.
+
+  // Applies root_squash / all_squash to an AUTH_SYS identity. root_squash maps
+  // uid 0 to anonuid, gid 0 to anongid, and gid 0 in the supplementary list
+  // to anongid (as knfsd does); all_squash maps everyone to anonuid/anongid
+  // with no supplementary groups.
+  SquashedIdentity Squash(uint32_t uid, uint32_t gid,
+                          const std::vector<uint32_t>& gids) const;
+
+  bool operator==(const ExportOptions&) const = default;
+};
+
+// A numeric address; IPv4-mapped IPv6 addresses are stored as IPv4.
+struct IpAddress {
+  int family = 0;  // AF_INET or AF_INET6
+  std::array<uint8_t, 16> bytes{};  // first 4 used for AF_INET
+
+  // Parses numeric text ("10.1.2.3", "fd00::1", "::ffff:10.1.2.3").
+  static std::optional<IpAddress> Parse(std::string_view text);
+  // From a peer address; nullopt for non-IP families.
+  static std::optional<IpAddress> FromSockaddr(const sockaddr* sa);
+  int BitLength() const { return family == AF_INET ? 32 : 128; }
+  std::string ToString() const;
+};
+
+struct ExportClient {
+  // In priority order (see the file comment).
+  enum class Kind { kHost, kAddress, kNetwork, kWildcard, kAnyone };
+
+  std::string spec;  // as written, e.g. "10.0.0.0/8"
+  Kind kind = Kind::kAnyone;
+  std::string name;     // kHost: lower-case name; kWildcard: lower-case pattern
+  IpAddress address;    // kAddress / kNetwork: the (masked) address
+  int prefix_len = 0;   // kNetwork: bits that must match
+  ExportOptions options;
+
+  // True if `peer` (and, for name entries, its reverse-resolved name, which
+  // may be empty) falls under this entry.
+  bool Matches(const IpAddress& peer, std::string_view resolved_hostname) const;
+  // Priority class: lower wins. Host and address share the first class.
+  int Priority() const;
+};
+
+struct Export {
+  std::string path;  // absolute, normalised (no trailing or double slashes)
+  std::vector<ExportClient> clients;
+  // Default id for file handles: fsid= when given, else a hash of the path.
+  // The vfs layer persists its own ids; this is only the initial choice.
+  uint32_t export_id = 0;
+
+  // The client entry that applies to `peer`, or nullptr if none does.
+  // `resolved_hostname` (may be empty) is the peer's reverse-resolved name;
+  // only kHost and kWildcard entries look at it.
+  const ExportClient* Match(const sockaddr* peer,
+                            std::string_view resolved_hostname) const;
+  const ExportClient* Match(const IpAddress& peer,
+                            std::string_view resolved_hostname) const;
+  // True if some entry matches by name, so the caller knows whether a reverse
+  // lookup is worth doing.
+  bool NeedsHostname() const;
+};
+
+struct ExportTable {
+  std::vector<Export> exports;
+  // Non-fatal remarks for the log (e.g. a path exported to everyone by
+  // default), each "FILE:LINE: text".
+  std::vector<std::string> warnings;
+
+  // Exact path lookup; `path` is normalised first ("/srv/x/" finds "/srv/x").
+  const Export* FindByPath(std::string_view path) const;
+  const Export* FindById(uint32_t export_id) const;
+};
+
+// Parses an exports file. Errors are InvalidArgument "FILE:LINE: problem".
+absl::StatusOr<ExportTable> ParseExports(std::string_view text,
+                                         std::string_view filename);
+// Reads and parses `path`; the file must exist.
+absl::StatusOr<ExportTable> LoadExports(const std::string& path);
+
+// For "--export DIR": DIR (made absolute) exported to "*" with rw, insecure
+// (so unprivileged user-space clients such as libnfs can mount) and the
+// default root_squash.
+ExportTable MakeQuickExport(std::string dir);
+
+// Lexical normalisation of an absolute path: collapses "//" and drops a
+// trailing '/'. Returns nullopt for relative paths and "." / ".." components.
+std::optional<std::string> NormalizeExportPath(std::string_view path);
+
+// Default export id for a path (FNV-1a, never 0).
+uint32_t HashExportPath(std::string_view normalized_path);
+
+}  // namespace nfs3d::conf
+
+#endif  // NFS3D_CONF_EXPORTS_H_

@@ -1,0 +1,410 @@
+#include "conf/server_config.h"
+
+#include <arpa/inet.h>
+
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_format.h"
+#include "conf/ini_parser.h"
+
+namespace nfs3d::conf {
+namespace {
+
+// A setter either succeeds (empty string) or returns the problem, which the
+// caller prefixes with "FILE:LINE: ".
+using Setter = std::function<std::string(ServerConfig&, std::string_view)>;
+
+std::string ParseBool(std::string_view text, bool* out) {
+  std::string v = text::Lower(text);
+  if (v == "on" || v == "yes" || v == "true" || v == "1") {
+    *out = true;
+    return "";
+  }
+  if (v == "off" || v == "no" || v == "false" || v == "0") {
+    *out = false;
+    return "";
+  }
+  return text::Cat("'", text,
+                      "' is not a boolean (use on/off, yes/no, true/false, "
+                      "1/0)");
+}
+
+std::string ParseUint(std::string_view text, uint64_t min, uint64_t max,
+                      uint64_t* out) {
+  uint64_t v = 0;
+  if (!text::ParseDecimal(text, &v)) {
+    return text::Cat("'", text, "' is not a non-negative integer");
+  }
+  if (v < min || v > max) {
+    return text::Cat(v, " is out of range [", min, ", ", max, "]");
+  }
+  *out = v;
+  return "";
+}
+
+template <typename T>
+Setter UintSetter(T ServerConfig::*field, uint64_t min, uint64_t max) {
+  return [field, min, max](ServerConfig& c, std::string_view v) {
+    uint64_t n = 0;
+    std::string err = ParseUint(v, min, max, &n);
+    if (err.empty()) c.*field = static_cast<T>(n);
+    return err;
+  };
+}
+
+Setter BoolSetter(bool ServerConfig::*field) {
+  return [field](ServerConfig& c, std::string_view v) {
+    return ParseBool(v, &(c.*field));
+  };
+}
+
+// Parses a byte count with an optional K or M suffix (binary units). A size
+// must be a multiple of 1024 (so 63K is expressible) and at least 4 KiB.
+std::string ParseSize(std::string_view text, uint32_t max, uint32_t* out) {
+  std::string_view digits = text;
+  uint64_t unit = 1;
+  if (!digits.empty()) {
+    char last = digits.back() | 0x20;  // ASCII lower case
+    if (last == 'k') unit = 1024;
+    if (last == 'm') unit = 1024 * 1024;
+    if (unit != 1) digits.remove_suffix(1);
+  }
+  uint64_t n = 0;
+  if (!text::ParseDecimal(digits, &n) || n > (uint64_t{1} << 40)) {
+    return text::Cat("'", text,
+                        "' is not a size (bytes, or a number with K or M)");
+  }
+  n *= unit;
+  if (n < 4096 || n > max) {
+    return text::Cat("size ", n, " is out of range [4096, ", max, "]");
+  }
+  if (n % 1024 != 0) {
+    return text::Cat("size ", n, " is not a multiple of 1024");
+  }
+  *out = static_cast<uint32_t>(n);
+  return "";
+}
+
+Setter SizeSetter(TransferSizes ServerConfig::*sizes,
+                  uint32_t TransferSizes::*field, uint32_t max) {
+  return [sizes, field, max](ServerConfig& c, std::string_view v) {
+    return ParseSize(v, max, &((c.*sizes).*field));
+  };
+}
+
+std::string ParseListen(ServerConfig& c, std::string_view text) {
+  std::vector<std::string> addrs;
+  for (std::string_view part : text::Split(text, ',')) {
+    part = text::Trim(part);
+    if (part.empty()) continue;
+    std::string s(part);
+    in_addr a4;
+    in6_addr a6;
+    if (inet_pton(AF_INET, s.c_str(), &a4) != 1 &&
+        inet_pton(AF_INET6, s.c_str(), &a6) != 1) {
+      return text::Cat("'", part,
+                          "' is not a numeric IPv4 or IPv6 address");
+    }
+    addrs.push_back(std::move(s));
+  }
+  if (addrs.empty()) return "listen needs at least one address";
+  c.listen = std::move(addrs);
+  return "";
+}
+
+std::string ParsePortmapper(ServerConfig& c, std::string_view text) {
+  std::string v = text::Lower(text);
+  if (v == "auto") {
+    c.portmapper = PortmapperMode::kAuto;
+    return "";
+  }
+  bool on = false;
+  if (!ParseBool(v, &on).empty()) {
+    return text::Cat("'", text, "' is not auto, on or off");
+  }
+  c.portmapper = on ? PortmapperMode::kOn : PortmapperMode::kOff;
+  return "";
+}
+
+std::string ParseUdpRsizePref(ServerConfig& c, std::string_view text) {
+  if (text::Lower(text) == "auto") {
+    c.udp_sizes.rsize_pref_auto = true;
+    return "";
+  }
+  c.udp_sizes.rsize_pref_auto = false;
+  return ParseSize(text, kMaxUdpTransferSize, &c.udp_sizes.rsize_pref);
+}
+
+Setter PathSetter(std::string ServerConfig::*field) {
+  return [field](ServerConfig& c, std::string_view v) -> std::string {
+    if (v.empty() || v[0] != '/') {
+      return text::Cat("'", v, "' is not an absolute path");
+    }
+    c.*field = std::string(v);
+    return "";
+  };
+}
+
+std::string ParseLogLevel(ServerConfig& c, std::string_view text) {
+  std::string v = text::Lower(text);
+  if (v == "warn") v = "warning";
+  if (!log::ParseLevel(v, &c.log_level)) {
+    return text::Cat("'", text,
+                        "' is not a log level (debug, info, warning, error)");
+  }
+  return "";
+}
+
+const std::map<std::string, std::map<std::string, Setter>>& Schema() {
+  static const auto* schema =
+      new std::map<std::string, std::map<std::string, Setter>>{
+          {"nfsd",
+           {
+               {"listen", ParseListen},
+               {"port", UintSetter(&ServerConfig::port, 0, 65535)},
+               {"mountd_port", UintSetter(&ServerConfig::mountd_port, 0, 65535)},
+               {"threads", UintSetter(&ServerConfig::threads, 1, 4096)},
+               {"io_threads", UintSetter(&ServerConfig::io_threads, 0, 1024)},
+               {"udp", BoolSetter(&ServerConfig::udp)},
+               {"tcp", BoolSetter(&ServerConfig::tcp)},
+               {"max_record_size",
+                UintSetter(&ServerConfig::max_record_size, 8192, 64u << 20)},
+               {"portmapper", ParsePortmapper},
+               {"max_connections",
+                UintSetter(&ServerConfig::max_connections, 1, 1u << 20)},
+           }},
+          {"tcp",
+           {
+               {"rsize_max", SizeSetter(&ServerConfig::tcp_sizes,
+                                        &TransferSizes::rsize_max,
+                                        kMaxTcpTransferSize)},
+               {"rsize_pref", SizeSetter(&ServerConfig::tcp_sizes,
+                                         &TransferSizes::rsize_pref,
+                                         kMaxTcpTransferSize)},
+               {"wsize_max", SizeSetter(&ServerConfig::tcp_sizes,
+                                        &TransferSizes::wsize_max,
+                                        kMaxTcpTransferSize)},
+               {"wsize_pref", SizeSetter(&ServerConfig::tcp_sizes,
+                                         &TransferSizes::wsize_pref,
+                                         kMaxTcpTransferSize)},
+           }},
+          {"udp",
+           {
+               {"rsize_max", SizeSetter(&ServerConfig::udp_sizes,
+                                        &TransferSizes::rsize_max,
+                                        kMaxUdpTransferSize)},
+               {"rsize_pref", ParseUdpRsizePref},
+               {"wsize_max", SizeSetter(&ServerConfig::udp_sizes,
+                                        &TransferSizes::wsize_max,
+                                        kMaxUdpTransferSize)},
+               {"wsize_pref", SizeSetter(&ServerConfig::udp_sizes,
+                                         &TransferSizes::wsize_pref,
+                                         kMaxUdpTransferSize)},
+               {"udp_fragments",
+                UintSetter(&ServerConfig::udp_fragments, 1, 64)},
+           }},
+          {"paths",
+           {
+               {"state_dir", PathSetter(&ServerConfig::state_dir)},
+               {"exports", PathSetter(&ServerConfig::exports_path)},
+           }},
+          {"log",
+           {
+               {"level", ParseLogLevel},
+               {"syslog", BoolSetter(&ServerConfig::syslog)},
+           }},
+      };
+  return *schema;
+}
+
+// Line numbers of the keys that were set, for errors that involve several.
+class KeyLines {
+ public:
+  void Set(const std::string& section, const std::string& key, int line) {
+    lines_[section + "." + key] = line;
+  }
+  // The latest line among the given "section.key" names that appear in the
+  // file; 0 if none (then the defaults are at fault, which tests rule out).
+  int Latest(std::initializer_list<std::string_view> names) const {
+    int best = 0;
+    for (std::string_view n : names) {
+      auto it = lines_.find(std::string(n));
+      if (it != lines_.end() && it->second > best) best = it->second;
+    }
+    return best;
+  }
+
+ private:
+  std::map<std::string, int> lines_;
+};
+
+absl::Status CheckSizes(const TransferSizes& s, std::string_view section,
+                        const KeyLines& lines, std::string_view filename) {
+  std::string sec(section);
+  if (!s.rsize_pref_auto && s.rsize_pref > s.rsize_max) {
+    return LineError(filename,
+                     lines.Latest({sec + ".rsize_pref", sec + ".rsize_max"}),
+                     absl::StrFormat("[%s] rsize_pref %u exceeds rsize_max %u",
+                                     section, s.rsize_pref, s.rsize_max));
+  }
+  if (s.wsize_pref > s.wsize_max) {
+    return LineError(filename,
+                     lines.Latest({sec + ".wsize_pref", sec + ".wsize_max"}),
+                     absl::StrFormat("[%s] wsize_pref %u exceeds wsize_max %u",
+                                     section, s.wsize_pref, s.wsize_max));
+  }
+  return absl::OkStatus();
+}
+
+// Checks that involve more than one key.
+absl::Status Validate(ServerConfig& c, const KeyLines& lines,
+                      std::string_view filename) {
+  if (!c.udp && !c.tcp) {
+    return LineError(filename, lines.Latest({"nfsd.udp", "nfsd.tcp"}),
+                     "udp and tcp are both off: nothing to serve on");
+  }
+  if (c.port != 0 && c.port == c.mountd_port) {
+    return LineError(filename, lines.Latest({"nfsd.port", "nfsd.mountd_port"}),
+                     absl::StrFormat("port and mountd_port are both %u",
+                                     c.port));
+  }
+  if (absl::Status s = CheckSizes(c.tcp_sizes, "tcp", lines, filename);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckSizes(c.udp_sizes, "udp", lines, filename);
+      !s.ok()) {
+    return s;
+  }
+  // A WRITE of wsize_max bytes must fit in one record with its RPC header,
+  // AUTH_SYS credential (up to 400 bytes), verifier and file handle.
+  constexpr uint32_t kHeaderRoom = 4096;
+  if (c.max_record_size < c.tcp_sizes.wsize_max + kHeaderRoom) {
+    return LineError(
+        filename, lines.Latest({"nfsd.max_record_size", "tcp.wsize_max"}),
+        absl::StrFormat("max_record_size %u is too small for [tcp] wsize_max "
+                        "%u plus RPC headers (need at least %u)",
+                        c.max_record_size, c.tcp_sizes.wsize_max,
+                        c.tcp_sizes.wsize_max + kHeaderRoom));
+  }
+  // The fallback for "auto" never exceeds the configured maximum.
+  if (c.udp_sizes.rsize_pref_auto &&
+      c.udp_sizes.rsize_pref > c.udp_sizes.rsize_max) {
+    c.udp_sizes.rsize_pref = c.udp_sizes.rsize_max;
+  }
+  return absl::OkStatus();
+}
+
+std::string SizesSummary(const TransferSizes& s) {
+  return text::Cat("r", s.rsize_max, "/",
+                      s.rsize_pref_auto ? std::string("auto")
+                                        : text::Cat(s.rsize_pref),
+                      " w", s.wsize_max, "/", s.wsize_pref);
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) {
+    if (!out.empty()) out += ',';
+    out += s;
+  }
+  return out;
+}
+
+std::string_view LevelName(log::Level level) {
+  switch (level) {
+    case log::Level::kDebug:
+      return "debug";
+    case log::Level::kInfo:
+      return "info";
+    case log::Level::kWarning:
+      return "warning";
+    case log::Level::kError:
+      return "error";
+  }
+  return "?";
+}
+
+}  // namespace
+
+ServerConfig DefaultServerConfig() { return ServerConfig{}; }
+
+std::string_view PortmapperModeName(PortmapperMode mode) {
+  switch (mode) {
+    case PortmapperMode::kAuto:
+      return "auto";
+    case PortmapperMode::kOn:
+      return "on";
+    case PortmapperMode::kOff:
+      return "off";
+  }
+  return "?";
+}
+
+absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text,
+                                               std::string_view filename) {
+  absl::StatusOr<std::vector<IniEntry>> entries = ParseIni(text, filename);
+  if (!entries.ok()) return entries.status();
+
+  ServerConfig config = DefaultServerConfig();
+  KeyLines lines;
+  const auto& schema = Schema();
+  for (const IniEntry& e : *entries) {
+    auto sec = schema.find(e.section);
+    if (sec == schema.end()) {
+      return LineError(filename, e.line,
+                       text::Cat("unknown section [", e.section, "]"));
+    }
+    auto key = sec->second.find(e.key);
+    if (key == sec->second.end()) {
+      return LineError(filename, e.line,
+                       text::Cat("unknown key '", e.key, "' in [",
+                                    e.section, "]"));
+    }
+    if (int prev = lines.Latest({e.section + "." + e.key}); prev != 0) {
+      return LineError(filename, e.line,
+                       text::Cat("duplicate key '", e.key, "' in [",
+                                    e.section, "] (first set on line ", prev,
+                                    ")"));
+    }
+    if (std::string problem = key->second(config, e.value); !problem.empty()) {
+      return LineError(filename, e.line,
+                       text::Cat("[", e.section, "] ", e.key, ": ",
+                                    problem));
+    }
+    lines.Set(e.section, e.key, e.line);
+  }
+  if (absl::Status s = Validate(config, lines, filename); !s.ok()) return s;
+  return config;
+}
+
+absl::StatusOr<ServerConfig> LoadServerConfig(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadConfigFile(path);
+  if (!text.ok()) return text.status();
+  return ParseServerConfig(*text, path);
+}
+
+std::string Describe(const ServerConfig& c) {
+  std::string transports;
+  if (c.tcp) {
+    transports += text::Cat(" tcp(", SizesSummary(c.tcp_sizes), ")");
+  }
+  if (c.udp) {
+    transports += text::Cat(" udp(", SizesSummary(c.udp_sizes), ")");
+  }
+  return text::Cat(
+      "listen=", Join(c.listen), " port=", c.port,
+      " mountd_port=", c.mountd_port, transports, " threads=", c.threads,
+      " io_threads=",
+      c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
+      " max_connections=", c.max_connections,
+      " max_record=", c.max_record_size,
+      " portmapper=", PortmapperModeName(c.portmapper),
+      " exports=", c.exports_path, " state_dir=", c.state_dir,
+      " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "");
+}
+
+}  // namespace nfs3d::conf

@@ -1,0 +1,336 @@
+#include "conf/server_config.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace nfs3d::conf {
+namespace {
+
+constexpr std::string_view kFile = "/etc/nfs3d/nfs3d.conf";
+
+ServerConfig ParseOk(std::string_view text) {
+  absl::StatusOr<ServerConfig> c = ParseServerConfig(text, kFile);
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : ServerConfig{};
+}
+
+// Expects an InvalidArgument error whose message is exactly "FILE:LINE: ..."
+// and contains `problem`.
+void ExpectError(std::string_view text, int line, std::string_view problem) {
+  absl::StatusOr<ServerConfig> c = ParseServerConfig(text, kFile);
+  ASSERT_FALSE(c.ok()) << "accepted:\n" << text;
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  std::string msg(c.status().message());
+  std::string prefix = std::string(kFile) + ":" + std::to_string(line) + ": ";
+  EXPECT_EQ(msg.substr(0, prefix.size()), prefix) << msg;
+  EXPECT_NE(msg.find(problem), std::string::npos)
+      << "message '" << msg << "' lacks '" << problem << "'";
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ServerConfigTest, Defaults) {
+  ServerConfig c = DefaultServerConfig();
+  EXPECT_EQ(c.listen, (std::vector<std::string>{"0.0.0.0", "::"}));
+  EXPECT_EQ(c.port, 2049);
+  EXPECT_EQ(c.mountd_port, 20048);
+  EXPECT_EQ(c.threads, 8u);
+  EXPECT_EQ(c.io_threads, 0u);
+  EXPECT_TRUE(c.udp);
+  EXPECT_TRUE(c.tcp);
+  EXPECT_EQ(c.max_record_size, 1114112u);
+  EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
+  EXPECT_EQ(c.max_connections, 1024u);
+  EXPECT_EQ(c.tcp_sizes,
+            (TransferSizes{1048576, 1048576, 1048576, 1048576, false}));
+  EXPECT_EQ(c.udp_sizes, (TransferSizes{32768, 32768, 32768, 32768, false}));
+  EXPECT_EQ(c.udp_fragments, 6u);
+  EXPECT_EQ(c.state_dir, "/var/lib/nfs3d");
+  EXPECT_EQ(c.exports_path, "/etc/nfs3d/exports");
+  EXPECT_EQ(c.log_level, log::Level::kInfo);
+  EXPECT_FALSE(c.syslog);
+}
+
+TEST(ServerConfigTest, EmptyAndCommentOnlyTextGiveDefaults) {
+  EXPECT_EQ(ParseOk(""), DefaultServerConfig());
+  EXPECT_EQ(ParseOk("# nothing\n; nothing either\n\n[nfsd]\n[tcp]\n"),
+            DefaultServerConfig());
+}
+
+TEST(ServerConfigTest, ShippedFileParsesToDefaults) {
+  std::string text = ReadFile(std::string(NFS3D_CONF_DIR) + "/nfs3d.conf");
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(ParseOk(text), DefaultServerConfig());
+}
+
+// The commented-out values in the shipped file are the documented defaults:
+// uncommenting all of them must not change anything.
+TEST(ServerConfigTest, ShippedFileDocumentsTheDefaults) {
+  std::string text = ReadFile(std::string(NFS3D_CONF_DIR) + "/nfs3d.conf");
+  std::regex commented_key(R"(^# ([a-z_]+ = .*)$)", std::regex::multiline);
+  std::string uncommented = std::regex_replace(text, commented_key, "$1");
+  ASSERT_NE(uncommented, text);
+  EXPECT_NE(uncommented.find("\nrsize_max = 1048576"), std::string::npos);
+  EXPECT_EQ(ParseOk(uncommented), DefaultServerConfig());
+}
+
+TEST(ServerConfigTest, EveryKeyParsed) {
+  ServerConfig c = ParseOk(R"(
+[nfsd]
+listen = 127.0.0.1, ::1
+port = 12049
+mountd_port = 0
+threads = 16
+io_threads = 2
+udp = off
+tcp = yes
+max_record_size = 2097152
+portmapper = off
+max_connections = 10
+
+[tcp]
+rsize_max = 512K
+rsize_pref = 256k
+wsize_max = 1M
+wsize_pref = 65536
+
+[udp]
+rsize_max = 63K
+rsize_pref = auto
+wsize_max = 16384
+wsize_pref = 8192
+udp_fragments = 3
+
+[paths]
+state_dir = /tmp/state
+exports = "/tmp/my exports"
+
+[log]
+level = debug
+syslog = true
+)");
+  EXPECT_EQ(c.listen, (std::vector<std::string>{"127.0.0.1", "::1"}));
+  EXPECT_EQ(c.port, 12049);
+  EXPECT_EQ(c.mountd_port, 0);
+  EXPECT_EQ(c.threads, 16u);
+  EXPECT_EQ(c.io_threads, 2u);
+  EXPECT_FALSE(c.udp);
+  EXPECT_TRUE(c.tcp);
+  EXPECT_EQ(c.max_record_size, 2097152u);
+  EXPECT_EQ(c.portmapper, PortmapperMode::kOff);
+  EXPECT_EQ(c.max_connections, 10u);
+  EXPECT_EQ(c.tcp_sizes, (TransferSizes{524288, 262144, 1048576, 65536, false}));
+  EXPECT_EQ(c.udp_sizes.rsize_max, 64512u);
+  EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
+  EXPECT_EQ(c.udp_sizes.rsize_pref, 32768u);  // the fallback
+  EXPECT_EQ(c.udp_sizes.wsize_max, 16384u);
+  EXPECT_EQ(c.udp_sizes.wsize_pref, 8192u);
+  EXPECT_EQ(c.udp_fragments, 3u);
+  EXPECT_EQ(c.state_dir, "/tmp/state");
+  EXPECT_EQ(c.exports_path, "/tmp/my exports");
+  EXPECT_EQ(c.log_level, log::Level::kDebug);
+  EXPECT_TRUE(c.syslog);
+}
+
+TEST(ServerConfigTest, AutoFallbackIsCappedByMax) {
+  ServerConfig c = ParseOk("[udp]\nrsize_max = 8K\nrsize_pref = auto\n");
+  EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
+  EXPECT_EQ(c.udp_sizes.rsize_pref, 8192u);
+}
+
+TEST(ServerConfigTest, PortmapperModes) {
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = auto").portmapper,
+            PortmapperMode::kAuto);
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = on").portmapper, PortmapperMode::kOn);
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = YES").portmapper,
+            PortmapperMode::kOn);
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = off").portmapper,
+            PortmapperMode::kOff);
+  ExpectError("[nfsd]\nportmapper = maybe", 2, "not auto, on or off");
+}
+
+TEST(ServerConfigTest, Booleans) {
+  for (const char* v : {"on", "yes", "true", "1", "ON", "Yes", "TRUE"}) {
+    EXPECT_TRUE(ParseOk(std::string("[log]\nsyslog = ") + v).syslog) << v;
+  }
+  for (const char* v : {"off", "no", "false", "0", "OFF", "No", "False"}) {
+    EXPECT_FALSE(ParseOk(std::string("[log]\nsyslog = ") + v).syslog) << v;
+  }
+  ExpectError("[log]\nsyslog = maybe", 2, "'maybe' is not a boolean");
+  ExpectError("[log]\nsyslog =", 2, "is not a boolean");
+}
+
+TEST(ServerConfigTest, LogLevels) {
+  EXPECT_EQ(ParseOk("[log]\nlevel = warning").log_level, log::Level::kWarning);
+  EXPECT_EQ(ParseOk("[log]\nlevel = WARN").log_level, log::Level::kWarning);
+  EXPECT_EQ(ParseOk("[log]\nlevel = error").log_level, log::Level::kError);
+  ExpectError("[log]\nlevel = loud", 2, "'loud' is not a log level");
+}
+
+TEST(ServerConfigTest, SyntaxDetails) {
+  // Case-insensitive names, trailing comments, CRLF, indentation.
+  ServerConfig c = ParseOk(
+      "  [NFSD]  ; the server\r\n"
+      "  Port=3049   # our port\r\n");
+  EXPECT_EQ(c.port, 3049);
+  // ';' only starts a comment after whitespace.
+  ExpectError("[nfsd]\nthreads = 4;x", 2, "'4;x' is not a non-negative");
+  // A quoted value keeps '#'.
+  EXPECT_EQ(ParseOk("[paths]\nstate_dir = \"/a #b\"").state_dir, "/a #b");
+}
+
+TEST(ServerConfigTest, SyntaxErrors) {
+  ExpectError("port = 1\n", 1, "before any [section]");
+  ExpectError("\n[nfsd\n", 2, "missing ']'");
+  ExpectError("[nfsd]\n[bad name]\n", 2, "invalid section name");
+  ExpectError("[nfsd]\n\njust words\n", 3, "expected 'key = value'");
+  ExpectError("[nfsd]\n= 5\n", 2, "invalid key name");
+  ExpectError("[paths]\nstate_dir = \"/x\n", 2, "unterminated quoted value");
+}
+
+TEST(ServerConfigTest, UnknownSectionAndKey) {
+  ExpectError("[nfsd]\nport = 1\n[nfsdd]\nport = 2\n", 4,
+              "unknown section [nfsdd]");
+  ExpectError(
+      "[nfsd]\nport = 2049\n\n\n\n\n\n\n\n\n\n[tcp]\nrsize_maxx = 4096\n", 13,
+      "unknown key 'rsize_maxx' in [tcp]");
+  // The exact message from the brief.
+  absl::StatusOr<ServerConfig> c = ParseServerConfig(
+      "[tcp]\n\n\n\n\n\n\n\n\n\n\nrsize_maxx = 1\n", "/etc/nfs3d/nfs3d.conf");
+  EXPECT_EQ(c.status().message(),
+            "/etc/nfs3d/nfs3d.conf:12: unknown key 'rsize_maxx' in [tcp]");
+  // udp_fragments lives in [udp] only.
+  ExpectError("[tcp]\nudp_fragments = 2\n", 2,
+              "unknown key 'udp_fragments' in [tcp]");
+}
+
+TEST(ServerConfigTest, DuplicateKey) {
+  ExpectError("[nfsd]\nport = 1\n[tcp]\n[nfsd]\nport = 2\n", 5,
+              "duplicate key 'port' in [nfsd] (first set on line 2)");
+}
+
+TEST(ServerConfigTest, NumberErrors) {
+  ExpectError("[nfsd]\nport = 65536", 2, "out of range [0, 65535]");
+  ExpectError("[nfsd]\nport = -1", 2, "'-1' is not a non-negative integer");
+  ExpectError("[nfsd]\nport = 20x", 2, "'20x' is not a non-negative integer");
+  ExpectError("[nfsd]\nmountd_port = 99999999999999999999999", 2,
+              "is not a non-negative integer");
+  ExpectError("[nfsd]\nthreads = 0", 2, "[nfsd] threads: 0 is out of range");
+  ExpectError("[nfsd]\nio_threads = 5000", 2, "out of range");
+  ExpectError("[nfsd]\nmax_connections = 0", 2, "out of range");
+  ExpectError("[udp]\nudp_fragments = 0", 2, "out of range");
+  ExpectError("[nfsd]\nmax_record_size = 100", 2, "out of range");
+}
+
+TEST(ServerConfigTest, SizeErrors) {
+  ExpectError("[tcp]\nrsize_max = 2M", 2, "out of range [4096, 1048576]");
+  ExpectError("[tcp]\nrsize_max = 1000", 2, "out of range");
+  ExpectError("[tcp]\nrsize_max = 5000", 2, "not a multiple of 1024");
+  ExpectError("[tcp]\nrsize_max = big", 2, "'big' is not a size");
+  ExpectError("[tcp]\nrsize_max = K", 2, "is not a size");
+  ExpectError("[tcp]\nrsize_pref = auto", 2, "'auto' is not a size");
+  ExpectError("[udp]\nrsize_max = 64K", 2, "out of range [4096, 64512]");
+  ExpectError("[udp]\nwsize_max = 65536", 2, "out of range");
+  ExpectError("[udp]\nrsize_pref = 128K", 2, "out of range");
+}
+
+TEST(ServerConfigTest, CrossKeyErrors) {
+  ExpectError("[tcp]\nrsize_max = 64K\nrsize_pref = 128K\n", 3,
+              "[tcp] rsize_pref 131072 exceeds rsize_max 65536");
+  // Line of the later of the two keys, whichever order they come in.
+  ExpectError("[tcp]\nrsize_pref = 128K\nrsize_max = 64K\n", 3,
+              "exceeds rsize_max");
+  ExpectError("[udp]\nwsize_max = 8K\n", 2,
+              "[udp] wsize_pref 32768 exceeds wsize_max 8192");
+  ExpectError("[nfsd]\nudp = off\n\ntcp = no\n", 4, "both off");
+  ExpectError("[nfsd]\nport = 2000\nmountd_port = 2000\n", 3,
+              "port and mountd_port are both 2000");
+  ExpectError("[nfsd]\nmax_record_size = 1048576\n", 2,
+              "too small for [tcp] wsize_max 1048576");
+  EXPECT_EQ(
+      ParseOk("[nfsd]\nmax_record_size = 65536\n[tcp]\nwsize_max = 60K\n"
+              "wsize_pref = 32K\n")
+          .max_record_size,
+      65536u);
+  // Both ports 0 (ephemeral) is fine.
+  ParseOk("[nfsd]\nport = 0\nmountd_port = 0\n");
+}
+
+TEST(ServerConfigTest, ListenErrors) {
+  ExpectError("[nfsd]\nlisten = 10.0.0.1,localhost\n", 2,
+              "'localhost' is not a numeric IPv4 or IPv6 address");
+  ExpectError("[nfsd]\nlisten = 10.0.0.256\n", 2, "not a numeric");
+  ExpectError("[nfsd]\nlisten = ,\n", 2, "at least one address");
+  EXPECT_EQ(ParseOk("[nfsd]\nlisten = ::1,\n").listen,
+            std::vector<std::string>{"::1"});
+}
+
+TEST(ServerConfigTest, PathErrors) {
+  ExpectError("[paths]\nstate_dir = var/lib\n", 2, "not an absolute path");
+  ExpectError("[paths]\nexports =\n", 2, "not an absolute path");
+}
+
+TEST(ServerConfigTest, LoadFromFile) {
+  char dir_template[] = "/tmp/nfs3d_conf_testXXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  std::string dir = dir_template;
+  std::string path = dir + "/nfs3d.conf";
+  {
+    std::ofstream out(path);
+    out << "[nfsd]\nport = 4049\n[tcp]\nwsize_maxx = 1\n";
+  }
+  absl::StatusOr<ServerConfig> c = LoadServerConfig(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            path + ":4: unknown key 'wsize_maxx' in [tcp]");
+  {
+    std::ofstream out(path);
+    out << "[nfsd]\nport = 4049\n";
+  }
+  c = LoadServerConfig(path);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->port, 4049);
+
+  absl::StatusOr<ServerConfig> missing = LoadServerConfig(dir + "/nope.conf");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("nope.conf"),
+            absl::string_view::npos);
+  // A directory is not a config file.
+  EXPECT_FALSE(LoadServerConfig(dir).ok());
+
+  unlink(path.c_str());
+  rmdir(dir.c_str());
+}
+
+TEST(ServerConfigTest, DescribeMentionsTheEssentials) {
+  std::string d = Describe(DefaultServerConfig());
+  for (const char* part :
+       {"listen=0.0.0.0,::", "port=2049", "mountd_port=20048",
+        "tcp(r1048576/1048576 w1048576/1048576)", "udp(r32768/32768 w32768/32768)",
+        "threads=8", "io_threads=auto", "portmapper=auto",
+        "exports=/etc/nfs3d/exports", "log=info"}) {
+    EXPECT_NE(d.find(part), std::string::npos) << d << " lacks " << part;
+  }
+  EXPECT_EQ(d.find('\n'), std::string::npos);
+  ServerConfig c = ParseOk("[nfsd]\nudp = off\n[udp]\nrsize_pref = auto\n");
+  d = Describe(c);
+  EXPECT_EQ(d.find("udp("), std::string::npos) << d;
+  c = ParseOk("[udp]\nrsize_pref = auto\n");
+  EXPECT_NE(Describe(c).find("udp(r32768/auto"), std::string::npos)
+      << Describe(c);
+}
+
+}  // namespace
+}  // namespace nfs3d::conf
