@@ -1,0 +1,53 @@
+// The whole nfs3d server assembled from its layers: backend, NFS and MOUNT
+// programs, dispatcher, transports, and the portmapper (rpcbind registration
+// or nfs3d's own). main() builds one; tests can build one in-process.
+#ifndef NFS3D_NFSD_DAEMON_H_
+#define NFS3D_NFSD_DAEMON_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "conf/exports.h"
+#include "conf/server_config.h"
+
+namespace nfs3d::nfsd {
+
+// Ports actually bound (differ from the config when it asked for port 0).
+struct BoundPorts {
+  uint16_t nfs = 0;
+  uint16_t mount = 0;
+  bool own_portmapper = false;  // serving portmap on 111 ourselves
+  bool rpcbind = false;         // registered with a system rpcbind
+};
+
+class Daemon {
+ public:
+  // Validates and prepares everything that can fail before any socket is
+  // bound: state directory, backend, export roots. No half-started server.
+  static absl::StatusOr<std::unique_ptr<Daemon>> Create(const conf::ServerConfig& config,
+                                                        conf::ExportTable exports);
+  ~Daemon();
+
+  // Binds listeners, starts threads, registers with the portmapper.
+  absl::Status Start();
+  // Re-reads the exports file named in the config (SIGHUP). On error the old
+  // table stays in force and the error is returned.
+  absl::Status ReloadExports();
+  // Stops serving, unregisters from rpcbind. Idempotent.
+  void Stop();
+
+  const BoundPorts& ports() const { return ports_; }
+
+ private:
+  struct Impl;
+  explicit Daemon(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  BoundPorts ports_;
+};
+
+}  // namespace nfs3d::nfsd
+
+#endif  // NFS3D_NFSD_DAEMON_H_

@@ -1,0 +1,174 @@
+// nfs3d: a userspace NFSv3 server. Reads the configuration, builds the
+// server, then waits for signals: SIGHUP reloads the exports, SIGTERM/SIGINT
+// stop it cleanly (unregistering from rpcbind).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/log.h"
+#include "conf/exports.h"
+#include "conf/server_config.h"
+#include "nfsd/daemon.h"
+
+ABSL_FLAG(std::string, config, "/etc/nfs3d/nfs3d.conf",
+          "Server configuration file (INI, see conf/nfs3d.conf). When this default path does not "
+          "exist, built-in defaults are used.");
+ABSL_FLAG(std::string, exports, "",
+          "Exports file in exports(5) syntax; overrides [paths] exports of the config.");
+ABSL_FLAG(std::string, export, "",
+          "Quick start: export this one directory read-write to everyone (insecure, root_squash) "
+          "instead of reading an exports file.");
+ABSL_FLAG(std::string, state_dir, "",
+          "State directory (file handle key); overrides [paths] state_dir of the config.");
+ABSL_FLAG(bool, foreground, false, "Stay in the foreground and log to stderr.");
+ABSL_FLAG(bool, version, false, "Print the version and exit.");
+
+namespace nfs3d {
+namespace {
+
+constexpr char kVersion[] = "0.1.0";
+constexpr char kDefaultConfigPath[] = "/etc/nfs3d/nfs3d.conf";
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// With no exports file at all, nfs3d exports <state_dir>/export to this host
+// only. Root on localhost already owns the machine, so root is not squashed.
+absl::StatusOr<conf::ExportTable> EmbeddedDefaultExports(const std::string& state_dir) {
+  std::string dir = absl::StrCat(state_dir, "/export");
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir));
+  }
+  return conf::ParseExports(absl::StrCat("\"", dir, "\" 127.0.0.1(rw,insecure,no_root_squash) "
+                                         "::1(rw,insecure,no_root_squash)\n"),
+                            "<embedded default exports>");
+}
+
+absl::StatusOr<conf::ServerConfig> LoadConfig() {
+  std::string path = absl::GetFlag(FLAGS_config);
+  absl::StatusOr<conf::ServerConfig> config =
+      (path == kDefaultConfigPath && !FileExists(path)) ? conf::DefaultServerConfig()
+                                                        : conf::LoadServerConfig(path);
+  if (!config.ok()) return config.status();
+  if (!absl::GetFlag(FLAGS_state_dir).empty()) config->state_dir = absl::GetFlag(FLAGS_state_dir);
+  if (!absl::GetFlag(FLAGS_exports).empty()) config->exports_path = absl::GetFlag(FLAGS_exports);
+  return config;
+}
+
+absl::StatusOr<conf::ExportTable> LoadExportTable(const conf::ServerConfig& config) {
+  if (!absl::GetFlag(FLAGS_export).empty()) return conf::MakeQuickExport(absl::GetFlag(FLAGS_export));
+  bool explicit_file = !absl::GetFlag(FLAGS_exports).empty();
+  if (!explicit_file && !FileExists(config.exports_path)) {
+    NFS3D_LOG_INFO("no exports file %s: using the embedded default", config.exports_path);
+    return EmbeddedDefaultExports(config.state_dir);
+  }
+  return conf::LoadExports(config.exports_path);
+}
+
+// Detaches from the terminal: fork, new session, stdio to /dev/null.
+void Daemonize() {
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("fork");
+    std::exit(1);
+  }
+  if (pid > 0) std::_Exit(0);
+  setsid();
+  int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    if (null > STDERR_FILENO) close(null);
+  }
+}
+
+int Run() {
+  absl::StatusOr<conf::ServerConfig> config = LoadConfig();
+  if (!config.ok()) {
+    std::fprintf(stderr, "nfs3d: %s\n", std::string(config.status().message()).c_str());
+    return 1;
+  }
+  log::SetLevel(config->log_level);
+  absl::StatusOr<conf::ExportTable> exports = LoadExportTable(*config);
+  if (!exports.ok()) {
+    std::fprintf(stderr, "nfs3d: %s\n", std::string(exports.status().message()).c_str());
+    return 1;
+  }
+  NFS3D_LOG_INFO("nfs3d %s starting: %s", kVersion, conf::Describe(*config));
+  for (const conf::Export& exp : exports->exports) {
+    std::vector<std::string> clients;
+    for (const conf::ExportClient& c : exp.clients) clients.push_back(c.spec);
+    NFS3D_LOG_INFO("export %s to %s", exp.path, absl::StrJoin(clients, " "));
+  }
+
+  // Signals are handled synchronously by this thread; every thread the
+  // server starts inherits the blocked mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  absl::StatusOr<std::unique_ptr<nfsd::Daemon>> daemon =
+      nfsd::Daemon::Create(*config, std::move(*exports));
+  if (!daemon.ok()) {
+    NFS3D_LOG_ERROR("%s", daemon.status().message());
+    return 1;
+  }
+  if (absl::Status started = (*daemon)->Start(); !started.ok()) {
+    NFS3D_LOG_ERROR("%s", started.message());
+    return 1;
+  }
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      absl::Status reloaded = (*daemon)->ReloadExports();
+      if (!reloaded.ok()) {
+        NFS3D_LOG_ERROR("reload failed, keeping the old exports: %s", reloaded.message());
+      }
+      continue;
+    }
+    NFS3D_LOG_INFO("signal %d: shutting down", sig);
+    (*daemon)->Stop();
+    NFS3D_LOG_INFO("stopped");
+    return 0;
+  }
+}
+
+}  // namespace
+}  // namespace nfs3d
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "a userspace NFSv3 server.\n"
+      "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]");
+  absl::FlagsUsageConfig usage;
+  usage.version_string = [] { return std::string("nfs3d ") + nfs3d::kVersion + "\n"; };
+  absl::SetFlagsUsageConfig(usage);
+  absl::ParseCommandLine(argc, argv);
+  if (absl::GetFlag(FLAGS_version)) {
+    std::printf("nfs3d %s\n", nfs3d::kVersion);
+    return 0;
+  }
+  if (!absl::GetFlag(FLAGS_foreground)) {
+    nfs3d::Daemonize();
+    nfs3d::log::UseSyslog(true);
+  }
+  return nfs3d::Run();
+}

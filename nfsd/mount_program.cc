@@ -1,0 +1,148 @@
+#include "nfsd/mount_program.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+#include "absl/strings/str_join.h"
+#include "common/log.h"
+#include "xdr/mount3_codec.h"
+#include "xdr/nfs3_codec.h"
+
+namespace nfs3d::nfsd {
+namespace {
+
+using mount3::mountstat3;
+
+// The peer's numeric address, the "hostname" MOUNT records and reports.
+std::string PeerName(const rpc::CallContext& ctx) {
+  std::optional<conf::IpAddress> ip =
+      conf::IpAddress::FromSockaddr(reinterpret_cast<const sockaddr*>(&ctx.transport->peer));
+  return ip ? ip->ToString() : "unknown";
+}
+
+// Resolves dirpath to an export root handle if the caller may mount it.
+mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_view dirpath,
+                     vfs::FileHandle* handle) {
+  std::shared_ptr<const conf::ExportTable> table = s.nfs().exports();
+  const conf::Export* exp = table->FindByPath(dirpath);
+  if (exp == nullptr) return mount3::MNT3ERR_NOENT;
+  if (s.nfs().MatchClient(*ctx.transport, *exp) == nullptr) return mount3::MNT3ERR_ACCES;
+  absl::StatusOr<vfs::FileHandle> root = s.nfs().backend().RootHandle(exp->export_id);
+  if (!root.ok()) {
+    NFS3D_LOG_WARNING("MNT %s: no root handle: %s", exp->path, root.status().ToString());
+    return mount3::MNT3ERR_SERVERFAULT;
+  }
+  *handle = *root;
+  s.AddMount(PeerName(ctx), exp->path);
+  NFS3D_LOG_INFO("client %s mounted %s", PeerName(ctx), exp->path);
+  return mount3::MNT3_OK;
+}
+
+void Null(MountService&, const rpc::CallContext&, const nfs3::Void&, nfs3::Void*) {}
+
+void Mnt3(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
+          mount3::MountRes3* res) {
+  vfs::FileHandle fh;
+  res->status = MountRoot(s, ctx, args.dirpath, &fh);
+  if (res->status != mount3::MNT3_OK) return;
+  res->fhandle.len = fh.len;
+  std::memcpy(res->fhandle.data, fh.data, fh.len);
+  res->auth_flavors = {rpc::kAuthSys, rpc::kAuthNone};
+}
+
+// v1 fhandles are a fixed 32 bytes; nfs3d's handles are longer, so v1 MNT can
+// only refuse. v1 exists for showmount's EXPORT and DUMP, which work.
+void Mnt1(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
+          mount3::MountRes1* res) {
+  vfs::FileHandle fh;
+  mountstat3 status = MountRoot(s, ctx, args.dirpath, &fh);
+  if (status == mount3::MNT3_OK && fh.len > mount3::kFhSizeV1) status = mount3::MNT3ERR_NOTSUPP;
+  res->status = status;
+  if (status == mount3::MNT3_OK) std::memcpy(res->fhandle, fh.data, fh.len);
+}
+
+void Dump(MountService& s, const rpc::CallContext&, const nfs3::Void&, mount3::MountList* res) {
+  for (const auto& [host, dir] : s.Mounts()) res->entries.push_back({host, dir});
+}
+
+void Umnt(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
+          nfs3::Void*) {
+  s.RemoveMount(PeerName(ctx), std::string(args.dirpath));
+  NFS3D_LOG_INFO("client %s unmounted %s", PeerName(ctx), std::string(args.dirpath));
+}
+
+void UmntAll(MountService& s, const rpc::CallContext& ctx, const nfs3::Void&, nfs3::Void*) {
+  s.RemoveAllMounts(PeerName(ctx));
+}
+
+void Export(MountService& s, const rpc::CallContext&, const nfs3::Void&, mount3::ExportList* res) {
+  std::shared_ptr<const conf::ExportTable> table = s.nfs().exports();
+  for (const conf::Export& exp : table->exports) {
+    mount3::ExportEntry entry{exp.path, {}};
+    for (const conf::ExportClient& client : exp.clients) entry.groups.push_back(client.spec);
+    res->entries.push_back(std::move(entry));
+  }
+}
+
+template <typename Args, typename Res, void (*Fn)(MountService&, const rpc::CallContext&,
+                                                   const Args&, Res*)>
+constexpr rpc::ProcFn Proc() {
+  return &rpc::TypedProc<MountService, Args, Res, Fn>;
+}
+
+// MOUNT changes no file system state, so no row is "modifies"; UMNT/UMNTALL
+// are idempotent in effect (removing a list entry twice is harmless).
+constexpr rpc::Procedure kMountV3[] = {
+    {mount3::kNull, "NULL", Proc<nfs3::Void, nfs3::Void, Null>()},
+    {mount3::kMnt, "MNT", Proc<mount3::DirpathArgs, mount3::MountRes3, Mnt3>()},
+    {mount3::kDump, "DUMP", Proc<nfs3::Void, mount3::MountList, Dump>()},
+    {mount3::kUmnt, "UMNT", Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
+    {mount3::kUmntAll, "UMNTALL", Proc<nfs3::Void, nfs3::Void, UmntAll>()},
+    {mount3::kExport, "EXPORT", Proc<nfs3::Void, mount3::ExportList, Export>()},
+};
+
+constexpr rpc::Procedure kMountV1[] = {
+    {mount3::kNull, "NULL", Proc<nfs3::Void, nfs3::Void, Null>()},
+    {mount3::kMnt, "MNT", Proc<mount3::DirpathArgs, mount3::MountRes1, Mnt1>()},
+    {mount3::kDump, "DUMP", Proc<nfs3::Void, mount3::MountList, Dump>()},
+    {mount3::kUmnt, "UMNT", Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
+    {mount3::kUmntAll, "UMNTALL", Proc<nfs3::Void, nfs3::Void, UmntAll>()},
+    {mount3::kExport, "EXPORT", Proc<nfs3::Void, mount3::ExportList, Export>()},
+};
+
+}  // namespace
+
+void MountService::AddMount(const std::string& host, const std::string& dir) {
+  absl::MutexLock lock(&mu_);
+  mounts_.emplace(host, dir);
+}
+
+void MountService::RemoveMount(const std::string& host, const std::string& dir) {
+  absl::MutexLock lock(&mu_);
+  mounts_.erase({host, dir});
+}
+
+void MountService::RemoveAllMounts(const std::string& host) {
+  absl::MutexLock lock(&mu_);
+  for (auto it = mounts_.begin(); it != mounts_.end();) {
+    it = it->first == host ? mounts_.erase(it) : std::next(it);
+  }
+}
+
+std::set<std::pair<std::string, std::string>> MountService::Mounts() const {
+  absl::MutexLock lock(&mu_);
+  return mounts_;
+}
+
+rpc::Program MakeMountProgram(MountService* service) {
+  rpc::Program program;
+  program.number = mount3::kProgram;
+  program.name = "mount";
+  program.versions = {{mount3::kVersion1, kMountV1}, {mount3::kVersion3, kMountV3}};
+  program.service = service;
+  return program;
+}
+
+}  // namespace nfs3d::nfsd

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Installs what nfs3d needs to build and test on Debian 12, skipping what is
+# already there (idempotent). Run as root.
+set -euo pipefail
+
+BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabsl-dev
+            libtirpc-dev libgtest-dev)
+# Real clients and tools used by the tests: rpcinfo (rpcbind), showmount (nfs-common),
+# nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab.
+TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc)
+
+want=("${BUILD_PKGS[@]}")
+[ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+  echo "install-deps: missing packages (${missing[*]}); run as root" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}" >&2
+apt-get update -qq
+# rpcbind's postinst may try to start a service; nfs3d's tests start their own.
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

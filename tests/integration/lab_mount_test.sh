@@ -1,0 +1,65 @@
+#!/bin/bash
+# Acceptance test with the real Linux kernel NFS client (../shared/lab):
+# mounts nfs3d over TCP and over UDP, once through the portmapper and once with
+# port/mountport given, runs guest_fileops.sh on each mount, compares the md5
+# of the written file on both sides, and checks that /proc/mounts shows the
+# rsize/wsize that nfs3d.conf set for that transport.
+# Usage: lab_mount_test.sh NFS3D_BINARY [portmapper-mode: own|rpcbind]
+TEST_NAME=lab_mount
+source "$(dirname "$0")/lib.sh"
+
+NFS3D=$1
+MODE=${2:-own}
+[ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
+export NFS_LAB_NS=nfs3d-it NFS_LAB_TAP=nfs3dit0
+
+cleanup() {
+  stop_started
+  "$LAB" down >/dev/null 2>&1 || true
+  [ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+make_work
+mkdir -p "$WORK/export" "$WORK/state"
+echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
+write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto
+
+if [ "$MODE" = rpcbind ]; then
+  "$LAB" up >/dev/null     # the lab starts rpcbind in its namespace
+else
+  "$LAB" up --no-rpcbind >/dev/null
+fi
+"$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2> "$WORK/nfs3d.log" &
+PIDS+=($!)
+wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 \
+  || { cat "$WORK/nfs3d.log" >&2; fail "nfs3d did not come up"; }
+"$LAB" exec -- rpcinfo -p 127.0.0.1 >&2
+
+run_one() {
+  local proto=$1 how=$2 expect_size=$3
+  local out="$WORK/out-$proto-$how" ports=()
+  [ "$how" = ports ] && ports=(--port 2049 --mountport 20048)
+  log "mount over $proto ($how)"
+  "$LAB" mount-run --export "$WORK/export" --proto "$proto" "${ports[@]}" --out-dir "$out" \
+      --script "$(dirname "$0")/guest_fileops.sh" > "$out.log" 2>&1 \
+    || { cat "$out.log" >&2; tail -50 "$WORK/nfs3d.log" >&2; fail "mount-run over $proto ($how)"; }
+  local line
+  line=$(grep -E " nfs .*proto=$proto" "$out.log" | head -n 1)
+  log "mount line: $line"
+  [[ $line == *"rsize=$expect_size"* && $line == *"wsize=$expect_size"* ]] \
+    || { cat "$out.log" >&2; fail "expected rsize=wsize=$expect_size over $proto, got: $line"; }
+  local server_md5
+  server_md5=$(md5sum < "$WORK/export/big" | cut -d' ' -f1)
+  [ "$server_md5" = "$(cat "$out/md5")" ] || fail "md5 mismatch over $proto ($how)"
+  [ "$(cat "$out/tree_count")" = 1000 ] || fail "tree count over $proto ($how)"
+  [ ! -e "$WORK/export/work" ] || fail "rm -rf left files behind over $proto"
+  rm -f "$WORK/export/big"
+  log "PASS over $proto ($how): md5 $server_md5, rsize/wsize $expect_size"
+}
+
+run_one tcp portmapper 262144
+run_one udp portmapper 16384
+run_one tcp ports 262144
+run_one udp ports 16384
+log "all passed"

@@ -1,0 +1,83 @@
+# Shared helpers for the integration tests (sourced). They start nfs3d and
+# other servers only in network/mount namespaces the test creates, and stop
+# only the PIDs they started.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LAB=${NFS_LAB:-$(cd "$REPO/.." && pwd)/shared/lab/nfs-lab}
+PIDS=()
+WORK=""
+
+log() { echo "[$(date +%T)] ${TEST_NAME:-test}: $*" >&2; }
+fail() { log "FAIL: $*"; exit 1; }
+
+make_work() {
+  WORK=$(mktemp -d "/tmp/nfs3d-${TEST_NAME:-test}.XXXXXX")
+  chmod 755 "$WORK"
+}
+
+stop_started() {
+  local pid
+  for pid in "${PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  PIDS=()
+}
+
+# wait_for CMD...: retries CMD for up to 10 s.
+wait_for() {
+  local i
+  for i in $(seq 1 100); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# write_conf FILE KEY=VALUE...: an nfs3d.conf for tests. Sizes are chosen so
+# that each transport's values are recognisable in /proc/mounts.
+write_conf() {
+  local file=$1 exports=$2 state=$3 portmapper=${4:-auto}
+  cat > "$file" <<CONF
+[nfsd]
+listen = 0.0.0.0
+port = 2049
+mountd_port = 20048
+threads = 4
+portmapper = $portmapper
+
+[tcp]
+rsize_max = 262144
+rsize_pref = 262144
+wsize_max = 262144
+wsize_pref = 262144
+
+[udp]
+rsize_max = 16384
+rsize_pref = 16384
+wsize_max = 16384
+wsize_pref = 16384
+
+[paths]
+state_dir = $state
+exports = $exports
+
+[log]
+level = info
+CONF
+}
+
+# enter_private_namespaces "$0" ARGS...: re-executes the calling script in a new
+# network namespace (only lo, brought up) and a private mount namespace with a
+# tmpfs on /run, so rpcbind sockets never meet anybody else's.
+enter_private_namespaces() {
+  if [ "${NFS3D_IN_NS:-}" != 1 ]; then
+    exec env NFS3D_IN_NS=1 unshare --net --mount --propagation private "$@"
+  fi
+  ip link set lo up
+  mount -t tmpfs tmpfs /run
+  mkdir -p /run/rpcbind
+}
