@@ -1,0 +1,60 @@
+// TCP record marking (RFC 5531 section 11): a record is a sequence of
+// fragments, each preceded by a 4-byte header whose top bit marks the last
+// fragment and whose low 31 bits give the fragment length.
+#ifndef NFS3D_RPC_RECORD_MARKER_H_
+#define NFS3D_RPC_RECORD_MARKER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+
+namespace nfs3d::rpc {
+
+inline constexpr uint32_t kLastFragmentBit = 0x80000000u;
+inline constexpr uint32_t kMaxFragmentLength = 0x7fffffffu;
+
+// Writes the 4-byte record mark of a fragment of `length` bytes.
+void EncodeRecordMark(uint32_t length, bool last, uint8_t out[4]);
+
+// Incremental reassembler: feed it the bytes of a stream in chunks of any
+// size; it reports each complete record. A fragment header that would make
+// the record larger than max_record_size is an error, detected before any
+// memory is reserved for it.
+class RecordReassembler {
+ public:
+  enum class Result { kNeedMore, kRecord, kError };
+
+  explicit RecordReassembler(size_t max_record_size) : max_record_size_(max_record_size) {}
+
+  // Consumes bytes from `data` until a record completes, an error occurs or
+  // the data runs out; *consumed says how many bytes were used. After kRecord
+  // call TakeRecord() and feed the rest of `data` again. After kError the
+  // stream is unusable (close the connection).
+  Result Feed(absl::Span<const uint8_t> data, size_t* consumed);
+
+  // The record completed by the last Feed(); resets for the next record.
+  std::vector<uint8_t> TakeRecord();
+
+  const std::string& error() const { return error_; }
+  // True when no bytes of a partial record are buffered (a clean EOF point).
+  bool idle() const { return header_have_ == 0 && !in_fragment_ && record_.empty() && !complete_; }
+
+ private:
+  size_t max_record_size_;
+  uint8_t header_[4] = {0, 0, 0, 0};
+  size_t header_have_ = 0;    // bytes of the current fragment header seen
+  bool in_fragment_ = false;  // reading a fragment body
+  bool last_ = false;         // the current fragment is the last one
+  size_t fragment_left_ = 0;  // body bytes of the current fragment still due
+  bool complete_ = false;     // record_ holds a whole record
+  bool failed_ = false;
+  std::vector<uint8_t> record_;
+  std::string error_;
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_RECORD_MARKER_H_

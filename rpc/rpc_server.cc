@@ -1,0 +1,129 @@
+#include "rpc/rpc_server.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "boost/asio/ip/address.hpp"
+#include "common/log.h"
+
+namespace nfs3d::rpc {
+
+namespace asio = boost::asio;
+
+namespace {
+absl::StatusOr<asio::ip::address> ParseAddress(const std::string& text) {
+  boost::system::error_code ec;
+  auto addr = asio::ip::make_address(text, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("bad listen address '", text, "'"));
+  return addr;
+}
+
+TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
+  TcpOptions t;
+  t.max_record_size = o.max_record_size;
+  t.max_connections = o.max_connections;
+  t.max_inflight_per_connection = std::max<size_t>(1, o.max_inflight_per_connection);
+  return t;
+}
+
+// The pool is created in the constructor so that listeners can hold it.
+RpcServerOptions Sanitize(RpcServerOptions o) {
+  o.io_threads = std::max<size_t>(1, o.io_threads);
+  o.worker_threads = std::max<size_t>(1, o.worker_threads);
+  return o;
+}
+}  // namespace
+
+RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
+    : options_(Sanitize(options)),
+      service_(service),
+      tcp_context_(service, nullptr, MakeTcpOptions(options_)) {
+  for (size_t i = 0; i < options_.io_threads; ++i) {
+    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    guards_.push_back(asio::make_work_guard(*contexts_.back()));
+  }
+  workers_ = std::make_unique<asio::thread_pool>(options_.worker_threads);
+  tcp_context_.set_workers(workers_.get());
+}
+
+RpcServer::~RpcServer() { Stop(); }
+
+asio::io_context& RpcServer::NextContext() {
+  return *contexts_[next_context_.fetch_add(1, std::memory_order_relaxed) % contexts_.size()];
+}
+
+absl::StatusOr<uint16_t> RpcServer::ListenTcp(const std::string& address, uint16_t port) {
+  auto addr = ParseAddress(address);
+  if (!addr.ok()) return addr.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return absl::FailedPreconditionError("server stopped");
+  auto listener = TcpListener::Create(NextContext(), asio::ip::tcp::endpoint(*addr, port),
+                                      [this]() -> asio::io_context& { return NextContext(); },
+                                      &tcp_context_);
+  if (!listener.ok()) return listener.status();
+  uint16_t bound = (*listener)->port();
+  if (started_) (*listener)->Start();
+  tcp_listeners_.push_back(std::move(*listener));
+  NFS3D_LOG_INFO("listening on tcp %s port %d", address, bound);
+  return bound;
+}
+
+absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16_t port) {
+  auto addr = ParseAddress(address);
+  if (!addr.ok()) return addr.status();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return absl::FailedPreconditionError("server stopped");
+  auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
+                                      workers_.get(), &mtu_cache_, options_.udp_buffer_bytes);
+  if (!listener.ok()) return listener.status();
+  uint16_t bound = (*listener)->port();
+  if (started_) (*listener)->Start();
+  udp_listeners_.push_back(std::move(*listener));
+  NFS3D_LOG_INFO("listening on udp %s port %d", address, bound);
+  return bound;
+}
+
+void RpcServer::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (started_ || stopped_) return;
+  started_ = true;
+  for (auto& l : tcp_listeners_) l->Start();
+  for (auto& l : udp_listeners_) l->Start();
+  for (auto& ctx : contexts_) {
+    io_threads_.emplace_back([io = ctx.get()] {
+      // Handlers do not throw by design; if one does, log and keep serving.
+      while (true) {
+        try {
+          io->run();
+          return;
+        } catch (const std::exception& e) {
+          NFS3D_LOG_ERROR("io thread: %s", e.what());
+        }
+      }
+    });
+  }
+}
+
+void RpcServer::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return;
+  stopped_ = true;
+  // 1. No more accepts, reads or writes: stop the io threads.
+  for (auto& g : guards_) g.reset();
+  for (auto& ctx : contexts_) ctx->stop();
+  for (auto& t : io_threads_) t.join();
+  io_threads_.clear();
+  // 2. Let running calls finish (queued ones are abandoned); UDP workers send
+  //    on the listeners' sockets, so those must stay open until here.
+  workers_->stop();
+  workers_->join();
+  // 3. Nothing runs any more: close every socket from this thread.
+  for (auto& l : tcp_listeners_) l->CloseNow();
+  for (auto& l : udp_listeners_) l->CloseNow();
+  tcp_context_.CloseAllNow();
+}
+
+}  // namespace nfs3d::rpc

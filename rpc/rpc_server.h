@@ -1,0 +1,86 @@
+// Owns the io threads, the worker pool and every listener. Any number of TCP
+// and UDP listeners (NFS, MOUNT, portmapper...) feed one RpcService.
+//
+//   RpcServer server(options, &service);
+//   auto port = server.ListenTcp("0.0.0.0", 2049);
+//   server.Start();
+//   ...
+//   server.Stop();
+#ifndef NFS3D_RPC_RPC_SERVER_H_
+#define NFS3D_RPC_RPC_SERVER_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "boost/asio/executor_work_guard.hpp"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/thread_pool.hpp"
+#include "rpc/service.h"
+#include "rpc/tcp_server.h"
+#include "rpc/udp_server.h"
+
+namespace nfs3d::rpc {
+
+struct RpcServerOptions {
+  size_t io_threads = 1;      // each runs its own io_context
+  size_t worker_threads = 8;  // run RpcService::HandleCall
+  size_t max_record_size = (1 << 20) + (64 << 10);  // largest TCP record accepted
+  size_t max_connections = 1024;
+  size_t max_inflight_per_connection = 64;  // stop reading a connection at this many
+  size_t udp_buffer_bytes = 4 << 20;        // SO_RCVBUF / SO_SNDBUF of UDP sockets
+};
+
+class RpcServer {
+ public:
+  RpcServer(const RpcServerOptions& options, RpcService* service);
+  ~RpcServer();  // Stop()s
+  RpcServer(const RpcServer&) = delete;
+  RpcServer& operator=(const RpcServer&) = delete;
+
+  // Bind a listener ("0.0.0.0", "::", "127.0.0.1", ...). Port 0 picks an
+  // ephemeral port; the bound port is returned. May be called before or
+  // after Start(), not after Stop().
+  absl::StatusOr<uint16_t> ListenTcp(const std::string& address, uint16_t port);
+  absl::StatusOr<uint16_t> ListenUdp(const std::string& address, uint16_t port);
+
+  // Starts the io and worker threads and every listener.
+  void Start();
+  // Stops accepting and receiving, waits for running calls, closes every
+  // socket and joins the threads. Idempotent.
+  void Stop();
+
+  size_t open_connections() const { return tcp_context_.size(); }
+
+ private:
+  boost::asio::io_context& NextContext();
+
+  RpcServerOptions options_;
+  RpcService* service_;
+  std::mutex mu_;  // serialises Listen*/Start/Stop
+  bool started_ = false;
+  bool stopped_ = false;
+  // Declaration order is destruction order in reverse: the worker pool goes
+  // first (its abandoned tasks own connections), then listeners, then the io
+  // contexts (whose queued handlers may own connections), then the shared
+  // state those connections unregister from.
+  MtuCache mtu_cache_;
+  TcpContext tcp_context_;
+  std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;
+  std::atomic<size_t> next_context_{0};
+  std::vector<std::unique_ptr<TcpListener>> tcp_listeners_;
+  std::vector<std::unique_ptr<UdpListener>> udp_listeners_;
+  std::unique_ptr<boost::asio::thread_pool> workers_;
+  std::vector<std::thread> io_threads_;
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_RPC_SERVER_H_

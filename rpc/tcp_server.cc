@@ -1,0 +1,282 @@
+#include "rpc/tcp_server.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "boost/asio/post.hpp"
+#include "boost/asio/strand.hpp"
+#include "boost/asio/write.hpp"
+#include "common/log.h"
+
+namespace nfs3d::rpc {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+constexpr size_t kReadBufferSize = 64 << 10;
+
+void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
+  std::memset(out, 0, sizeof(*out));
+  *len = static_cast<socklen_t>(ep.size());
+  std::memcpy(out, ep.data(), ep.size());
+}
+}  // namespace
+
+bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (open_.size() >= options_.max_connections) return false;
+  open_.emplace(conn, std::move(weak));
+  return true;
+}
+
+void TcpContext::Remove(TcpConnection* conn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_.erase(conn);
+}
+
+size_t TcpContext::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return open_.size();
+}
+
+void TcpContext::CloseAllNow() {
+  std::vector<std::shared_ptr<TcpConnection>> conns;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [raw, weak] : open_) {
+      if (auto c = weak.lock()) conns.push_back(std::move(c));
+    }
+  }
+  for (auto& c : conns) c->CloseNow();
+}
+
+TcpConnection::TcpConnection(Socket socket, TcpContext* context)
+    : socket_(std::move(socket)),
+      context_(context),
+      reassembler_(context->options().max_record_size),
+      read_buf_(kReadBufferSize) {
+  info_.transport = Transport::kTcp;
+  error_code ec;
+  auto peer = socket_.remote_endpoint(ec);
+  if (!ec) FillAddress(peer, &info_.peer, &info_.peer_len);
+  auto local = socket_.local_endpoint(ec);
+  if (!ec) FillAddress(local, &info_.local, &info_.local_len);
+  // Replies are small and latency matters; dead clients are reaped.
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  socket_.set_option(asio::socket_base::keep_alive(true), ec);
+}
+
+TcpConnection::~TcpConnection() { context_->Remove(this); }
+
+void TcpConnection::Start() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
+}
+
+void TcpConnection::ReadMore() {
+  if (reading_ || eof_ || closed_) return;
+  // Back-pressure: at the in-flight bound, or with records still buffered,
+  // nothing more is read; a client that does not read its replies stalls.
+  if (!ProcessBuffered()) return;
+  reading_ = true;
+  socket_.async_read_some(asio::buffer(read_buf_),
+                          [self = shared_from_this()](const error_code& ec, size_t n) {
+                            self->OnRead(ec, n);
+                          });
+}
+
+bool TcpConnection::ProcessBuffered() {
+  while (buffered_begin_ < buffered_end_) {
+    if (inflight_ >= context_->options().max_inflight_per_connection) return false;
+    size_t used = 0;
+    auto result = reassembler_.Feed(
+        absl::MakeConstSpan(read_buf_.data() + buffered_begin_, buffered_end_ - buffered_begin_),
+        &used);
+    buffered_begin_ += used;
+    if (result == RecordReassembler::Result::kError) {
+      NFS3D_LOG_WARNING("tcp: closing connection: %s", reassembler_.error());
+      DoClose();
+      return false;
+    }
+    if (result == RecordReassembler::Result::kRecord) {
+      ++inflight_;
+      Dispatch(reassembler_.TakeRecord());
+    }
+  }
+  return !closed_;
+}
+
+void TcpConnection::OnRead(const error_code& ec, size_t n) {
+  reading_ = false;
+  if (closed_) return;
+  if (ec) {
+    if (ec == asio::error::eof) {
+      eof_ = true;
+      if (!reassembler_.idle()) NFS3D_LOG_DEBUG("tcp: EOF inside a record");
+      MaybeFinish();
+    } else {
+      if (ec != asio::error::operation_aborted) NFS3D_LOG_DEBUG("tcp: read: %s", ec.message());
+      DoClose();
+    }
+    return;
+  }
+  buffered_begin_ = 0;
+  buffered_end_ = n;
+  ReadMore();
+}
+
+void TcpConnection::Dispatch(std::vector<uint8_t> record) {
+  asio::post(*context_->workers(), [self = shared_from_this(), record = std::move(record)] {
+    xdr::BufferChain reply;
+    bool send = false;
+    try {
+      send = self->context_->service()->HandleCall(record, self->info_, &reply);
+    } catch (const std::exception& e) {
+      NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
+      send = false;
+    }
+    asio::post(self->socket_.get_executor(),
+               [self, send, reply = std::move(reply)]() mutable {
+                 self->OnReply(send, std::move(reply));
+               });
+  });
+}
+
+void TcpConnection::OnReply(bool send, xdr::BufferChain reply) {
+  if (!send || closed_ || reply.size() > kMaxFragmentLength) {
+    --inflight_;
+    ReadMore();
+    MaybeFinish();
+    return;
+  }
+  Reply r;
+  EncodeRecordMark(static_cast<uint32_t>(reply.size()), /*last=*/true, r.mark.data());
+  r.body = std::move(reply);
+  queue_.push_back(std::move(r));
+  StartWrite();
+}
+
+void TcpConnection::StartWrite() {
+  if (!writing_.empty() || queue_.empty() || closed_) return;
+  // Everything queued goes out in one gathered write: mark + chain segments.
+  while (!queue_.empty()) {
+    writing_.push_back(std::move(queue_.front()));
+    queue_.pop_front();
+  }
+  std::vector<asio::const_buffer> buffers;
+  std::vector<iovec> iov;
+  for (const Reply& r : writing_) {
+    buffers.emplace_back(r.mark.data(), r.mark.size());
+    iov.clear();
+    r.body.AppendIovecs(&iov);
+    for (const iovec& v : iov) buffers.emplace_back(v.iov_base, v.iov_len);
+  }
+  asio::async_write(socket_, buffers,
+                    [self = shared_from_this()](const error_code& ec, size_t) {
+                      self->OnWrite(ec);
+                    });
+}
+
+void TcpConnection::OnWrite(const error_code& ec) {
+  inflight_ -= writing_.size();
+  writing_.clear();
+  if (ec) {
+    if (ec != asio::error::operation_aborted) NFS3D_LOG_DEBUG("tcp: write: %s", ec.message());
+    DoClose();
+    return;
+  }
+  StartWrite();
+  ReadMore();
+  MaybeFinish();
+}
+
+void TcpConnection::MaybeFinish() {
+  // After the client's EOF, close once every reply it is owed has gone out.
+  if (eof_ && !closed_ && inflight_ == 0 && writing_.empty() && queue_.empty() &&
+      buffered_begin_ == buffered_end_) {
+    DoClose();
+  }
+}
+
+void TcpConnection::DoClose() {
+  if (closed_) return;
+  closed_ = true;
+  context_->Remove(this);
+  queue_.clear();
+  error_code ec;
+  socket_.shutdown(asio::socket_base::shutdown_both, ec);
+  socket_.close(ec);
+}
+
+absl::StatusOr<std::unique_ptr<TcpListener>> TcpListener::Create(
+    asio::io_context& io, const asio::ip::tcp::endpoint& endpoint,
+    std::function<asio::io_context&()> pick, TcpContext* context) {
+  asio::ip::tcp::acceptor acceptor(io);
+  error_code ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec && endpoint.address().is_v6()) acceptor.set_option(asio::ip::v6_only(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("tcp listen on ", endpoint.address().to_string(),
+                                               " port ", endpoint.port(), ": ", ec.message()));
+  }
+  std::unique_ptr<TcpListener> listener(new TcpListener(std::move(acceptor), std::move(pick), context));
+  return listener;
+}
+
+TcpListener::TcpListener(asio::ip::tcp::acceptor acceptor,
+                         std::function<asio::io_context&()> pick, TcpContext* context)
+    : acceptor_(std::move(acceptor)),
+      retry_timer_(acceptor_.get_executor()),
+      pick_(std::move(pick)),
+      context_(context) {
+  error_code ec;
+  port_ = acceptor_.local_endpoint(ec).port();
+}
+
+void TcpListener::Start() {
+  asio::post(acceptor_.get_executor(), [this] { Accept(); });
+}
+
+void TcpListener::Accept() {
+  acceptor_.async_accept(asio::make_strand(pick_()), [this](const error_code& ec, auto socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) {
+      // E.g. EMFILE: retry a little later; the backlog holds the client meanwhile.
+      NFS3D_LOG_WARNING("tcp: accept: %s", ec.message());
+      retry_timer_.expires_after(std::chrono::milliseconds(100));
+      retry_timer_.async_wait([this](const error_code& wait_ec) {
+        if (!wait_ec && acceptor_.is_open()) Accept();
+      });
+      return;
+    }
+    {
+      auto conn = std::make_shared<TcpConnection>(TcpConnection::Socket(std::move(socket)), context_);
+      if (context_->Add(conn.get(), conn)) {
+        conn->Start();
+      } else {
+        NFS3D_LOG_WARNING("tcp: connection limit (%d) reached; refusing a client",
+                          context_->options().max_connections);
+        conn->CloseNow();
+      }
+    }
+    Accept();
+  });
+}
+
+void TcpListener::CloseNow() {
+  error_code ec;
+  acceptor_.close(ec);
+  retry_timer_.cancel();
+}
+
+}  // namespace nfs3d::rpc

@@ -1,0 +1,142 @@
+// RPC over TCP: a listener per address and a connection object per client.
+// Connections pipeline: they keep reading records while earlier calls run on
+// the worker pool, and write replies in whatever order the calls finish. All
+// socket work of a connection runs on its strand, so writes are serialised.
+#ifndef NFS3D_RPC_TCP_SERVER_H_
+#define NFS3D_RPC_TCP_SERVER_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/ip/tcp.hpp"
+#include "boost/asio/ip/v6_only.hpp"
+#include "boost/asio/steady_timer.hpp"
+#include "boost/asio/thread_pool.hpp"
+#include "rpc/call_context.h"
+#include "rpc/record_marker.h"
+#include "rpc/service.h"
+#include "xdr/buffer_chain.h"
+
+namespace nfs3d::rpc {
+
+struct TcpOptions {
+  size_t max_record_size = (1 << 20) + (64 << 10);
+  size_t max_connections = 1024;
+  size_t max_inflight_per_connection = 64;
+};
+
+class TcpConnection;
+
+// Everything connections share; owned by the server and outliving every
+// connection (connections unregister themselves when destroyed).
+class TcpContext {
+ public:
+  TcpContext(RpcService* service, boost::asio::thread_pool* workers, const TcpOptions& options)
+      : service_(service), workers_(workers), options_(options) {}
+
+  RpcService* service() const { return service_; }
+  boost::asio::thread_pool* workers() const { return workers_; }
+  void set_workers(boost::asio::thread_pool* workers) { workers_ = workers; }
+  const TcpOptions& options() const { return options_; }
+
+  // Admits a new connection unless max_connections are open.
+  bool Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak);
+  void Remove(TcpConnection* conn);
+  size_t size() const;
+  // Closes every open connection. Only while no io thread runs.
+  void CloseAllNow();
+
+ private:
+  RpcService* service_;
+  boost::asio::thread_pool* workers_;
+  TcpOptions options_;
+  mutable std::mutex mu_;
+  std::unordered_map<TcpConnection*, std::weak_ptr<TcpConnection>> open_ ABSL_GUARDED_BY(mu_);
+};
+
+class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
+ public:
+  using Socket = boost::asio::ip::tcp::socket;  // its executor is a strand
+
+  TcpConnection(Socket socket, TcpContext* context);
+  ~TcpConnection();
+  TcpConnection(const TcpConnection&) = delete;
+  TcpConnection& operator=(const TcpConnection&) = delete;
+
+  // Starts reading (on the strand).
+  void Start();
+  // Closes the socket from outside the strand; only while no io thread runs.
+  void CloseNow() { DoClose(); }
+
+ private:
+  struct Reply {
+    std::array<uint8_t, 4> mark;
+    xdr::BufferChain body;
+  };
+
+  void ReadMore();
+  // Feeds buffered bytes to the reassembler and dispatches whole records
+  // until the in-flight bound; true when the buffer is used up.
+  bool ProcessBuffered();
+  void OnRead(const boost::system::error_code& ec, size_t n);
+  void Dispatch(std::vector<uint8_t> record);
+  void OnReply(bool send, xdr::BufferChain reply);
+  void StartWrite();
+  void OnWrite(const boost::system::error_code& ec);
+  void MaybeFinish();
+  void DoClose();
+
+  Socket socket_;
+  TcpContext* context_;
+  TransportInfo info_;
+  RecordReassembler reassembler_;
+  std::vector<uint8_t> read_buf_;
+  size_t buffered_begin_ = 0;  // read_buf_[begin, end) is read but not yet fed
+  size_t buffered_end_ = 0;
+  // State below is touched only on the strand.
+  bool reading_ = false;
+  bool eof_ = false;
+  bool closed_ = false;
+  size_t inflight_ = 0;  // records read whose reply is not yet written (or dropped)
+  std::deque<Reply> queue_;
+  std::vector<Reply> writing_;  // the batch of the async_write in progress
+};
+
+// Accepts connections on one address; each new connection goes to the io
+// context `pick` returns (round-robin over the server's io threads).
+class TcpListener {
+ public:
+  static absl::StatusOr<std::unique_ptr<TcpListener>> Create(
+      boost::asio::io_context& io, const boost::asio::ip::tcp::endpoint& endpoint,
+      std::function<boost::asio::io_context&()> pick, TcpContext* context);
+
+  uint16_t port() const { return port_; }
+  void Start();
+  // Only while no io thread runs.
+  void CloseNow();
+
+ private:
+  TcpListener(boost::asio::ip::tcp::acceptor acceptor,
+              std::function<boost::asio::io_context&()> pick, TcpContext* context);
+  void Accept();
+
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer retry_timer_;
+  std::function<boost::asio::io_context&()> pick_;
+  TcpContext* context_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_TCP_SERVER_H_

@@ -1,0 +1,244 @@
+#include "rpc/udp_server.h"
+
+#include <net/if.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "boost/asio/post.hpp"
+#include "common/log.h"
+
+namespace nfs3d::rpc {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+constexpr size_t kMaxDatagram = 64 << 10;
+constexpr int kMaxBatch = 64;  // datagrams read per wake-up before yielding
+constexpr auto kMtuTtl = std::chrono::seconds(30);
+
+void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
+  int v = static_cast<int>(bytes);
+  // The FORCE variant ignores net.core.[rw]mem_max but needs CAP_NET_ADMIN.
+  if (setsockopt(fd, SOL_SOCKET, force_opt, &v, sizeof(v)) == 0) return;
+  setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v));
+}
+}  // namespace
+
+MtuCache::MtuCache() : ioctl_fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {}
+
+MtuCache::~MtuCache() {
+  if (ioctl_fd_ >= 0) close(ioctl_fd_);
+}
+
+uint32_t MtuCache::Get(int ifindex) {
+  if (ifindex <= 0 || ioctl_fd_ < 0) return 0;
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(ifindex);
+    if (it != entries_.end() && now - it->second.fetched < kMtuTtl) return it->second.mtu;
+  }
+  uint32_t mtu = 0;
+  ifreq ifr{};
+  if (if_indextoname(static_cast<unsigned>(ifindex), ifr.ifr_name) != nullptr &&
+      ioctl(ioctl_fd_, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0) {
+    mtu = static_cast<uint32_t>(ifr.ifr_mtu);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_[ifindex] = Entry{mtu, now};
+  return mtu;
+}
+
+absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
+    asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,
+    asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes) {
+  asio::ip::udp::socket socket(io);
+  error_code ec;
+  socket.open(endpoint.protocol(), ec);
+  bool v6 = endpoint.address().is_v6();
+  if (!ec && v6) socket.set_option(asio::ip::v6_only(true), ec);
+  if (!ec) {
+    int fd = socket.native_handle();
+    int one = 1;
+    int r = v6 ? setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one))
+               : setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+    if (r != 0) ec = error_code(errno, boost::system::system_category());
+    if (buffer_bytes > 0) {
+      SetBuffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, buffer_bytes);
+      SetBuffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, buffer_bytes);
+    }
+  }
+  if (!ec) socket.bind(endpoint, ec);
+  if (!ec) socket.non_blocking(true, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("udp bind on ", endpoint.address().to_string(),
+                                               " port ", endpoint.port(), ": ", ec.message()));
+  }
+  std::unique_ptr<UdpListener> listener(new UdpListener(std::move(socket), service, workers, mtu));
+  return listener;
+}
+
+UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service,
+                         asio::thread_pool* workers, MtuCache* mtu)
+    : socket_(std::move(socket)),
+      service_(service),
+      workers_(workers),
+      mtu_(mtu),
+      fd_(socket_.native_handle()),
+      recv_buf_(kMaxDatagram) {
+  error_code ec;
+  auto local = socket_.local_endpoint(ec);
+  v6_ = local.address().is_v6();
+  port_ = local.port();
+  bound_len_ = static_cast<socklen_t>(local.size());
+  std::memcpy(&bound_, local.data(), local.size());
+}
+
+void UdpListener::Start() {
+  asio::post(socket_.get_executor(), [this] { Wait(); });
+}
+
+void UdpListener::Wait() {
+  socket_.async_wait(asio::ip::udp::socket::wait_read, [this](const error_code& ec) {
+    if (ec || !socket_.is_open()) return;
+    OnReadable();
+    Wait();
+  });
+}
+
+void UdpListener::OnReadable() {
+  for (int i = 0; i < kMaxBatch; ++i) {
+    Datagram d;
+    alignas(cmsghdr) uint8_t control[CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(in_pktinfo))];
+    iovec iov{recv_buf_.data(), recv_buf_.size()};
+    msghdr msg{};
+    msg.msg_name = &d.info.peer;
+    msg.msg_namelen = sizeof(d.info.peer);
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof(control);
+    ssize_t n = recvmsg(fd_, &msg, MSG_DONTWAIT);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        NFS3D_LOG_DEBUG("udp: recvmsg: %s", std::strerror(errno));
+      }
+      return;
+    }
+    // A truncated datagram (MSG_TRUNC) still goes to the service, which drops
+    // what does not decode.
+    d.info.transport = Transport::kUdp;
+    d.info.peer_len = msg.msg_namelen;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+      if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+        in_pktinfo pi;
+        std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+        sockaddr_in local{};
+        local.sin_family = AF_INET;
+        local.sin_port = htons(port_);
+        local.sin_addr = pi.ipi_spec_dst;  // the local address replies should use
+        std::memcpy(&d.info.local, &local, sizeof(local));
+        d.info.local_len = sizeof(local);
+        d.ifindex = pi.ipi_ifindex;
+        d.has_local = true;
+      } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+        in6_pktinfo pi;
+        std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+        sockaddr_in6 local{};
+        local.sin6_family = AF_INET6;
+        local.sin6_port = htons(port_);
+        local.sin6_addr = pi.ipi6_addr;
+        if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr)) local.sin6_scope_id = pi.ipi6_ifindex;
+        std::memcpy(&d.info.local, &local, sizeof(local));
+        d.info.local_len = sizeof(local);
+        d.ifindex = static_cast<int>(pi.ipi6_ifindex);
+        d.has_local = true;
+      }
+    }
+    if (!d.has_local) {
+      d.info.local = bound_;
+      d.info.local_len = bound_len_;
+    }
+    d.data.assign(recv_buf_.data(), recv_buf_.data() + n);
+    asio::post(*workers_, [this, d = std::move(d)]() mutable { Handle(d); });
+  }
+}
+
+void UdpListener::Handle(Datagram& d) {
+  d.info.mtu = mtu_->Get(d.ifindex);
+  xdr::BufferChain reply;
+  bool send = false;
+  try {
+    send = service_->HandleCall(d.data, d.info, &reply);
+  } catch (const std::exception& e) {
+    NFS3D_LOG_ERROR("udp: service threw: %s", e.what());
+  }
+  if (send) Send(d, reply);
+}
+
+void UdpListener::Send(const Datagram& d, const xdr::BufferChain& reply) {
+  std::vector<iovec> iov;
+  reply.AppendIovecs(&iov);
+  msghdr msg{};
+  msg.msg_name = const_cast<sockaddr_storage*>(&d.info.peer);
+  msg.msg_namelen = d.info.peer_len;
+  msg.msg_iov = iov.data();
+  msg.msg_iovlen = iov.size();
+  alignas(cmsghdr) uint8_t control[CMSG_SPACE(sizeof(in6_pktinfo))] = {};
+  if (d.has_local) {
+    // Source address = the address the call was sent to.
+    msg.msg_control = control;
+    cmsghdr* c;
+    if (!v6_) {
+      msg.msg_controllen = CMSG_SPACE(sizeof(in_pktinfo));
+      c = CMSG_FIRSTHDR(&msg);
+      c->cmsg_level = IPPROTO_IP;
+      c->cmsg_type = IP_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof(in_pktinfo));
+      in_pktinfo pi{};
+      pi.ipi_spec_dst = reinterpret_cast<const sockaddr_in*>(&d.info.local)->sin_addr;
+      std::memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+    } else {
+      msg.msg_controllen = CMSG_SPACE(sizeof(in6_pktinfo));
+      c = CMSG_FIRSTHDR(&msg);
+      c->cmsg_level = IPPROTO_IPV6;
+      c->cmsg_type = IPV6_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof(in6_pktinfo));
+      in6_pktinfo pi{};
+      pi.ipi6_addr = reinterpret_cast<const sockaddr_in6*>(&d.info.local)->sin6_addr;
+      pi.ipi6_ifindex = static_cast<unsigned>(d.ifindex);
+      std::memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+    }
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ssize_t n = sendmsg(fd_, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n >= 0) return;
+    if (errno == EINTR) {
+      --attempt;
+      continue;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) break;
+    // Send buffer full: wait briefly once, then drop (the client retransmits).
+    pollfd p{fd_, POLLOUT, 0};
+    poll(&p, 1, 50);
+  }
+  NFS3D_LOG_DEBUG("udp: reply of %d bytes dropped: %s", reply.size(), std::strerror(errno));
+}
+
+void UdpListener::CloseNow() {
+  error_code ec;
+  socket_.close(ec);
+}
+
+}  // namespace nfs3d::rpc

@@ -1,0 +1,94 @@
+// RPC over UDP: one datagram is one call. The receive loop runs on an io
+// thread and hands each datagram to the worker pool; the worker sends the
+// reply itself with sendmsg, from the local address the call arrived on
+// (IP_PKTINFO / IPV6_PKTINFO), so multi-homed hosts answer from the right IP.
+#ifndef NFS3D_RPC_UDP_SERVER_H_
+#define NFS3D_RPC_UDP_SERVER_H_
+
+#include <netinet/in.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "boost/asio/io_context.hpp"
+#include "boost/asio/ip/udp.hpp"
+#include "boost/asio/ip/v6_only.hpp"
+#include "boost/asio/thread_pool.hpp"
+#include "rpc/call_context.h"
+#include "rpc/service.h"
+#include "xdr/buffer_chain.h"
+
+namespace nfs3d::rpc {
+
+// MTU of network interfaces by index, looked up with SIOCGIFMTU and kept for
+// a while (an MTU rarely changes; a stale value only affects size hints).
+class MtuCache {
+ public:
+  MtuCache();
+  ~MtuCache();
+  MtuCache(const MtuCache&) = delete;
+  MtuCache& operator=(const MtuCache&) = delete;
+
+  // 0 when unknown.
+  uint32_t Get(int ifindex);
+
+ private:
+  struct Entry {
+    uint32_t mtu;
+    std::chrono::steady_clock::time_point fetched;
+  };
+  int ioctl_fd_;
+  std::mutex mu_;
+  std::unordered_map<int, Entry> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+class UdpListener {
+ public:
+  // buffer_bytes: SO_RCVBUF/SO_SNDBUF wanted (forced when privileged).
+  static absl::StatusOr<std::unique_ptr<UdpListener>> Create(
+      boost::asio::io_context& io, const boost::asio::ip::udp::endpoint& endpoint,
+      RpcService* service, boost::asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes);
+
+  uint16_t port() const { return port_; }
+  void Start();
+  // Only once no io thread and no worker runs.
+  void CloseNow();
+
+ private:
+  struct Datagram {
+    std::vector<uint8_t> data;
+    TransportInfo info;
+    int ifindex = 0;
+    bool has_local = false;  // info.local came from pktinfo
+  };
+
+  UdpListener(boost::asio::ip::udp::socket socket, RpcService* service,
+              boost::asio::thread_pool* workers, MtuCache* mtu);
+  void Wait();
+  void OnReadable();
+  // On a worker thread.
+  void Handle(Datagram& dgram);
+  void Send(const Datagram& dgram, const xdr::BufferChain& reply);
+
+  boost::asio::ip::udp::socket socket_;
+  RpcService* service_;
+  boost::asio::thread_pool* workers_;
+  MtuCache* mtu_;
+  int fd_;  // fixed for the listener's life; workers send on it
+  bool v6_;
+  uint16_t port_ = 0;
+  sockaddr_storage bound_{};
+  socklen_t bound_len_ = 0;
+  std::vector<uint8_t> recv_buf_;
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_UDP_SERVER_H_

@@ -1,0 +1,172 @@
+#include "rpc/record_marker.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace nfs3d::rpc {
+namespace {
+
+using Result = RecordReassembler::Result;
+
+void AppendFragment(std::vector<uint8_t>* out, const std::string& body, bool last) {
+  uint8_t mark[4];
+  EncodeRecordMark(static_cast<uint32_t>(body.size()), last, mark);
+  out->insert(out->end(), mark, mark + 4);
+  out->insert(out->end(), body.begin(), body.end());
+}
+
+// Feeds `chunks` in order and collects every record.
+std::vector<std::string> FeedAll(RecordReassembler* r, const std::vector<std::vector<uint8_t>>& chunks,
+                                 bool* error) {
+  std::vector<std::string> records;
+  *error = false;
+  for (const auto& chunk : chunks) {
+    size_t off = 0;
+    while (true) {
+      size_t used = 0;
+      Result res = r->Feed(absl::MakeConstSpan(chunk.data() + off, chunk.size() - off), &used);
+      off += used;
+      if (res == Result::kError) {
+        *error = true;
+        return records;
+      }
+      if (res == Result::kNeedMore) {
+        EXPECT_EQ(off, chunk.size());
+        break;
+      }
+      std::vector<uint8_t> rec = r->TakeRecord();
+      records.emplace_back(rec.begin(), rec.end());
+    }
+  }
+  return records;
+}
+
+TEST(RecordMarkTest, Encode) {
+  uint8_t m[4];
+  EncodeRecordMark(0x12345, true, m);
+  EXPECT_EQ(m[0], 0x80);
+  EXPECT_EQ(m[1], 0x01);
+  EXPECT_EQ(m[2], 0x23);
+  EXPECT_EQ(m[3], 0x45);
+  EncodeRecordMark(7, false, m);
+  EXPECT_EQ(m[0], 0);
+  EXPECT_EQ(m[3], 7);
+}
+
+TEST(RecordReassemblerTest, MultiFragmentSplitAtEveryByte) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "hello", false);
+  AppendFragment(&stream, "", false);  // zero-length, not last: ignored
+  AppendFragment(&stream, " wor", false);
+  AppendFragment(&stream, "ld", true);
+  AppendFragment(&stream, "second", true);
+  AppendFragment(&stream, "", true);  // an empty record
+  const std::vector<std::string> want = {"hello world", "second", ""};
+
+  for (size_t split = 0; split <= stream.size(); ++split) {
+    RecordReassembler r(1024);
+    std::vector<std::vector<uint8_t>> chunks = {
+        std::vector<uint8_t>(stream.begin(), stream.begin() + split),
+        std::vector<uint8_t>(stream.begin() + split, stream.end())};
+    bool error;
+    EXPECT_EQ(FeedAll(&r, chunks, &error), want) << "split at " << split;
+    EXPECT_FALSE(error);
+    EXPECT_TRUE(r.idle());
+  }
+  // And one byte at a time.
+  RecordReassembler r(1024);
+  std::vector<std::vector<uint8_t>> bytes;
+  for (uint8_t b : stream) bytes.push_back({b});
+  bool error;
+  EXPECT_EQ(FeedAll(&r, bytes, &error), want);
+  EXPECT_FALSE(error);
+}
+
+TEST(RecordReassemblerTest, EverySplitPairOfThreeChunks) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "ab", false);
+  AppendFragment(&stream, "cdefg", true);
+  for (size_t i = 0; i <= stream.size(); ++i) {
+    for (size_t j = i; j <= stream.size(); ++j) {
+      RecordReassembler r(64);
+      std::vector<std::vector<uint8_t>> chunks = {
+          std::vector<uint8_t>(stream.begin(), stream.begin() + i),
+          std::vector<uint8_t>(stream.begin() + i, stream.begin() + j),
+          std::vector<uint8_t>(stream.begin() + j, stream.end())};
+      bool error;
+      EXPECT_EQ(FeedAll(&r, chunks, &error), std::vector<std::string>{"abcdefg"});
+      EXPECT_FALSE(error);
+    }
+  }
+}
+
+TEST(RecordReassemblerTest, PartialRecordIsNotIdle) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "abc", true);
+  RecordReassembler r(64);
+  size_t used;
+  EXPECT_EQ(r.Feed(absl::MakeConstSpan(stream.data(), 2), &used), Result::kNeedMore);
+  EXPECT_EQ(used, 2u);
+  EXPECT_FALSE(r.idle());
+}
+
+TEST(RecordReassemblerTest, RecordExactlyAtCapIsAccepted) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "12345", false);
+  AppendFragment(&stream, "67890", true);
+  RecordReassembler r(10);
+  bool error;
+  EXPECT_EQ(FeedAll(&r, {stream}, &error), std::vector<std::string>{"1234567890"});
+  EXPECT_FALSE(error);
+}
+
+TEST(RecordReassemblerTest, SingleFragmentOverCapFails) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "12345678901", true);
+  RecordReassembler r(10);
+  bool error;
+  EXPECT_TRUE(FeedAll(&r, {stream}, &error).empty());
+  EXPECT_TRUE(error);
+  EXPECT_FALSE(r.error().empty());
+  // Sticky.
+  size_t used;
+  EXPECT_EQ(r.Feed(absl::MakeConstSpan(stream), &used), Result::kError);
+}
+
+TEST(RecordReassemblerTest, FragmentsAddingUpOverCapFail) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "123456", false);
+  AppendFragment(&stream, "78901", true);
+  RecordReassembler r(10);
+  bool error;
+  FeedAll(&r, {stream}, &error);
+  EXPECT_TRUE(error);
+}
+
+TEST(RecordReassemblerTest, HugeLengthFailsOnTheHeaderAlone) {
+  // Only the 4-byte header: 2 GiB - 1 claimed. Must fail at once, before any
+  // body arrives (and so without reserving it).
+  uint8_t mark[4];
+  EncodeRecordMark(kMaxFragmentLength, true, mark);
+  RecordReassembler r(1 << 20);
+  size_t used;
+  EXPECT_EQ(r.Feed(absl::MakeConstSpan(mark, 4), &used), Result::kError);
+  EXPECT_EQ(used, 4u);
+}
+
+TEST(RecordReassemblerTest, ManyZeroLengthFragments) {
+  std::vector<uint8_t> stream;
+  for (int i = 0; i < 100; ++i) AppendFragment(&stream, "", false);
+  AppendFragment(&stream, "x", false);
+  AppendFragment(&stream, "", true);
+  RecordReassembler r(4);
+  bool error;
+  EXPECT_EQ(FeedAll(&r, {stream}, &error), std::vector<std::string>{"x"});
+  EXPECT_FALSE(error);
+}
+
+}  // namespace
+}  // namespace nfs3d::rpc

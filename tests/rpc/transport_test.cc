@@ -1,0 +1,512 @@
+// End-to-end tests of the TCP and UDP transports over real loopback sockets,
+// with a fake RpcService whose calls say how long to take.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rpc/record_marker.h"
+#include "rpc/rpc_server.h"
+#include "rpc/service.h"
+
+namespace nfs3d::rpc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint32_t GetU32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+void PutU32(std::string* out, uint32_t v) {
+  out->push_back(static_cast<char>(v >> 24));
+  out->push_back(static_cast<char>(v >> 16));
+  out->push_back(static_cast<char>(v >> 8));
+  out->push_back(static_cast<char>(v));
+}
+
+// A call is [xid][delay ms][payload]; the reply is [xid][payload], with the
+// payload attached by reference to exercise multi-segment chains. xid
+// 0xdeadbeef is dropped.
+std::string MakeCall(uint32_t xid, uint32_t delay_ms, const std::string& payload) {
+  std::string s;
+  PutU32(&s, xid);
+  PutU32(&s, delay_ms);
+  return s + payload;
+}
+
+class FakeService : public RpcService {
+ public:
+  bool HandleCall(absl::Span<const uint8_t> message, const TransportInfo& transport,
+                  xdr::BufferChain* reply) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      last_info_ = transport;
+    }
+    ++calls_;
+    if (message.size() < 8) return false;
+    uint32_t xid = GetU32(message.data());
+    uint32_t delay = GetU32(message.data() + 4);
+    if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
+    if (xid == 0xdeadbeef) return false;
+    uint8_t head[4];
+    std::memcpy(head, message.data(), 4);
+    reply->Append(head, 4);
+    auto body = std::make_shared<std::vector<uint8_t>>(message.begin() + 8, message.end());
+    reply->AppendExternal(body, body->data(), body->size());
+    return true;
+  }
+
+  TransportInfo last_info() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_info_;
+  }
+  std::atomic<int> calls_{0};
+
+ private:
+  std::mutex mu_;
+  TransportInfo last_info_;
+};
+
+// Minimal blocking TCP client speaking record marking.
+class TcpClient {
+ public:
+  TcpClient(int family, uint16_t port) {
+    fd_ = socket(family, SOCK_STREAM, 0);
+    timeval tv{5, 0};
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    if (family == AF_INET) {
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(port);
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    } else {
+      sockaddr_in6 a{};
+      a.sin6_family = AF_INET6;
+      a.sin6_port = htons(port);
+      a.sin6_addr = in6addr_loopback;
+      connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    }
+  }
+  ~TcpClient() { close(fd_); }
+  bool connected() const { return connected_; }
+  int fd() const { return fd_; }
+
+  void SendRaw(const std::string& bytes) {
+    ASSERT_EQ(send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  }
+  void SendRecord(const std::string& msg) {
+    uint8_t mark[4];
+    EncodeRecordMark(static_cast<uint32_t>(msg.size()), true, mark);
+    SendRaw(std::string(reinterpret_cast<char*>(mark), 4) + msg);
+  }
+  // Reads one whole record; nullopt on EOF/error/timeout.
+  std::optional<std::string> ReadRecord() {
+    std::string out;
+    while (true) {
+      uint8_t mark[4];
+      if (!ReadFull(mark, 4)) return std::nullopt;
+      uint32_t v = GetU32(mark);
+      std::string frag(v & kMaxFragmentLength, '\0');
+      if (!ReadFull(frag.data(), frag.size())) return std::nullopt;
+      out += frag;
+      if (v & kLastFragmentBit) return out;
+    }
+  }
+  // True when the server closed the connection (EOF or reset) in time.
+  bool WaitClosed() {
+    char c;
+    ssize_t n = recv(fd_, &c, 1, 0);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
+  }
+
+ private:
+  bool ReadFull(void* buf, size_t len) {
+    auto* p = static_cast<char*>(buf);
+    while (len > 0) {
+      ssize_t n = recv(fd_, p, len, 0);
+      if (n <= 0) return false;
+      p += n;
+      len -= static_cast<size_t>(n);
+    }
+    return true;
+  }
+  int fd_;
+  bool connected_ = false;
+};
+
+class TransportTest : public ::testing::Test {
+ protected:
+  void StartServer(RpcServerOptions opts = {}) {
+    opts.io_threads = 2;
+    opts.worker_threads = 4;
+    server_ = std::make_unique<RpcServer>(opts, &service_);
+    auto port = server_->ListenTcp("127.0.0.1", 0);
+    ASSERT_TRUE(port.ok()) << port.status();
+    tcp_port_ = *port;
+    auto uport = server_->ListenUdp("127.0.0.1", 0);
+    ASSERT_TRUE(uport.ok()) << uport.status();
+    udp_port_ = *uport;
+    server_->Start();
+  }
+  void TearDown() override {
+    if (server_) server_->Stop();
+  }
+
+  FakeService service_;
+  std::unique_ptr<RpcServer> server_;
+  uint16_t tcp_port_ = 0;
+  uint16_t udp_port_ = 0;
+};
+
+TEST_F(TransportTest, TcpEcho) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  ASSERT_TRUE(c.connected());
+  c.SendRecord(MakeCall(7, 0, "payload!"));
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(r->data())), 7u);
+  EXPECT_EQ(r->substr(4), "payload!");
+  TransportInfo info = service_.last_info();
+  EXPECT_EQ(info.transport, Transport::kTcp);
+  ASSERT_EQ(info.local.ss_family, AF_INET);
+  EXPECT_EQ(ntohs(reinterpret_cast<sockaddr_in*>(&info.local)->sin_port), tcp_port_);
+  EXPECT_EQ(info.peer.ss_family, AF_INET);
+}
+
+TEST_F(TransportTest, TcpMultiFragmentCall) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  std::string call = MakeCall(9, 0, std::string(10000, 'z'));
+  std::string wire;
+  for (size_t off = 0; off < call.size(); off += 3000) {
+    std::string frag = call.substr(off, 3000);
+    uint8_t mark[4];
+    EncodeRecordMark(static_cast<uint32_t>(frag.size()), off + 3000 >= call.size(), mark);
+    wire += std::string(reinterpret_cast<char*>(mark), 4) + frag;
+  }
+  // Dribble it in small pieces.
+  for (size_t off = 0; off < wire.size(); off += 777) c.SendRaw(wire.substr(off, 777));
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->size(), 4 + 10000u);
+}
+
+TEST_F(TransportTest, TcpPipeliningSlowCallDoesNotBlockNext) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  auto start = Clock::now();
+  c.SendRecord(MakeCall(1, 1500, "slow"));
+  c.SendRecord(MakeCall(2, 0, "fast"));
+  auto first = c.ReadRecord();
+  auto first_at = Clock::now() - start;
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(first->data())), 2u);
+  EXPECT_LT(first_at, std::chrono::milliseconds(1000));
+  auto second = c.ReadRecord();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(second->data())), 1u);
+  EXPECT_EQ(second->substr(4), "slow");
+}
+
+TEST_F(TransportTest, TcpOutOfOrderRepliesMatchByXid) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  constexpr int kCalls = 40;
+  std::map<uint32_t, std::string> want;
+  std::string batch;
+  for (int i = 0; i < kCalls; ++i) {
+    uint32_t xid = 1000 + i;
+    std::string payload = "call-" + std::to_string(i) + std::string(i * 37, 'p');
+    want[xid] = payload;
+    std::string call = MakeCall(xid, (i * 7919) % 50, payload);
+    uint8_t mark[4];
+    EncodeRecordMark(static_cast<uint32_t>(call.size()), true, mark);
+    batch += std::string(reinterpret_cast<char*>(mark), 4) + call;
+  }
+  c.SendRaw(batch);  // all calls in one write: several records per read
+  std::map<uint32_t, std::string> got;
+  for (int i = 0; i < kCalls; ++i) {
+    auto r = c.ReadRecord();
+    ASSERT_TRUE(r.has_value()) << i;
+    got[GetU32(reinterpret_cast<const uint8_t*>(r->data()))] = r->substr(4);
+  }
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(TransportTest, TcpInflightBoundSerialisesCalls) {
+  RpcServerOptions opts;
+  opts.max_inflight_per_connection = 1;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRecord(MakeCall(1, 300, ""));
+  c.SendRecord(MakeCall(2, 0, ""));
+  auto first = c.ReadRecord();
+  ASSERT_TRUE(first.has_value());
+  // With one call in flight the second is not even read before the first is answered.
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(first->data())), 1u);
+  auto second = c.ReadRecord();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(second->data())), 2u);
+}
+
+TEST_F(TransportTest, TcpDroppedCallGetsNoReplyButConnectionLives) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRecord(MakeCall(0xdeadbeef, 0, ""));
+  c.SendRecord(MakeCall(5, 0, "after"));
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(r->data())), 5u);
+}
+
+TEST_F(TransportTest, TcpOversizedRecordClosesConnection) {
+  RpcServerOptions opts;
+  opts.max_record_size = 4096;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  uint8_t mark[4];
+  EncodeRecordMark(1 << 20, true, mark);
+  c.SendRaw(std::string(reinterpret_cast<char*>(mark), 4));
+  EXPECT_TRUE(c.WaitClosed());
+  // Other clients are unaffected.
+  TcpClient d(AF_INET, tcp_port_);
+  d.SendRecord(MakeCall(3, 0, "ok"));
+  EXPECT_TRUE(d.ReadRecord().has_value());
+}
+
+TEST_F(TransportTest, TcpRepliesOwedAfterClientHalfClose) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRecord(MakeCall(11, 200, "late"));
+  shutdown(c.fd(), SHUT_WR);
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->substr(4), "late");
+  EXPECT_TRUE(c.WaitClosed());
+}
+
+TEST_F(TransportTest, TcpMaxConnections) {
+  RpcServerOptions opts;
+  opts.max_connections = 1;
+  StartServer(opts);
+  TcpClient a(AF_INET, tcp_port_);
+  a.SendRecord(MakeCall(1, 0, ""));
+  ASSERT_TRUE(a.ReadRecord().has_value());
+  TcpClient b(AF_INET, tcp_port_);
+  EXPECT_TRUE(b.WaitClosed());
+  // The first connection still works.
+  a.SendRecord(MakeCall(2, 0, ""));
+  EXPECT_TRUE(a.ReadRecord().has_value());
+}
+
+TEST_F(TransportTest, TcpLargeReply) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  std::string big(900 * 1024, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 131);
+  c.SendRecord(MakeCall(4, 0, big));
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->substr(4), big);
+}
+
+TEST_F(TransportTest, StopWithClientsConnectedIsPrompt) {
+  StartServer();
+  TcpClient a(AF_INET, tcp_port_);
+  TcpClient b(AF_INET, tcp_port_);
+  a.SendRecord(MakeCall(1, 200, ""));
+  b.SendRaw(std::string("\x80\x00", 2));  // half a record mark
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto start = Clock::now();
+  server_->Stop();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(2));
+  server_->Stop();  // idempotent
+  EXPECT_TRUE(b.WaitClosed());
+  EXPECT_EQ(server_->open_connections(), 0u);
+}
+
+// UDP helpers.
+int UdpSocket(int family) {
+  int fd = socket(family, SOCK_DGRAM, 0);
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
+TEST_F(TransportTest, UdpReplyComesFromLocalAddress) {
+  StartServer();
+  int fd = UdpSocket(AF_INET);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(udp_port_);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string call = MakeCall(77, 0, "udp!");
+  ASSERT_EQ(sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to)),
+            static_cast<ssize_t>(call.size()));
+  char buf[1024];
+  sockaddr_in from{};
+  socklen_t from_len = sizeof(from);
+  ssize_t n = recvfrom(fd, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+  ASSERT_EQ(n, 8);
+  EXPECT_EQ(std::string(buf + 4, 4), "udp!");
+  EXPECT_EQ(from.sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+  EXPECT_EQ(ntohs(from.sin_port), udp_port_);
+  TransportInfo info = service_.last_info();
+  EXPECT_EQ(info.transport, Transport::kUdp);
+  ASSERT_EQ(info.local.ss_family, AF_INET);
+  auto* local = reinterpret_cast<sockaddr_in*>(&info.local);
+  EXPECT_EQ(local->sin_addr.s_addr, htonl(INADDR_LOOPBACK));
+  EXPECT_EQ(ntohs(local->sin_port), udp_port_);
+  EXPECT_GT(info.mtu, 0u);  // loopback has an MTU (65536 usually)
+  close(fd);
+}
+
+TEST(UdpWildcardTest, ReplySourceFollowsDestinationAddress) {
+  // Bound to 0.0.0.0, called at 127.0.0.2: without IP_PKTINFO the kernel
+  // would pick 127.0.0.1 as the source of the reply.
+  FakeService service;
+  RpcServer server(RpcServerOptions{}, &service);
+  auto port = server.ListenUdp("0.0.0.0", 0);
+  ASSERT_TRUE(port.ok()) << port.status();
+  server.Start();
+  int fd = UdpSocket(AF_INET);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(*port);
+  inet_pton(AF_INET, "127.0.0.2", &to.sin_addr);
+  std::string call = MakeCall(1, 0, "");
+  sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+  char buf[64];
+  sockaddr_in from{};
+  socklen_t from_len = sizeof(from);
+  ASSERT_EQ(recvfrom(fd, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len), 4);
+  EXPECT_EQ(from.sin_addr.s_addr, to.sin_addr.s_addr);
+  TransportInfo info = service.last_info();
+  EXPECT_EQ(reinterpret_cast<sockaddr_in*>(&info.local)->sin_addr.s_addr, to.sin_addr.s_addr);
+  close(fd);
+  server.Stop();
+}
+
+TEST_F(TransportTest, UdpDroppedAndGarbageDatagrams) {
+  StartServer();
+  int fd = UdpSocket(AF_INET);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(udp_port_);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sendto(fd, "x", 1, 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));  // too short: dropped
+  std::string dropped = MakeCall(0xdeadbeef, 0, "");
+  sendto(fd, dropped.data(), dropped.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+  std::string call = MakeCall(8, 0, "");
+  sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+  char buf[64];
+  ASSERT_EQ(recv(fd, buf, sizeof(buf), 0), 4);
+  EXPECT_EQ(GetU32(reinterpret_cast<uint8_t*>(buf)), 8u);
+  close(fd);
+}
+
+TEST_F(TransportTest, UdpLargeDatagram) {
+  StartServer();
+  int fd = UdpSocket(AF_INET);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(udp_port_);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string call = MakeCall(9, 0, std::string(60000, 'u'));
+  ASSERT_EQ(sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to)),
+            static_cast<ssize_t>(call.size()));
+  std::vector<char> buf(70000);
+  EXPECT_EQ(recv(fd, buf.data(), buf.size(), 0), 60004);
+  close(fd);
+}
+
+TEST(Ipv6Test, TcpAndUdpOnLoopback) {
+  FakeService service;
+  RpcServer server(RpcServerOptions{}, &service);
+  auto tport = server.ListenTcp("::1", 0);
+  if (!tport.ok()) GTEST_SKIP() << "no IPv6 loopback: " << tport.status();
+  auto uport = server.ListenUdp("::1", 0);
+  ASSERT_TRUE(uport.ok()) << uport.status();
+  // An IPv4 listener on the same port number can coexist (v6only).
+  auto v4 = server.ListenTcp("127.0.0.1", *tport);
+  EXPECT_TRUE(v4.ok()) << v4.status();
+  server.Start();
+
+  TcpClient c(AF_INET6, *tport);
+  ASSERT_TRUE(c.connected());
+  c.SendRecord(MakeCall(6, 0, "six"));
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->substr(4), "six");
+
+  int fd = UdpSocket(AF_INET6);
+  sockaddr_in6 to{};
+  to.sin6_family = AF_INET6;
+  to.sin6_port = htons(*uport);
+  to.sin6_addr = in6addr_loopback;
+  std::string call = MakeCall(61, 0, "v6");
+  sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+  char buf[64];
+  sockaddr_in6 from{};
+  socklen_t from_len = sizeof(from);
+  ASSERT_EQ(recvfrom(fd, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&from), &from_len), 6);
+  EXPECT_TRUE(IN6_IS_ADDR_LOOPBACK(&from.sin6_addr));
+  TransportInfo info = service.last_info();
+  ASSERT_EQ(info.local.ss_family, AF_INET6);
+  EXPECT_TRUE(IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(&info.local)->sin6_addr));
+  close(fd);
+  server.Stop();
+}
+
+TEST(RpcServerTest, BadAddressAndStopWithoutStart) {
+  FakeService service;
+  RpcServer server(RpcServerOptions{}, &service);
+  EXPECT_FALSE(server.ListenTcp("not-an-ip", 0).ok());
+  EXPECT_FALSE(server.ListenUdp("300.1.1.1", 0).ok());
+  ASSERT_TRUE(server.ListenTcp("127.0.0.1", 0).ok());
+  server.Stop();
+  EXPECT_FALSE(server.ListenTcp("127.0.0.1", 0).ok());
+}
+
+TEST(RpcServerTest, ListenAfterStartAndManyClients) {
+  FakeService service;
+  RpcServerOptions opts;
+  opts.io_threads = 2;
+  RpcServer server(opts, &service);
+  server.Start();
+  auto port = server.ListenTcp("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok());
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      TcpClient c(AF_INET, *port);
+      for (int i = 0; i < 50; ++i) {
+        c.SendRecord(MakeCall(t * 100 + i, 0, "m"));
+        auto r = c.ReadRecord();
+        if (r && GetU32(reinterpret_cast<const uint8_t*>(r->data())) == uint32_t(t * 100 + i)) ++ok;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 400);
+  server.Stop();
+}
+
+}  // namespace
+}  // namespace nfs3d::rpc
