@@ -124,7 +124,18 @@ void DuplicateCache::EraseLocked(Lru::iterator it) {
 
 void DuplicateCache::EvictLocked() {
   while (!lru_.empty() && (lru_.size() > options_.max_entries || bytes_ > options_.max_bytes)) {
-    EraseLocked(std::prev(lru_.end()));
+    // Prefer the oldest completed entry: forgetting a running call would let
+    // its retransmission run concurrently. Running calls are few (one per
+    // worker thread), so the walk is short; if every entry is running, the
+    // bound still wins.
+    Lru::iterator victim = std::prev(lru_.end());
+    for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+      if (it->done) {
+        victim = std::prev(it.base());
+        break;
+      }
+    }
+    EraseLocked(victim);
     evictions_.fetch_add(1, std::memory_order_relaxed);
   }
 }

@@ -20,8 +20,9 @@
 // it replaces the old entry. Replies are only ever returned for an exact key,
 // so one client's reply never goes to another.
 //
-// Bounded by entry count and total reply bytes; least recently used entries
-// go first. Thread-safe.
+// Bounded by entry count and total reply bytes; the least recently used
+// completed entries go first (calls still running are kept while possible).
+// Thread-safe.
 #ifndef NFS3D_RPC_DUPLICATE_CACHE_H_
 #define NFS3D_RPC_DUPLICATE_CACHE_H_
 

@@ -100,6 +100,17 @@ TEST(DuplicateCacheTest, EvictsLeastRecentlyUsedAtEntryBound) {
   EXPECT_EQ(cache.Start(Key(2), &reply).outcome, DuplicateCache::Outcome::kNew);
 }
 
+TEST(DuplicateCacheTest, RunningCallsOutliveCompletedOnes) {
+  DuplicateCache cache(DuplicateCacheOptions{.max_entries = 2, .max_bytes = 1 << 20});
+  std::string reply;
+  DuplicateCache::Begin running = cache.Start(Key(1), &reply);  // oldest, still running
+  cache.Complete(Key(2), cache.Start(Key(2), &reply).token, "r2");
+  cache.Start(Key(3), &reply);  // must evict 2, not the running 1
+  EXPECT_EQ(cache.Start(Key(1), &reply).outcome, DuplicateCache::Outcome::kInProgress);
+  EXPECT_EQ(cache.Start(Key(2), &reply).outcome, DuplicateCache::Outcome::kNew);
+  cache.Complete(Key(1), running.token, "r1");
+}
+
 TEST(DuplicateCacheTest, EvictsAtByteBound) {
   DuplicateCache cache(DuplicateCacheOptions{.max_entries = 100, .max_bytes = 100});
   std::string reply;
