@@ -1,0 +1,97 @@
+// READ, WRITE, COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21).
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "nfsd/nfs3_attr.h"
+#include "nfsd/nfs3_errors.h"
+#include "nfsd/nfs3_procs.h"
+#include "xdr/nfs3_codec.h"
+
+namespace nfs3d::nfsd::proc {
+
+// READ builds its reply by hand so the data is never copied after pread. The
+// reply is status, post_op_attr, count, eof, then the data opaque -- but the
+// head is known only after the read (attributes and count come from it). So
+// the data is read into a buffer of its own and attached to the reply chain by
+// reference (BufferChain::AppendExternal) after the head has been encoded:
+// one pread into memory that goes to sendmsg as is.
+rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
+                     xdr::Encoder& out) {
+  n3::READ3args args;
+  if (!n3::Decode(in, &args) || !in.ok()) return rpc::ProcResult::kGarbageArgs;
+  NfsServer& s = *static_cast<NfsServer*>(service);
+  CallAuth auth;
+  n3::nfsstat3 status = s.Authorize(ctx, args.file, &auth);
+  if (status != n3::NFS3_OK) {
+    n3::EncodeReadFail(out, status, std::nullopt);
+    return rpc::ProcResult::kSuccess;
+  }
+  // The server may return less than asked (§3.3.6); never more than rtmax.
+  const uint32_t count = std::min(args.count, s.SizesFor(ctx).rtmax);
+  std::shared_ptr<uint8_t[]> data = std::make_shared_for_overwrite<uint8_t[]>(std::max(count, 1u));
+  absl::StatusOr<vfs::ReadResult> r =
+      s.backend().Read(auth.cred, auth.handle, args.offset, count, data.get());
+  if (!r.ok()) {
+    n3::EncodeReadFail(out, StatusToNfsStat(r.status()), std::nullopt);
+    return rpc::ProcResult::kSuccess;
+  }
+  n3::READ3resok_head head;
+  head.file_attributes = ToPostOpAttr(r->attributes);
+  head.count = std::min(r->count, count);
+  // eof: the read reached the end of the file, as the backend saw it or as
+  // the post-op size says.
+  head.eof = r->eof || (r->attributes && args.offset + head.count >= r->attributes->size);
+  out.U32(n3::NFS3_OK);
+  n3::EncodeReadHead(out, head);
+  out.U32(head.count);
+  const uint8_t* bytes = data.get();
+  out.chain()->AppendExternal(std::move(data), bytes, head.count);
+  static constexpr uint8_t kPad[4] = {};
+  if (head.count % 4) out.chain()->Append(kPad, 4 - head.count % 4);
+  return rpc::ProcResult::kSuccess;
+}
+
+void Write(NfsServer& s, const CallContext& ctx, const n3::WRITE3args& args, n3::WRITE3res* res) {
+  CallAuth auth;
+  if ((res->status = s.Authorize(ctx, args.file, &auth)) != n3::NFS3_OK) return;
+  // count promising more bytes than were sent is a broken request.
+  if (args.data.size() < args.count || args.stable > n3::FILE_SYNC) {
+    res->status = n3::NFS3ERR_INVAL;
+    return;
+  }
+  // Over wtmax: write what is allowed and say so in count; the client sends
+  // the rest (§3.3.7 lets the server write less).
+  const uint32_t count = std::min(args.count, s.SizesFor(ctx).wtmax);
+  vfs::Wcc wcc;
+  absl::StatusOr<vfs::WriteResult> r =
+      s.backend().Write(auth.cred, auth.handle, args.offset, args.data.first(count),
+                        static_cast<vfs::StableHow>(args.stable), &wcc);
+  res->file_wcc = ToWccData(wcc);
+  if (!r.ok()) {
+    res->status = StatusToNfsStat(r.status());
+    return;
+  }
+  res->count = r->count;
+  res->committed = static_cast<n3::stable_how>(r->committed);
+  std::memcpy(res->verf, r->verifier.data(), sizeof(res->verf));
+}
+
+void Commit(NfsServer& s, const CallContext& ctx, const n3::COMMIT3args& args,
+            n3::COMMIT3res* res) {
+  CallAuth auth;
+  if ((res->status = s.Authorize(ctx, args.file, &auth)) != n3::NFS3_OK) return;
+  vfs::Wcc wcc;
+  absl::StatusOr<vfs::Verifier> verf =
+      s.backend().Commit(auth.cred, auth.handle, args.offset, args.count, &wcc);
+  res->file_wcc = ToWccData(wcc);
+  if (!verf.ok()) {
+    // A failed sync is reported, never swallowed: the client must not drop
+    // its copy of the data.
+    res->status = StatusToNfsStat(verf.status());
+    return;
+  }
+  std::memcpy(res->verf, verf->data(), sizeof(res->verf));
+}
+
+}  // namespace nfs3d::nfsd::proc

@@ -1,0 +1,120 @@
+#include "nfsd/nfs_server.h"
+
+#include <netinet/in.h>
+
+#include <utility>
+
+#include "nfsd/nfs3_attr.h"
+#include "nfsd/nfs3_errors.h"
+#include "rpc/program.h"
+
+namespace nfs3d::nfsd {
+
+NfsServer::NfsServer(vfs::Backend* backend, std::shared_ptr<const conf::ExportTable> exports,
+                     TransferSettings sizes)
+    : backend_(backend), sizes_(sizes), exports_(std::move(exports)) {
+  if (!exports_) exports_ = std::make_shared<const conf::ExportTable>();
+}
+
+void NfsServer::SetExports(std::shared_ptr<const conf::ExportTable> exports) {
+  if (!exports) exports = std::make_shared<const conf::ExportTable>();
+  absl::MutexLock lock(&mu_);
+  // The old table dies with `exports`, after the lock is released; calls
+  // still using it hold their own reference.
+  exports_.swap(exports);
+}
+
+std::shared_ptr<const conf::ExportTable> NfsServer::exports() const {
+  absl::MutexLock lock(&mu_);
+  return exports_;
+}
+
+void NfsServer::SetHostnameResolver(HostnameResolver resolver) {
+  absl::MutexLock lock(&mu_);
+  resolver_ = std::move(resolver);
+}
+
+TransportSizes NfsServer::SizesFor(const rpc::CallContext& ctx) const {
+  static const rpc::TransportInfo kDefault{};
+  return nfsd::SizesFor(sizes_, ctx.transport ? *ctx.transport : kDefault);
+}
+
+const conf::ExportClient* NfsServer::MatchClient(const rpc::TransportInfo& transport,
+                                                 const conf::Export& exp) const {
+  const auto* peer = reinterpret_cast<const sockaddr*>(&transport.peer);
+  std::string hostname;
+  if (exp.NeedsHostname()) {
+    HostnameResolver resolver;
+    {
+      absl::MutexLock lock(&mu_);
+      resolver = resolver_;
+    }
+    if (resolver) hostname = resolver(peer, transport.peer_len);
+  }
+  return exp.Match(peer, hostname);
+}
+
+bool NfsServer::PrivilegedPort(const rpc::TransportInfo& transport) {
+  uint16_t port_be = 0;
+  if (transport.peer.ss_family == AF_INET) {
+    port_be = reinterpret_cast<const sockaddr_in*>(&transport.peer)->sin_port;
+  } else if (transport.peer.ss_family == AF_INET6) {
+    port_be = reinterpret_cast<const sockaddr_in6*>(&transport.peer)->sin6_port;
+  } else {
+    return false;
+  }
+  return ntohs(port_be) < 1024;
+}
+
+vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
+                                      const conf::ExportOptions& options) {
+  vfs::Cred out;
+  if (cred.flavor != rpc::kAuthSys) {
+    // AUTH_NONE (or anything not AUTH_SYS) is the anonymous user.
+    out.uid = options.anonuid;
+    out.gid = options.anongid;
+    return out;
+  }
+  conf::SquashedIdentity id = options.Squash(cred.uid, cred.gid, cred.gids);
+  out.uid = id.uid;
+  out.gid = id.gid;
+  out.groups = std::move(id.gids);
+  return out;
+}
+
+nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs_fh3& fh,
+                                    CallAuth* auth) const {
+  if (ctx.transport == nullptr) return nfs3::NFS3ERR_SERVERFAULT;
+  if (fh.len == 0 || fh.len > nfs3::kFhSize) return nfs3::NFS3ERR_BADHANDLE;
+  auth->handle = ToVfsHandle(fh);
+  absl::StatusOr<uint32_t> export_id = backend_->ExportOf(auth->handle);
+  if (!export_id.ok()) return StatusToNfsStat(export_id.status());
+
+  // Hold our own reference: a reload may swap the table while we look.
+  std::shared_ptr<const conf::ExportTable> table = exports();
+  const conf::Export* exp = table->FindById(*export_id);
+  if (exp == nullptr) return nfs3::NFS3ERR_STALE;  // unexported since the handle was issued
+  const conf::ExportClient* client = MatchClient(*ctx.transport, *exp);
+  if (client == nullptr) return nfs3::NFS3ERR_ACCES;
+  const conf::ExportOptions& options = client->options;
+  if (options.secure && !PrivilegedPort(*ctx.transport)) return nfs3::NFS3ERR_PERM;
+
+  auth->export_id = *export_id;
+  auth->read_only = options.read_only;
+  auth->cred = SquashCredential(ctx.cred, options);
+  if (options.read_only && ctx.procedure != nullptr && ctx.procedure->modifies) {
+    return nfs3::NFS3ERR_ROFS;
+  }
+  return nfs3::NFS3_OK;
+}
+
+nfs3::nfsstat3 NfsServer::AuthorizeSecond(const nfs3::nfs_fh3& fh, const CallAuth& first,
+                                          vfs::FileHandle* out) const {
+  if (fh.len == 0 || fh.len > nfs3::kFhSize) return nfs3::NFS3ERR_BADHANDLE;
+  *out = ToVfsHandle(fh);
+  absl::StatusOr<uint32_t> export_id = backend_->ExportOf(*out);
+  if (!export_id.ok()) return StatusToNfsStat(export_id.status());
+  return *export_id == first.export_id ? nfs3::NFS3_OK : nfs3::NFS3ERR_XDEV;
+}
+
+}  // namespace nfs3d::nfsd

@@ -1,0 +1,49 @@
+#include "nfsd/transfer_sizes.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+
+namespace nfs3d::nfsd {
+namespace {
+
+TransportSizes Clamp(TransportSizes s, uint32_t limit) {
+  s.rtmax = std::clamp<uint32_t>(s.rtmax, kTransferMultiple, limit);
+  s.wtmax = std::clamp<uint32_t>(s.wtmax, kTransferMultiple, limit);
+  s.rtpref = std::clamp<uint32_t>(s.rtpref, 1024, s.rtmax);
+  s.wtpref = std::clamp<uint32_t>(s.wtpref, 1024, s.wtmax);
+  return s;
+}
+
+}  // namespace
+
+uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t max_size) {
+  if (mtu == 0) return max_size;
+  // IPv6 puts a fragment header (8) after its 40-byte header; IPv4 has 20.
+  const uint32_t ip_header = ipv6 ? 48 : 20;
+  if (mtu <= ip_header + 8) return 1024;
+  // Every fragment but the last carries a multiple of 8 payload bytes; the UDP
+  // header (8) rides in the first one.
+  const uint64_t per_fragment = (mtu - ip_header) & ~uint32_t{7};
+  const uint64_t datagram = per_fragment * std::max<uint32_t>(fragments, 1) - 8;
+  uint32_t size = 1024;
+  while (size * 2ull <= max_size && size * 2ull + kReadReplyOverhead <= datagram) size *= 2;
+  return size;
+}
+
+TransportSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport) {
+  if (transport.transport == rpc::Transport::kTcp) return Clamp(settings.tcp, kMaxTransfer);
+  TransportSizes s = Clamp(settings.udp, kMaxUdpTransfer);
+  if (settings.udp_auto && transport.mtu != 0) {
+    // IPv4-mapped peers on a dual-stack socket travel as IPv4.
+    const auto* peer6 = reinterpret_cast<const sockaddr_in6*>(&transport.peer);
+    const bool ipv6 =
+        transport.peer.ss_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&peer6->sin6_addr);
+    s.rtpref = AutoUdpPreferred(transport.mtu, ipv6, settings.udp_auto_fragments, s.rtmax);
+    s.wtpref = AutoUdpPreferred(transport.mtu, ipv6, settings.udp_auto_fragments, s.wtmax);
+  }
+  return s;
+}
+
+}  // namespace nfs3d::nfsd

@@ -1,0 +1,51 @@
+// Transfer sizes advertised in FSINFO and enforced by READ/WRITE/READDIR.
+// They depend on the transport that carried the call (knfsd does the same):
+// TCP can carry large records, a UDP reply must fit in one datagram and is
+// better kept to a few IP fragments.
+#ifndef NFS3D_NFSD_TRANSFER_SIZES_H_
+#define NFS3D_NFSD_TRANSFER_SIZES_H_
+
+#include <cstdint>
+
+#include "rpc/call_context.h"
+
+namespace nfs3d::nfsd {
+
+// Largest transfer nfs3d ever allows (bigger sizes broke clients, e.g. libnfs).
+inline constexpr uint32_t kMaxTransfer = 1u << 20;
+// A UDP READ reply must fit a 65507-byte datagram with its RPC and NFS headers.
+inline constexpr uint32_t kMaxUdpTransfer = 60 * 1024;
+// READ/WRITE offsets and sizes are best aligned to pages.
+inline constexpr uint32_t kTransferMultiple = 4096;
+// Bytes of RPC + NFS headers in front of READ data, used to size UDP replies.
+inline constexpr uint32_t kReadReplyOverhead = 200;
+
+struct TransportSizes {
+  uint32_t rtmax = 0;
+  uint32_t rtpref = 0;
+  uint32_t wtmax = 0;
+  uint32_t wtpref = 0;
+};
+
+struct TransferSettings {
+  TransportSizes tcp{kMaxTransfer, kMaxTransfer, kMaxTransfer, kMaxTransfer};
+  TransportSizes udp{32768, 32768, 32768, 32768};
+  // "auto": UDP rtpref/wtpref follow the MTU of the receiving interface.
+  bool udp_auto = false;
+  // How many IP fragments an auto-sized UDP READ reply may take.
+  uint32_t udp_auto_fragments = 6;
+};
+
+// Sizes for a call that arrived on `transport`, clamped to the hard limits
+// above (and preferred <= max). This is where per-transport policy lives.
+TransportSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport);
+
+// The largest power of two <= max_size whose READ reply (data plus
+// kReadReplyOverhead) fits in `fragments` IP fragments at `mtu`; ipv6 selects
+// the larger header. 8 KiB at MTU 1500, 32 KiB at 9000 (6 fragments). Never
+// below 1024. Returns max_size when mtu is 0 (unknown).
+uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t max_size);
+
+}  // namespace nfs3d::nfsd
+
+#endif  // NFS3D_NFSD_TRANSFER_SIZES_H_
