@@ -653,6 +653,25 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text,
   return table;
 }
 
+std::string DescribeExport(const Export& exp) {
+  std::string out = Cat(exp.path, " [id ", exp.export_id, "]");
+  for (const ExportClient& c : exp.clients) {
+    const ExportOptions& o = c.options;
+    std::string_view squash = o.squash == ExportOptions::SquashMode::kAll
+                                  ? "all_squash"
+                              : o.squash == ExportOptions::SquashMode::kRoot
+                                  ? "root_squash"
+                                  : "no_root_squash";
+    out += Cat(" ", c.spec, "(", o.read_only ? "ro" : "rw", ",", squash,
+               o.squash == ExportOptions::SquashMode::kNone
+                   ? std::string()
+                   : Cat(",anonuid=", o.anonuid, ",anongid=", o.anongid),
+               o.secure ? ",secure" : ",insecure", o.sync ? ",sync" : ",async",
+               ")");
+  }
+  return out;
+}
+
 absl::StatusOr<ExportTable> LoadExports(const std::string& path) {
   absl::StatusOr<std::string> text = ReadConfigFile(path);
   if (!text.ok()) return text.status();

@@ -75,6 +75,9 @@ struct ExportOptions {
   SquashedIdentity Squash(uint32_t uid, uint32_t gid,
                           const std::vector<uint32_t>& gids) const;
 
+  // "secure" admits only privileged source ports (< 1024).
+  bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
+
   bool operator==(const ExportOptions&) const = default;
 };
 
@@ -117,8 +120,10 @@ struct Export {
   uint32_t export_id = 0;
 
   // The client entry that applies to `peer`, or nullptr if none does.
-  // `resolved_hostname` (may be empty) is the peer's reverse-resolved name;
-  // only kHost and kWildcard entries look at it.
+  // `resolved_hostname` (may be empty) is the peer's reverse-resolved name,
+  // which the caller should have forward-confirmed (the name resolves back to
+  // the peer) so a forged PTR record cannot claim a trusted name. Only kHost
+  // and kWildcard entries look at it.
   const ExportClient* Match(const sockaddr* peer,
                             std::string_view resolved_hostname) const;
   const ExportClient* Match(const IpAddress& peer,
@@ -138,6 +143,9 @@ struct ExportTable {
   const Export* FindByPath(std::string_view path) const;
   const Export* FindById(uint32_t export_id) const;
 };
+
+// One line for the startup log: "/srv 10.0.0.0/8(rw,root_squash) *(ro,...)".
+std::string DescribeExport(const Export& exp);
 
 // Parses an exports file. Errors are InvalidArgument "FILE:LINE: problem".
 absl::StatusOr<ExportTable> ParseExports(std::string_view text,

@@ -454,6 +454,26 @@ TEST(ExportsTest, SquashTable) {
             (SquashedIdentity{65534, 65534, {65534}}));
 }
 
+TEST(ExportsTest, SecurePorts) {
+  ExportOptions o;
+  EXPECT_TRUE(o.AllowsSourcePort(1023));
+  EXPECT_FALSE(o.AllowsSourcePort(1024));
+  o.secure = false;
+  EXPECT_TRUE(o.AllowsSourcePort(40000));
+}
+
+TEST(ExportsTest, DescribeExport) {
+  ExportTable t = ParseOk("/srv 10.0.0.0/8(rw,no_root_squash,async) *\n");
+  std::string d = DescribeExport(t.exports[0]);
+  EXPECT_NE(d.find("/srv [id "), std::string::npos) << d;
+  EXPECT_NE(d.find(" 10.0.0.0/8(rw,no_root_squash,secure,async)"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find(" *(ro,root_squash,anonuid=65534,anongid=65534,secure,sync)"),
+            std::string::npos)
+      << d;
+}
+
 TEST(ExportsTest, IpAddressParsing) {
   EXPECT_EQ(IpAddress::Parse("::ffff:1.2.3.4")->family, AF_INET);
   EXPECT_EQ(IpAddress::Parse("::ffff:1.2.3.4")->ToString(), "1.2.3.4");
