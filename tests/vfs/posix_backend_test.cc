@@ -1,0 +1,604 @@
+#include "vfs/posix_backend.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "vfs/file_handle_codec.h"
+#include "vfs/vfs_error.h"
+
+namespace nfs3d::vfs {
+namespace {
+
+constexpr uint32_t kExport = 1;
+const Cred kRoot{0, 0, {}};
+const Cred kUser{1000, 1000, {}};
+
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)                     \
+  auto lhs##_or = (expr);                                   \
+  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status();          \
+  auto lhs = std::move(*lhs##_or)
+
+class PosixBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root";
+    char tmpl[] = "/tmp/nfs3d_backend_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    tmp_ = tmpl;
+    chmod(tmp_.c_str(), 0755);
+    export_path_ = tmp_ + "/export";
+    ASSERT_EQ(mkdir(export_path_.c_str(), 0755), 0);
+    NewBackend();
+    ASSERT_OK_AND_ASSIGN(root, backend_->RootHandle(kExport));
+    root_ = root;
+  }
+  void TearDown() override {
+    backend_.reset();
+    if (!tmp_.empty()) std::filesystem::remove_all(tmp_);
+  }
+
+  void NewBackend() {
+    auto b = PosixBackend::Create(PosixBackendOptions{tmp_ + "/state"});
+    ASSERT_TRUE(b.ok()) << b.status();
+    backend_ = std::move(*b);
+    ASSERT_TRUE(backend_->AddExport(kExport, export_path_).ok());
+  }
+
+  SetAttributes Mode(uint32_t mode) {
+    SetAttributes a;
+    a.mode = mode;
+    return a;
+  }
+
+  FileHandle MakeFile(const FileHandle& dir, const std::string& name, uint32_t mode = 0644,
+                      const Cred& cred = kRoot) {
+    auto r = backend_->Create(cred, dir, name, CreateMode::kGuarded, Mode(mode), {}, nullptr);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->handle : FileHandle{};
+  }
+
+  FileHandle MakeDir(const FileHandle& dir, const std::string& name, uint32_t mode = 0755,
+                     const Cred& cred = kRoot) {
+    auto r = backend_->Mkdir(cred, dir, name, Mode(mode), nullptr);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? r->handle : FileHandle{};
+  }
+
+  absl::Status WriteString(const FileHandle& fh, uint64_t offset, const std::string& s,
+                           const Cred& cred = kRoot, Wcc* wcc = nullptr) {
+    auto r = backend_->Write(cred, fh, offset,
+                             absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size()),
+                             StableHow::kUnstable, wcc);
+    if (!r.ok()) return r.status();
+    EXPECT_EQ(r->count, s.size());
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> ReadString(const FileHandle& fh, uint64_t offset, uint32_t count,
+                                         const Cred& cred = kRoot, bool* eof = nullptr) {
+    std::string buf(count, '\0');
+    auto r = backend_->Read(cred, fh, offset, count, reinterpret_cast<uint8_t*>(buf.data()));
+    if (!r.ok()) return r.status();
+    buf.resize(r->count);
+    if (eof) *eof = r->eof;
+    return buf;
+  }
+
+  std::string tmp_, export_path_;
+  std::unique_ptr<PosixBackend> backend_;
+  FileHandle root_;
+};
+
+TEST_F(PosixBackendTest, RootHandleAndAttributes) {
+  EXPECT_LE(root_.len, kMaxHandleSize);
+  ASSERT_OK_AND_ASSIGN(attrs, backend_->GetAttr(kRoot, root_));
+  struct stat st;
+  ASSERT_EQ(stat(export_path_.c_str(), &st), 0);
+  EXPECT_EQ(attrs.type, FileType::kDirectory);
+  EXPECT_EQ(attrs.fileid, st.st_ino);
+  EXPECT_EQ(attrs.mode, 0755u);
+  EXPECT_GE(attrs.nlink, 2u);
+  EXPECT_EQ(attrs.mtime.nseconds, static_cast<uint32_t>(st.st_mtim.tv_nsec));
+  EXPECT_EQ(*backend_->ExportOf(root_), kExport);
+  EXPECT_EQ(ErrnoOf(backend_->RootHandle(99).status()), ENOENT);
+  EXPECT_FALSE(backend_->AddExport(kExport, export_path_).ok());
+}
+
+TEST_F(PosixBackendTest, CreateLookupGetAttr) {
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(created, backend_->Create(kRoot, root_, "f", CreateMode::kUnchecked,
+                                                 Mode(0640), {}, &wcc));
+  ASSERT_TRUE(created.attributes.has_value());
+  EXPECT_EQ(created.attributes->mode, 0640u);
+  EXPECT_EQ(created.attributes->type, FileType::kRegular);
+  ASSERT_TRUE(wcc.before && wcc.after);
+  std::optional<Attributes> dir_attrs;
+  ASSERT_OK_AND_ASSIGN(found, backend_->Lookup(kRoot, root_, "f", &dir_attrs));
+  EXPECT_TRUE(found.handle == created.handle);
+  EXPECT_EQ(found.attributes.fileid, created.attributes->fileid);
+  ASSERT_TRUE(dir_attrs.has_value());
+  EXPECT_EQ(dir_attrs->type, FileType::kDirectory);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, "missing", nullptr).status()), ENOENT);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, found.handle, "x", nullptr).status()), ENOTDIR);
+}
+
+TEST_F(PosixBackendTest, HandlesSurviveRestart) {
+  FileHandle dir = MakeDir(root_, "d");
+  FileHandle file = MakeFile(dir, "f");
+  ASSERT_TRUE(WriteString(file, 0, "persist").ok());
+  ASSERT_OK_AND_ASSIGN(before, backend_->GetAttr(kRoot, file));
+  NewBackend();  // same state dir: same secret
+  ASSERT_OK_AND_ASSIGN(root_again, backend_->RootHandle(kExport));
+  EXPECT_TRUE(root_again == root_);
+  ASSERT_OK_AND_ASSIGN(after, backend_->GetAttr(kRoot, file));
+  EXPECT_EQ(after.fileid, before.fileid);
+  EXPECT_EQ(*ReadString(file, 0, 100), "persist");
+  ASSERT_OK_AND_ASSIGN(found, backend_->Lookup(kRoot, dir, "f", nullptr));
+  EXPECT_TRUE(found.handle == file);
+}
+
+TEST_F(PosixBackendTest, TamperedHandlesAreBadHandles) {
+  FileHandle file = MakeFile(root_, "f");
+  for (size_t i = 0; i < file.len; ++i) {
+    FileHandle bad = file;
+    bad.data[i] ^= 0x01;
+    EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, bad).status()), kErrBadHandle) << i;
+    bad = file;
+    bad.data[i] ^= 0x80;
+    EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, bad).status()), kErrBadHandle) << i;
+  }
+  FileHandle shorter = file;
+  shorter.len--;
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, shorter).status()), kErrBadHandle);
+  EXPECT_EQ(ErrnoOf(backend_->ExportOf(FileHandle{}).status()), kErrBadHandle);
+}
+
+TEST_F(PosixBackendTest, HandleOfOneExportIsRejectedByAnother) {
+  std::string other = tmp_ + "/other";
+  ASSERT_EQ(mkdir(other.c_str(), 0755), 0);
+  ASSERT_TRUE(backend_->AddExport(2, other).ok());
+  FileHandle dir = MakeDir(root_, "d");
+  FileHandle file = MakeFile(root_, "f");
+  // Relabelling the export id without the secret: MAC mismatch.
+  FileHandle relabelled = dir;
+  relabelled.data[4] = 2;
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, relabelled).status()), kErrBadHandle);
+  // Even a correctly MACed handle naming export 2 for a directory of export 1
+  // is refused: the directory is not below export 2's root.
+  ASSERT_OK_AND_ASSIGN(secret, backend_->state_dir().LoadOrCreateSecret());
+  HandleCodec codec(secret);
+  ASSERT_OK_AND_ASSIGN(decoded, codec.Decode(dir));
+  ASSERT_OK_AND_ASSIGN(forged,
+                       codec.Encode(2, decoded.handle_type, decoded.kernel_bytes()));
+  NewBackend();  // cold caches
+  ASSERT_TRUE(backend_->AddExport(2, other).ok());
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, forged).status()), ESTALE);
+  // An unknown export id is stale.
+  ASSERT_OK_AND_ASSIGN(unknown, codec.Encode(77, decoded.handle_type, decoded.kernel_bytes()));
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, unknown).status()), ESTALE);
+  // Linking across exports is refused.
+  ASSERT_OK_AND_ASSIGN(other_root, backend_->RootHandle(2));
+  EXPECT_EQ(ErrnoOf(backend_->Link(kRoot, file, other_root, "l", nullptr, nullptr)), EXDEV);
+}
+
+TEST_F(PosixBackendTest, DotAndDotDot) {
+  ASSERT_OK_AND_ASSIGN(up, backend_->Lookup(kRoot, root_, "..", nullptr));
+  EXPECT_TRUE(up.handle == root_);
+  ASSERT_OK_AND_ASSIGN(self, backend_->Lookup(kRoot, root_, ".", nullptr));
+  EXPECT_TRUE(self.handle == root_);
+  FileHandle sub = MakeDir(root_, "sub");
+  FileHandle subsub = MakeDir(sub, "subsub");
+  ASSERT_OK_AND_ASSIGN(parent, backend_->Lookup(kRoot, sub, "..", nullptr));
+  EXPECT_TRUE(parent.handle == root_);
+  ASSERT_OK_AND_ASSIGN(parent2, backend_->Lookup(kRoot, subsub, "..", nullptr));
+  EXPECT_TRUE(parent2.handle == sub);
+}
+
+TEST_F(PosixBackendTest, NameChecks) {
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, "", nullptr).status()), EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, "a/b", nullptr).status()), EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, std::string("a\0b", 3), nullptr).status()),
+            EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, std::string(256, 'x'), nullptr).status()),
+            ENAMETOOLONG);
+  auto create = [&](const std::string& name) {
+    return backend_->Create(kRoot, root_, name, CreateMode::kUnchecked, {}, {}, nullptr).status();
+  };
+  EXPECT_EQ(ErrnoOf(create(".")), EEXIST);
+  EXPECT_EQ(ErrnoOf(create("..")), EEXIST);
+  EXPECT_EQ(ErrnoOf(backend_->Mkdir(kRoot, root_, "..", {}, nullptr).status()), EEXIST);
+  EXPECT_EQ(ErrnoOf(backend_->Remove(kRoot, root_, ".", nullptr)), EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, root_, ".", nullptr)), EINVAL);
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, root_, "..", nullptr)), ENOTEMPTY);
+  MakeFile(root_, "f");
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kRoot, root_, "f", root_, "..", nullptr, nullptr)), EINVAL);
+  ASSERT_TRUE(create(std::string(255, 'y')).ok());
+}
+
+TEST_F(PosixBackendTest, CreateModes) {
+  FileHandle f = MakeFile(root_, "f");
+  ASSERT_TRUE(WriteString(f, 0, "hello").ok());
+  EXPECT_EQ(ErrnoOf(backend_->Create(kRoot, root_, "f", CreateMode::kGuarded, {}, {}, nullptr)
+                        .status()),
+            EEXIST);
+  // UNCHECKED on an existing file succeeds and applies the size.
+  SetAttributes truncate;
+  truncate.size = 0;
+  ASSERT_OK_AND_ASSIGN(again, backend_->Create(kRoot, root_, "f", CreateMode::kUnchecked,
+                                               truncate, {}, nullptr));
+  EXPECT_TRUE(again.handle == f);
+  EXPECT_EQ(again.attributes->size, 0u);
+  MakeDir(root_, "d");
+  EXPECT_EQ(ErrnoOf(backend_->Create(kRoot, root_, "d", CreateMode::kUnchecked, {}, {}, nullptr)
+                        .status()),
+            EEXIST);
+}
+
+TEST_F(PosixBackendTest, ExclusiveCreateRetransmitInUserDir) {
+  FileHandle dir = MakeDir(root_, "u", 0777);
+  Verifier v1 = {1, 2, 3, 4, 0xf5, 6, 7, 0xf8};
+  Verifier v2 = {1, 2, 3, 4, 0xf5, 6, 7, 0xf9};
+  ASSERT_OK_AND_ASSIGN(first, backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1,
+                                               nullptr));
+  EXPECT_EQ(first.attributes->uid, 1000u);
+  ASSERT_OK_AND_ASSIGN(retry, backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1,
+                                               nullptr));
+  EXPECT_TRUE(retry.handle == first.handle);
+  EXPECT_EQ(ErrnoOf(backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v2, nullptr)
+                        .status()),
+            EEXIST);
+  // The times carry the verifier too (knfsd style).
+  EXPECT_EQ(first.attributes->atime.seconds, 0x01020304u);
+  EXPECT_EQ(first.attributes->mtime.seconds, 0xf50607f8u);
+  // After the client's SETATTR of the times the xattr still matches.
+  SetAttributes times;
+  times.atime_how = SetTime::kServerTime;
+  times.mtime_how = SetTime::kServerTime;
+  ASSERT_TRUE(backend_->SetAttr(kUser, first.handle, times, std::nullopt, nullptr).ok());
+  EXPECT_TRUE(
+      backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1, nullptr).ok());
+}
+
+TEST_F(PosixBackendTest, WriteReadAndWcc) {
+  FileHandle f = MakeFile(root_, "f");
+  Wcc wcc;
+  ASSERT_TRUE(WriteString(f, 0, "0123456789", kRoot, &wcc).ok());
+  ASSERT_TRUE(wcc.before && wcc.after);
+  EXPECT_EQ(wcc.before->size, 0u);
+  EXPECT_EQ(wcc.after->size, 10u);
+  Wcc wcc2;
+  ASSERT_TRUE(WriteString(f, 10, std::string(20, 'z'), kRoot, &wcc2).ok());
+  EXPECT_EQ(wcc2.before->size, 10u);
+  EXPECT_EQ(wcc2.after->size, 30u);
+  EXPECT_EQ(wcc2.before->mtime.seconds, wcc.after->mtime.seconds);
+  EXPECT_EQ(wcc2.before->mtime.nseconds, wcc.after->mtime.nseconds);
+  bool eof = false;
+  EXPECT_EQ(*ReadString(f, 0, 10, kRoot, &eof), "0123456789");
+  EXPECT_FALSE(eof);
+  EXPECT_EQ(*ReadString(f, 25, 100, kRoot, &eof), "zzzzz");
+  EXPECT_TRUE(eof);
+  EXPECT_EQ(*ReadString(f, 100, 10, kRoot, &eof), "");
+  EXPECT_TRUE(eof);
+  EXPECT_EQ(ErrnoOf(ReadString(root_, 0, 10).status()), EISDIR);
+  EXPECT_EQ(ErrnoOf(WriteString(root_, 0, "x")), EISDIR);
+}
+
+TEST_F(PosixBackendTest, StableWritesAndCommit) {
+  FileHandle f = MakeFile(root_, "f");
+  std::string data(8192, 'd');
+  auto span = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+  ASSERT_OK_AND_ASSIGN(unstable, backend_->Write(kRoot, f, 0, span, StableHow::kUnstable, nullptr));
+  EXPECT_EQ(unstable.committed, StableHow::kUnstable);
+  EXPECT_EQ(unstable.verifier, backend_->WriteVerifier());
+  ASSERT_OK_AND_ASSIGN(synced, backend_->Write(kRoot, f, 0, span, StableHow::kFileSync, nullptr));
+  EXPECT_EQ(synced.committed, StableHow::kFileSync);
+  ASSERT_OK_AND_ASSIGN(dsync, backend_->Write(kRoot, f, 0, span, StableHow::kDataSync, nullptr));
+  EXPECT_EQ(dsync.committed, StableHow::kDataSync);
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(verf, backend_->Commit(kRoot, f, 0, 0, &wcc));
+  EXPECT_EQ(verf, backend_->WriteVerifier());
+  EXPECT_TRUE(wcc.after.has_value());
+  EXPECT_EQ(ErrnoOf(backend_->Commit(kRoot, root_, 0, 0, nullptr).status()), EISDIR);
+  // A new server instance has a new verifier.
+  Verifier old = backend_->WriteVerifier();
+  NewBackend();
+  EXPECT_NE(backend_->WriteVerifier(), old);
+}
+
+TEST_F(PosixBackendTest, PermissionsAsUnprivilegedUser) {
+  FileHandle secret = MakeFile(root_, "secret", 0600);
+  ASSERT_TRUE(WriteString(secret, 0, "top").ok());
+  EXPECT_EQ(ErrnoOf(ReadString(secret, 0, 10, kUser).status()), EACCES);
+  EXPECT_EQ(ErrnoOf(WriteString(secret, 0, "x", kUser)), EACCES);
+  ASSERT_OK_AND_ASSIGN(access, backend_->Access(kUser, secret, 0x3f, nullptr));
+  EXPECT_EQ(access.granted, 0u);
+  FileHandle pub = MakeFile(root_, "pub", 0644);
+  ASSERT_OK_AND_ASSIGN(access2, backend_->Access(kUser, pub, 0x3f, nullptr));
+  EXPECT_EQ(access2.granted, 0x01u);  // READ only
+  ASSERT_OK_AND_ASSIGN(access_root, backend_->Access(kRoot, pub, 0x3f, nullptr));
+  EXPECT_EQ(access_root.granted, 0x01u | 0x04u | 0x08u);  // no EXECUTE: no x bit
+  // Directory bits: root-owned 0755 gives READ|LOOKUP to others.
+  ASSERT_OK_AND_ASSIGN(dir_access, backend_->Access(kUser, root_, 0x3f, nullptr));
+  EXPECT_EQ(dir_access.granted, 0x01u | 0x02u);
+  ASSERT_OK_AND_ASSIGN(dir_root, backend_->Access(kRoot, root_, 0x3f, nullptr));
+  EXPECT_EQ(dir_root.granted, 0x01u | 0x02u | 0x04u | 0x08u | 0x10u);
+  // Creating in a root-owned 0755 directory is denied.
+  EXPECT_EQ(ErrnoOf(backend_->Create(kUser, root_, "mine", CreateMode::kGuarded, {}, {}, nullptr)
+                        .status()),
+            EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Mkdir(kUser, root_, "mine", {}, nullptr).status()), EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Remove(kUser, root_, "pub", nullptr)), EACCES);
+  // A non-owner can't chmod.
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(kUser, pub, Mode(0777), std::nullopt, nullptr)), EPERM);
+  // A private directory can't be listed or searched.
+  FileHandle priv = MakeDir(root_, "priv", 0700);
+  MakeFile(priv, "inside");
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kUser, priv, "inside", nullptr).status()), EACCES);
+  bool eof;
+  EXPECT_EQ(ErrnoOf(backend_->ReadDir(kUser, priv, 0, nullptr,
+                                      [](const DirEntry&) { return true; }, &eof, nullptr)),
+            EACCES);
+}
+
+TEST_F(PosixBackendTest, OwnerOverrideAndCachedDescriptorsDontLeak) {
+  FileHandle dir = MakeDir(root_, "u", 0777);
+  // The owner may write a file it created read-only (knfsd semantics).
+  FileHandle ro = MakeFile(dir, "ro", 0444, kUser);
+  EXPECT_TRUE(WriteString(ro, 0, "mine", kUser).ok());
+  EXPECT_EQ(*ReadString(ro, 0, 10, kUser), "mine");
+  // Root writes a 0600 root file (caching a read-write descriptor); the user
+  // must still be refused.
+  FileHandle secret = MakeFile(dir, "secret", 0600);
+  ASSERT_TRUE(WriteString(secret, 0, "top").ok());
+  EXPECT_EQ(ErrnoOf(WriteString(secret, 0, "x", kUser)), EACCES);
+  EXPECT_EQ(ErrnoOf(ReadString(secret, 0, 3, kUser).status()), EACCES);
+  // Permission changes take effect at once despite the cached descriptor.
+  ASSERT_TRUE(backend_->SetAttr(kRoot, secret, Mode(0666), std::nullopt, nullptr).ok());
+  EXPECT_EQ(*ReadString(secret, 0, 3, kUser), "top");
+  ASSERT_TRUE(backend_->SetAttr(kRoot, secret, Mode(0600), std::nullopt, nullptr).ok());
+  EXPECT_EQ(ErrnoOf(ReadString(secret, 0, 3, kUser).status()), EACCES);
+  // Execute-only files can be read (READ-if-EXEC).
+  FileHandle exe = MakeFile(dir, "exe", 0711);
+  ASSERT_TRUE(WriteString(exe, 0, "bin").ok());
+  EXPECT_EQ(*ReadString(exe, 0, 3, kUser), "bin");
+}
+
+TEST_F(PosixBackendTest, SetAttr) {
+  FileHandle f = MakeFile(root_, "f");
+  ASSERT_TRUE(WriteString(f, 0, "0123456789").ok());
+  ASSERT_OK_AND_ASSIGN(attrs, backend_->GetAttr(kRoot, f));
+  SetAttributes change;
+  change.size = 4;
+  change.mode = 04755;
+  change.uid = 1000;
+  change.gid = 1000;
+  change.atime_how = SetTime::kClientTime;
+  change.atime = Time{1000000, 5};
+  change.mtime_how = SetTime::kClientTime;
+  change.mtime = Time{2000000, 7};
+  Wcc wcc;
+  ASSERT_TRUE(backend_->SetAttr(kRoot, f, change, attrs.ctime, &wcc).ok());
+  ASSERT_TRUE(wcc.before && wcc.after);
+  EXPECT_EQ(wcc.before->size, 10u);
+  EXPECT_EQ(wcc.after->size, 4u);
+  EXPECT_EQ(wcc.after->mode, 04755u);  // explicit mode wins over chown's suid clearing
+  EXPECT_EQ(wcc.after->uid, 1000u);
+  EXPECT_EQ(wcc.after->gid, 1000u);
+  EXPECT_EQ(wcc.after->atime.seconds, 1000000u);
+  EXPECT_EQ(wcc.after->atime.nseconds, 5u);
+  EXPECT_EQ(wcc.after->mtime.seconds, 2000000u);
+  // Stale guard.
+  Wcc wcc2;
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(kRoot, f, Mode(0600), attrs.ctime, &wcc2)), kErrNotSync);
+  EXPECT_TRUE(wcc2.after.has_value());
+  EXPECT_EQ(wcc2.after->mode, 04755u);
+  // Size on a directory.
+  SetAttributes size;
+  size.size = 0;
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(kRoot, root_, size, std::nullopt, nullptr)), EISDIR);
+  // The owner (now uid 1000) may set server time and truncate.
+  SetAttributes now;
+  now.mtime_how = SetTime::kServerTime;
+  now.size = 0;
+  EXPECT_TRUE(backend_->SetAttr(kUser, f, now, std::nullopt, nullptr).ok());
+  // Others may not set times to client values.
+  FileHandle g = MakeFile(root_, "g", 0666);
+  SetAttributes client_time;
+  client_time.mtime_how = SetTime::kClientTime;
+  client_time.mtime = Time{5, 0};
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(kUser, g, client_time, std::nullopt, nullptr)), EPERM);
+}
+
+TEST_F(PosixBackendTest, RemoveRmdirRenameLink) {
+  FileHandle d = MakeDir(root_, "d");
+  FileHandle f = MakeFile(d, "f");
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, root_, "d", nullptr)), ENOTEMPTY);
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, d, "f", nullptr)), ENOTDIR);
+  EXPECT_EQ(ErrnoOf(backend_->Remove(kRoot, root_, "d", nullptr)), EISDIR);
+  EXPECT_EQ(ErrnoOf(backend_->Remove(kRoot, root_, "nope", nullptr)), ENOENT);
+
+  // Link.
+  std::optional<Attributes> fattrs;
+  Wcc link_wcc;
+  ASSERT_TRUE(backend_->Link(kRoot, f, root_, "hard", &fattrs, &link_wcc).ok());
+  ASSERT_TRUE(fattrs.has_value());
+  EXPECT_EQ(fattrs->nlink, 2u);
+  EXPECT_TRUE(link_wcc.before && link_wcc.after);
+  EXPECT_EQ(ErrnoOf(backend_->Link(kRoot, f, root_, "hard", nullptr, nullptr)), EEXIST);
+  EXPECT_EQ(ErrnoOf(backend_->Link(kRoot, d, root_, "dirlink", nullptr, nullptr)), EPERM);
+
+  // Rename across directories with wcc on both.
+  Wcc from, to;
+  ASSERT_TRUE(backend_->Rename(kRoot, d, "f", root_, "moved", &from, &to).ok());
+  ASSERT_TRUE(from.before && from.after && to.before && to.after);
+  ASSERT_OK_AND_ASSIGN(moved, backend_->Lookup(kRoot, root_, "moved", nullptr));
+  EXPECT_TRUE(moved.handle == f);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, d, "f", nullptr).status()), ENOENT);
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kRoot, d, "f", root_, "x", nullptr, nullptr)), ENOENT);
+  // Rename over an existing file.
+  FileHandle other = MakeFile(root_, "other");
+  ASSERT_TRUE(backend_->Rename(kRoot, root_, "moved", root_, "other", nullptr, nullptr).ok());
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, other).status()), ESTALE);
+  // Directory over non-empty directory.
+  FileHandle d2 = MakeDir(root_, "d2");
+  MakeFile(d2, "x");
+  MakeDir(root_, "d3");
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kRoot, root_, "d3", root_, "d2", nullptr, nullptr)),
+            ENOTEMPTY);
+
+  // Remove both names: the handle goes stale.
+  Wcc rm_wcc;
+  ASSERT_TRUE(backend_->Remove(kRoot, root_, "other", &rm_wcc).ok());
+  EXPECT_TRUE(rm_wcc.before && rm_wcc.after);
+  ASSERT_TRUE(backend_->GetAttr(kRoot, f).ok());  // "hard" still links it
+  ASSERT_TRUE(backend_->Remove(kRoot, root_, "hard", nullptr).ok());
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, f).status()), ESTALE);
+  ASSERT_TRUE(backend_->Rmdir(kRoot, root_, "d", nullptr).ok());
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, d).status()), ESTALE);
+}
+
+TEST_F(PosixBackendTest, SymlinksAreNotFollowed) {
+  ASSERT_OK_AND_ASSIGN(link, backend_->Symlink(kRoot, root_, "escape", "/etc", {}, nullptr));
+  EXPECT_EQ(link.attributes->type, FileType::kSymlink);
+  ASSERT_OK_AND_ASSIGN(found, backend_->Lookup(kRoot, root_, "escape", nullptr));
+  EXPECT_TRUE(found.handle == link.handle);
+  EXPECT_EQ(found.attributes.type, FileType::kSymlink);
+  EXPECT_EQ(*backend_->Readlink(kRoot, found.handle, nullptr), "/etc");
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, found.handle, "passwd", nullptr).status()), ENOTDIR);
+  EXPECT_EQ(ErrnoOf(backend_->Readlink(kRoot, root_, nullptr).status()), EINVAL);
+  EXPECT_EQ(ErrnoOf(ReadString(found.handle, 0, 10).status()), EINVAL);
+  EXPECT_EQ(ErrnoOf(backend_->Symlink(kRoot, root_, "escape", "x", {}, nullptr).status()), EEXIST);
+}
+
+TEST_F(PosixBackendTest, Mknod) {
+  ASSERT_OK_AND_ASSIGN(fifo, backend_->Mknod(kRoot, root_, "fifo", FileType::kFifo, 0, 0,
+                                             Mode(0640), nullptr));
+  EXPECT_EQ(fifo.attributes->type, FileType::kFifo);
+  EXPECT_EQ(fifo.attributes->mode, 0640u);
+  ASSERT_OK_AND_ASSIGN(sock, backend_->Mknod(kRoot, root_, "sock", FileType::kSocket, 0, 0, {},
+                                             nullptr));
+  EXPECT_EQ(sock.attributes->type, FileType::kSocket);
+  ASSERT_OK_AND_ASSIGN(chr, backend_->Mknod(kRoot, root_, "null", FileType::kChar, 1, 3,
+                                            Mode(0666), nullptr));
+  EXPECT_EQ(chr.attributes->type, FileType::kChar);
+  EXPECT_EQ(chr.attributes->rdev_major, 1u);
+  EXPECT_EQ(chr.attributes->rdev_minor, 3u);
+  // Reading a device through the server never opens it.
+  EXPECT_EQ(ErrnoOf(ReadString(chr.handle, 0, 10).status()), EINVAL);
+  EXPECT_EQ(ErrnoOf(ReadString(fifo.handle, 0, 10).status()), EINVAL);
+  EXPECT_EQ(ErrnoOf(backend_->Mknod(kRoot, root_, "dir", FileType::kDirectory, 0, 0, {}, nullptr)
+                        .status()),
+            kErrBadType);
+  FileHandle dir = MakeDir(root_, "u", 0777);
+  EXPECT_EQ(ErrnoOf(backend_->Mknod(kUser, dir, "c", FileType::kChar, 1, 3, {}, nullptr).status()),
+            EPERM);
+}
+
+TEST_F(PosixBackendTest, ReadDirPagesWithoutGapsOrDuplicates) {
+  FileHandle d = MakeDir(root_, "big");
+  constexpr int kFiles = 1000;
+  for (int i = 0; i < kFiles; ++i) {
+    ASSERT_TRUE(backend_
+                    ->Create(kRoot, d, "file" + std::to_string(i), CreateMode::kUnchecked, {}, {},
+                             nullptr)
+                    .ok());
+  }
+  std::multiset<std::string> seen;
+  uint64_t cookie = 0;
+  Verifier verf{};
+  bool eof = false;
+  int calls = 0;
+  while (!eof && calls < 1000) {
+    ++calls;
+    int emitted = 0;
+    std::optional<Attributes> dir_attrs;
+    absl::Status st = backend_->ReadDir(
+        kRoot, d, cookie, &verf,
+        [&](const DirEntry& e) {
+          if (emitted == 7) return false;
+          ++emitted;
+          seen.insert(std::string(e.name));
+          cookie = e.cookie;
+          EXPECT_NE(e.fileid, 0u);
+          return true;
+        },
+        &eof, &dir_attrs);
+    ASSERT_TRUE(st.ok()) << st;
+    ASSERT_TRUE(dir_attrs.has_value());
+  }
+  EXPECT_TRUE(eof);
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kFiles + 2));
+  std::set<std::string> unique(seen.begin(), seen.end());
+  EXPECT_EQ(unique.size(), seen.size());
+  EXPECT_TRUE(unique.count("."));
+  EXPECT_TRUE(unique.count(".."));
+  EXPECT_TRUE(unique.count("file999"));
+  // A stale verifier is accepted; the verifier stays constant.
+  Verifier junk = {9, 9, 9, 9, 9, 9, 9, 9};
+  bool eof2;
+  EXPECT_TRUE(backend_->ReadDir(kRoot, d, cookie, &junk, [](const DirEntry&) { return true; },
+                                &eof2, nullptr).ok());
+  EXPECT_EQ(junk, Verifier{});
+  EXPECT_EQ(ErrnoOf(backend_->ReadDir(kRoot, MakeFile(root_, "plain"), 0, nullptr,
+                                      [](const DirEntry&) { return true; }, &eof2, nullptr)),
+            ENOTDIR);
+}
+
+TEST_F(PosixBackendTest, ReadDirAtRootReportsRootForDotDot) {
+  ASSERT_OK_AND_ASSIGN(attrs, backend_->GetAttr(kRoot, root_));
+  bool eof;
+  uint64_t dotdot = 0;
+  ASSERT_TRUE(backend_->ReadDir(kRoot, root_, 0, nullptr,
+                                [&](const DirEntry& e) {
+                                  if (e.name == "..") dotdot = e.fileid;
+                                  return true;
+                                },
+                                &eof, nullptr).ok());
+  EXPECT_TRUE(eof);
+  EXPECT_EQ(dotdot, attrs.fileid);
+}
+
+TEST_F(PosixBackendTest, StatFsAndPathConf) {
+  ASSERT_OK_AND_ASSIGN(fs, backend_->StatFs(kRoot, root_, nullptr));
+  EXPECT_GT(fs.total_bytes, 0u);
+  EXPECT_GE(fs.total_bytes, fs.free_bytes);
+  EXPECT_GE(fs.free_bytes, fs.avail_bytes);
+  std::optional<Attributes> attrs;
+  ASSERT_OK_AND_ASSIGN(pc, backend_->GetPathConf(kRoot, root_, &attrs));
+  EXPECT_EQ(pc.name_max, 255u);
+  EXPECT_GT(pc.link_max, 1u);
+  EXPECT_TRUE(attrs.has_value());
+}
+
+TEST_F(PosixBackendTest, SubtreeExportDoesNotEscape) {
+  // Export a sub-directory; a handle for its parent (same file system) issued
+  // under the sub-export's id must not resolve.
+  std::string inner = export_path_ + "/inner";
+  ASSERT_EQ(mkdir(inner.c_str(), 0755), 0);
+  ASSERT_TRUE(backend_->AddExport(3, inner).ok());
+  ASSERT_OK_AND_ASSIGN(inner_root, backend_->RootHandle(3));
+  ASSERT_OK_AND_ASSIGN(up, backend_->Lookup(kRoot, inner_root, "..", nullptr));
+  EXPECT_TRUE(up.handle == inner_root);
+  ASSERT_OK_AND_ASSIGN(secret, backend_->state_dir().LoadOrCreateSecret());
+  HandleCodec codec(secret);
+  ASSERT_OK_AND_ASSIGN(decoded, codec.Decode(root_));
+  ASSERT_OK_AND_ASSIGN(forged, codec.Encode(3, decoded.handle_type, decoded.kernel_bytes()));
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, forged).status()), ESTALE);
+  // A directory inside resolves cold (walk succeeds).
+  FileHandle deep = MakeDir(MakeDir(inner_root, "a"), "b");
+  NewBackend();
+  ASSERT_TRUE(backend_->AddExport(3, inner).ok());
+  EXPECT_TRUE(backend_->GetAttr(kRoot, deep).ok());
+}
+
+}  // namespace
+}  // namespace nfs3d::vfs

@@ -1,0 +1,1274 @@
+#include "vfs/posix_backend.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <list>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/log.h"
+#include "vfs/thread_credentials.h"
+#include "vfs/vfs_error.h"
+
+namespace nfs3d::vfs {
+namespace {
+
+constexpr char kVerfXattr[] = "user.nfs3d.verf";
+constexpr size_t kNameMax = 255;
+constexpr int kMaxWalkDepth = 4096;
+constexpr size_t kLockStripes = 256;
+constexpr size_t kReadDirBuffer = 32 * 1024;
+
+// Owns one file descriptor.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) {
+      Reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  ~UniqueFd() { Reset(); }
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  void Reset() {
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+absl::Status Errno(std::string_view context) { return ErrnoError(errno, context); }
+
+std::string ProcPath(int fd) { return absl::StrCat("/proc/self/fd/", fd); }
+
+FileType TypeOf(mode_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return FileType::kDirectory;
+    case S_IFBLK: return FileType::kBlock;
+    case S_IFCHR: return FileType::kChar;
+    case S_IFLNK: return FileType::kSymlink;
+    case S_IFSOCK: return FileType::kSocket;
+    case S_IFIFO: return FileType::kFifo;
+    default: return FileType::kRegular;
+  }
+}
+
+Time ToTime(const struct timespec& ts) {
+  return Time{static_cast<uint32_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec)};
+}
+
+WccAttr ToWcc(const struct stat& st) {
+  return WccAttr{static_cast<uint64_t>(st.st_size), ToTime(st.st_mtim), ToTime(st.st_ctim)};
+}
+
+bool SameTime(const Time& a, const Time& b) {
+  return a.seconds == b.seconds && a.nseconds == b.nseconds;
+}
+
+// Name checks shared by all operations that take a client-supplied name.
+absl::Status CheckName(std::string_view name) {
+  if (name.empty() || name.find('/') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
+    return ErrnoError(EACCES, "invalid name");
+  }
+  if (name.size() > kNameMax) return ErrnoError(ENAMETOOLONG, "name too long");
+  return absl::OkStatus();
+}
+
+bool IsDotName(std::string_view name) { return name == "." || name == ".."; }
+
+// For operations that create a name: "." and ".." already exist.
+absl::Status CheckNewName(std::string_view name) {
+  absl::Status st = CheckName(name);
+  if (!st.ok()) return st;
+  if (IsDotName(name)) return ErrnoError(EEXIST, "cannot create . or ..");
+  return absl::OkStatus();
+}
+
+// A bounded least-recently-used map from handle bytes to shared values.
+// Evicted values are released outside the lock; holders keep them alive.
+template <typename V>
+class LruCache {
+ public:
+  explicit LruCache(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
+
+  std::shared_ptr<V> Get(const std::string& key) {
+    absl::MutexLock lock(&mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return nullptr;
+    order_.splice(order_.begin(), order_, it->second);
+    return it->second->second;
+  }
+
+  // Inserts value unless key is present; returns the cached value.
+  std::shared_ptr<V> Insert(const std::string& key, std::shared_ptr<V> value) {
+    std::shared_ptr<V> evicted;
+    std::shared_ptr<V> result;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = index_.find(key);
+      if (it != index_.end()) {
+        order_.splice(order_.begin(), order_, it->second);
+        return it->second->second;
+      }
+      order_.emplace_front(key, std::move(value));
+      index_[key] = order_.begin();
+      result = order_.front().second;
+      if (order_.size() > capacity_) {
+        evicted = std::move(order_.back().second);
+        index_.erase(order_.back().first);
+        order_.pop_back();
+      }
+    }
+    return result;
+  }
+
+  void Erase(const std::string& key) {
+    std::shared_ptr<V> evicted;
+    absl::MutexLock lock(&mu_);
+    auto it = index_.find(key);
+    if (it == index_.end()) return;
+    evicted = std::move(it->second->second);
+    order_.erase(it->second);
+    index_.erase(it);
+  }
+
+ private:
+  const size_t capacity_;
+  absl::Mutex mu_;
+  std::list<std::pair<std::string, std::shared_ptr<V>>> order_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<std::string, typename std::list<std::pair<std::string, std::shared_ptr<V>>>::iterator>
+      index_ ABSL_GUARDED_BY(mu_);
+};
+
+struct KernelHandle {
+  struct file_handle header;
+  unsigned char bytes[MAX_HANDLE_SZ];
+};
+
+// Reads the "root" field of this mount in /proc/self/mountinfo.
+std::string MountRoot(int mount_id) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  std::string prefix = absl::StrCat(mount_id, " ");
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::vector<std::string> fields = absl::StrSplit(line, ' ');
+    if (fields.size() > 3) return fields[3];
+  }
+  return "";
+}
+
+uint64_t RandomU64() {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (static_cast<uint64_t>(ts.tv_sec) << 32) ^ static_cast<uint64_t>(ts.tv_nsec) ^
+        static_cast<uint64_t>(getpid());
+  }
+  return v;
+}
+
+uint32_t Be32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+}  // namespace
+
+struct PosixBackend::Export {
+  uint32_t id = 0;
+  std::string path;
+  UniqueFd root_fd;   // O_PATH | O_DIRECTORY
+  UniqueFd mount_fd;  // O_RDONLY: open_by_handle_at refuses O_PATH mount fds
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int mount_id = -1;
+  bool walk_check = true;  // sub-directory export: verify directories by walking ".."
+  uint64_t fsid = 0;
+  FileHandle root_handle;
+};
+
+// A resolved handle: an O_PATH descriptor of the object.
+struct PosixBackend::Node {
+  UniqueFd fd;
+  std::shared_ptr<const Export> exp;
+  FileHandle handle;
+  std::string key;  // handle bytes, the cache key
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
+namespace {
+
+// Descriptors for data I/O on one regular file, opened with the server's
+// identity; callers check the user's permission before each use.
+struct IoFds {
+  absl::Mutex mu;
+  UniqueFd ro ABSL_GUARDED_BY(mu);
+  UniqueFd rw ABSL_GUARDED_BY(mu);
+};
+
+}  // namespace
+
+class PosixBackend::Impl {
+ public:
+  using NodePtr = std::shared_ptr<Node>;
+
+  Impl(const HandleSecret& secret, size_t handle_cache, size_t io_cache)
+      : codec_(secret), nodes_(handle_cache), io_(io_cache), verifier_(RandomU64()) {}
+
+  std::shared_ptr<const Export> FindExport(uint32_t id) {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    auto it = exports_.find(id);
+    return it == exports_.end() ? nullptr : it->second;
+  }
+
+  absl::Status AddExport(uint32_t id, const std::string& path);
+  absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
+  absl::StatusOr<FileHandle> MakeHandle(const Export& exp, int fd);
+  NodePtr Adopt(std::shared_ptr<const Export> exp, UniqueFd fd, const FileHandle& handle,
+                const struct stat& st);
+  // fstat of the object; ESTALE (and the node dropped from the caches) once
+  // it has no links left.
+  absl::StatusOr<struct stat> Stat(const Node& node);
+  Attributes ToAttributes(const struct stat& st, const Export& exp) const;
+  std::optional<Attributes> AttrsOrNone(const Node& node) {
+    absl::StatusOr<struct stat> st = Stat(node);
+    if (!st.ok()) return std::nullopt;
+    return ToAttributes(*st, *node.exp);
+  }
+  void Forget(const std::string& key) {
+    nodes_.Erase(key);
+    io_.Erase(key);
+  }
+  // The handle key of name in dir if it exists (for cache eviction after the
+  // name is removed), with an O_PATH fd that keeps observing the inode.
+  std::optional<std::pair<std::string, UniqueFd>> Peek(const Node& dir, const std::string& name);
+  void ForgetIfUnlinked(std::optional<std::pair<std::string, UniqueFd>>& peeked) {
+    if (!peeked) return;
+    struct stat st;
+    if (fstatat(peeked->second.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 &&
+        st.st_nlink == 0) {
+      Forget(peeked->first);
+    }
+  }
+
+  // An I/O descriptor for a regular file (read-write if write, else any).
+  absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> IoFd(const Node& node, bool write);
+  // Under the caller's credentials: may the caller read/write this regular
+  // file (with knfsd's owner override and read-if-execute)?
+  absl::Status CheckIo(const Cred& cred, const Node& node, const struct stat& st, bool write);
+
+  absl::Mutex& Stripe(const Node& n) { return stripes_[StripeIndex(n)]; }
+  size_t StripeIndex(const Node& n) const {
+    return (static_cast<size_t>(n.ino) * 0x9E3779B97F4A7C15ULL ^ static_cast<size_t>(n.dev)) %
+           kLockStripes;
+  }
+
+  // Applies attrs to node under the caller's credentials (no locking, no
+  // guard). st is the current state.
+  absl::Status ApplyAttrs(const Cred& cred, const Node& node, const struct stat& st,
+                          const SetAttributes& attrs, bool skip_mode);
+
+  // Runs op (under the caller's credentials) on directory dir with its wcc
+  // taken around it under the directory's stripe lock.
+  absl::Status DirOp(const Cred& cred, const Node& dir, Wcc* wcc,
+                     const std::function<absl::Status()>& op);
+
+  // Common tail of CREATE/MKDIR/SYMLINK/MKNOD: the handle of a new object.
+  absl::StatusOr<CreateResult> Finish(const Cred& cred, const NodePtr& dir, UniqueFd fd,
+                                      const SetAttributes* attrs_to_apply);
+
+  uint64_t verifier() const { return verifier_.load(); }
+  void RotateVerifier() {
+    uint64_t old = verifier_.load();
+    uint64_t next = RandomU64();
+    if (next == old) ++next;
+    verifier_.store(next);
+    NFS3D_LOG_WARNING("sync failed: write verifier changed");
+  }
+
+ private:
+  absl::Status CheckInsideExport(const Export& exp, int fd, const struct stat& st);
+
+  HandleCodec codec_;
+  absl::Mutex exports_mu_;
+  std::map<uint32_t, std::shared_ptr<const Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
+  LruCache<Node> nodes_;
+  LruCache<IoFds> io_;
+  absl::Mutex stripes_[kLockStripes];
+  std::atomic<uint64_t> verifier_;
+};
+
+// ---------------------------------------------------------------------------
+// Impl helpers
+
+absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path) {
+  auto exp = std::make_shared<Export>();
+  exp->id = id;
+  exp->path = path;
+  exp->root_fd = UniqueFd(open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!exp->root_fd.valid()) return Errno(absl::StrCat("open export ", path));
+  exp->mount_fd = UniqueFd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!exp->mount_fd.valid()) return Errno(absl::StrCat("open export ", path));
+  struct stat st;
+  if (fstat(exp->root_fd.get(), &st) != 0) return Errno("fstat export root");
+  exp->dev = st.st_dev;
+  exp->ino = st.st_ino;
+  KernelHandle kh;
+  kh.header.handle_bytes = MAX_HANDLE_SZ;
+  if (name_to_handle_at(exp->root_fd.get(), "", &kh.header, &exp->mount_id, AT_EMPTY_PATH) != 0) {
+    return Errno(absl::StrCat("name_to_handle_at ", path, " (file system without handles?)"));
+  }
+  struct statfs sfs;
+  if (fstatfs(exp->root_fd.get(), &sfs) != 0) return Errno("fstatfs export root");
+  uint64_t fsid = 0;
+  static_assert(sizeof(sfs.f_fsid) == sizeof(fsid));
+  std::memcpy(&fsid, &sfs.f_fsid, sizeof(fsid));
+  exp->fsid = fsid != 0 ? fsid : static_cast<uint64_t>(st.st_dev);
+  // Whole-file-system export: the export root is a mount root showing the
+  // file system's own root. Anything else needs the ".." walk.
+  struct statx stx;
+  bool mount_root = false;
+  if (statx(exp->root_fd.get(), "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) == 0 &&
+      (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT)) {
+    mount_root = (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+  }
+  exp->walk_check = !(mount_root && MountRoot(exp->mount_id) == "/");
+  absl::StatusOr<FileHandle> root = codec_.Encode(
+      id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
+  if (!root.ok()) return root.status();
+  exp->root_handle = *root;
+  absl::MutexLock lock(&exports_mu_);
+  if (exports_.count(id)) return absl::AlreadyExistsError(absl::StrCat("export id ", id, " in use"));
+  NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path, exp->walk_check ? "on" : "off");
+  exports_[id] = std::move(exp);
+  return absl::OkStatus();
+}
+
+absl::Status PosixBackend::Impl::CheckInsideExport(const Export& exp, int fd,
+                                                   const struct stat& st) {
+  if (st.st_dev != exp.dev) return ErrnoError(ESTALE, "handle outside export file system");
+  if (!exp.walk_check || !S_ISDIR(st.st_mode)) return absl::OkStatus();
+  // Walk up until the export root (inside) or the top of the file system or
+  // mount (outside).
+  UniqueFd cur;
+  int cur_fd = fd;
+  struct stat cur_st = st;
+  for (int depth = 0; depth < kMaxWalkDepth; ++depth) {
+    if (cur_st.st_ino == exp.ino && cur_st.st_dev == exp.dev) return absl::OkStatus();
+    UniqueFd parent(openat(cur_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!parent.valid()) return ErrnoError(ESTALE, "walking to export root");
+    struct stat pst;
+    if (fstat(parent.get(), &pst) != 0) return ErrnoError(ESTALE, "walking to export root");
+    if (pst.st_dev != exp.dev || (pst.st_ino == cur_st.st_ino && pst.st_dev == cur_st.st_dev)) {
+      return ErrnoError(ESTALE, "handle outside export");
+    }
+    cur = std::move(parent);
+    cur_fd = cur.get();
+    cur_st = pst;
+  }
+  return ErrnoError(ESTALE, "directory too deep");
+}
+
+absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const FileHandle& fh) {
+  std::string key(reinterpret_cast<const char*>(fh.data), fh.len);
+  if (NodePtr hit = nodes_.Get(key)) return hit;
+  absl::StatusOr<DecodedHandle> decoded = codec_.Decode(fh);
+  if (!decoded.ok()) return decoded.status();
+  std::shared_ptr<const Export> exp = FindExport(decoded->export_id);
+  if (!exp) return ErrnoError(ESTALE, "handle of an unknown export");
+  KernelHandle kh;
+  kh.header.handle_bytes = decoded->kernel_len;
+  kh.header.handle_type = decoded->handle_type;
+  std::memcpy(kh.header.f_handle, decoded->kernel, decoded->kernel_len);
+  UniqueFd fd(open_by_handle_at(exp->mount_fd.get(), &kh.header, O_PATH | O_CLOEXEC));
+  if (!fd.valid()) {
+    int err = errno;
+    if (err == EMFILE || err == ENFILE || err == ENOMEM) return ErrnoError(kErrJukebox, "open_by_handle_at");
+    return ErrnoError(ESTALE, absl::StrCat("open_by_handle_at: errno ", err));
+  }
+  struct stat st;
+  if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    return ErrnoError(ESTALE, "fstat after open_by_handle_at");
+  }
+  if (st.st_nlink == 0) return ErrnoError(ESTALE, "object deleted");
+  absl::Status inside = CheckInsideExport(*exp, fd.get(), st);
+  if (!inside.ok()) return inside;
+  return Adopt(std::move(exp), std::move(fd), fh, st);
+}
+
+PosixBackend::Impl::NodePtr PosixBackend::Impl::Adopt(std::shared_ptr<const Export> exp,
+                                                      UniqueFd fd, const FileHandle& handle,
+                                                      const struct stat& st) {
+  auto node = std::make_shared<Node>();
+  node->fd = std::move(fd);
+  node->exp = std::move(exp);
+  node->handle = handle;
+  node->key.assign(reinterpret_cast<const char*>(handle.data), handle.len);
+  node->dev = st.st_dev;
+  node->ino = st.st_ino;
+  return nodes_.Insert(node->key, node);
+}
+
+absl::StatusOr<FileHandle> PosixBackend::Impl::MakeHandle(const Export& exp, int fd) {
+  KernelHandle kh;
+  kh.header.handle_bytes = MAX_HANDLE_SZ;
+  int mount_id = -1;
+  if (name_to_handle_at(fd, "", &kh.header, &mount_id, AT_EMPTY_PATH) != 0) {
+    return Errno("name_to_handle_at");
+  }
+  if (mount_id != exp.mount_id) return ErrnoError(EACCES, "object on another mount");
+  return codec_.Encode(exp.id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
+}
+
+absl::StatusOr<struct stat> PosixBackend::Impl::Stat(const Node& node) {
+  struct stat st;
+  if (fstatat(node.fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    return Errno("fstat");
+  }
+  if (st.st_nlink == 0) {
+    Forget(node.key);
+    return ErrnoError(ESTALE, "object deleted");
+  }
+  return st;
+}
+
+Attributes PosixBackend::Impl::ToAttributes(const struct stat& st, const Export& exp) const {
+  Attributes a;
+  a.type = TypeOf(st.st_mode);
+  a.mode = st.st_mode & 07777;
+  a.nlink = st.st_nlink == 0 ? 1 : static_cast<uint32_t>(st.st_nlink);
+  a.uid = st.st_uid;
+  a.gid = st.st_gid;
+  a.size = static_cast<uint64_t>(st.st_size);
+  a.used = static_cast<uint64_t>(st.st_blocks) * 512;
+  a.rdev_major = major(st.st_rdev);
+  a.rdev_minor = minor(st.st_rdev);
+  a.fsid = exp.fsid;
+  a.fileid = st.st_ino;
+  a.atime = ToTime(st.st_atim);
+  a.mtime = ToTime(st.st_mtim);
+  a.ctime = ToTime(st.st_ctim);
+  return a;
+}
+
+std::optional<std::pair<std::string, UniqueFd>> PosixBackend::Impl::Peek(const Node& dir,
+                                                                          const std::string& name) {
+  UniqueFd fd(openat(dir.fd.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return std::nullopt;
+  absl::StatusOr<FileHandle> fh = MakeHandle(*dir.exp, fd.get());
+  if (!fh.ok()) return std::nullopt;
+  return std::make_pair(std::string(reinterpret_cast<const char*>(fh->data), fh->len),
+                        std::move(fd));
+}
+
+absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> PosixBackend::Impl::IoFd(const Node& node,
+                                                                                bool write) {
+  std::shared_ptr<IoFds> fds = io_.Get(node.key);
+  if (!fds) fds = io_.Insert(node.key, std::make_shared<IoFds>());
+  absl::MutexLock lock(&fds->mu);
+  if (fds->rw.valid()) return std::make_pair(fds, fds->rw.get());
+  if (!write && fds->ro.valid()) return std::make_pair(fds, fds->ro.get());
+  std::string path = ProcPath(node.fd.get());
+  UniqueFd fd(open(path.c_str(), (write ? O_RDWR : O_RDONLY) | O_CLOEXEC));
+  if (!fd.valid()) return Errno("open for I/O");
+  int raw = fd.get();
+  (write ? fds->rw : fds->ro) = std::move(fd);
+  return std::make_pair(fds, raw);
+}
+
+absl::Status PosixBackend::Impl::CheckIo(const Cred& cred, const Node& node,
+                                         const struct stat& st, bool write) {
+  const int flags = AT_EACCESS | AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW;
+  if (faccessat(node.fd.get(), "", write ? W_OK : R_OK, flags) == 0) return absl::OkStatus();
+  int err = errno;
+  if (err != EACCES) return ErrnoError(err, "access check");
+  if (st.st_uid == cred.uid) return absl::OkStatus();  // knfsd's owner override
+  if (!write && faccessat(node.fd.get(), "", X_OK, flags) == 0) return absl::OkStatus();
+  return ErrnoError(EACCES, "permission denied");
+}
+
+absl::Status PosixBackend::Impl::ApplyAttrs(const Cred& cred, const Node& node,
+                                            const struct stat& st, const SetAttributes& attrs,
+                                            bool skip_mode) {
+  int fd = node.fd.get();
+  if (attrs.size) {
+    if (S_ISDIR(st.st_mode)) return ErrnoError(EISDIR, "truncate directory");
+    if (!S_ISREG(st.st_mode)) return ErrnoError(EINVAL, "truncate non-regular file");
+    if (*attrs.size > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+      return ErrnoError(EFBIG, "size too large");
+    }
+    auto io = IoFd(node, /*write=*/true);
+    if (!io.ok()) return io.status();
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    absl::Status allowed = CheckIo(cred, node, st, /*write=*/true);
+    if (!allowed.ok()) return allowed;
+    if (ftruncate(io->second, static_cast<off_t>(*attrs.size)) != 0) return Errno("ftruncate");
+  }
+  ScopedCredentials creds(cred);
+  if (!creds.status().ok()) return creds.status();
+  if (attrs.uid || attrs.gid) {
+    uid_t uid = attrs.uid ? *attrs.uid : static_cast<uid_t>(-1);
+    gid_t gid = attrs.gid ? *attrs.gid : static_cast<gid_t>(-1);
+    if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+      return Errno("fchownat");
+    }
+  }
+  if (attrs.mode && !skip_mode && !S_ISLNK(st.st_mode)) {
+    if (chmod(ProcPath(fd).c_str(), *attrs.mode & 07777) != 0) return Errno("chmod");
+  }
+  if (attrs.atime_how != SetTime::kDontChange || attrs.mtime_how != SetTime::kDontChange) {
+    struct timespec ts[2];
+    auto fill = [](SetTime how, const Time& t, struct timespec* out) {
+      out->tv_sec = 0;
+      out->tv_nsec = how == SetTime::kDontChange ? UTIME_OMIT
+                     : how == SetTime::kServerTime ? UTIME_NOW
+                                                   : 0;
+      if (how == SetTime::kClientTime) {
+        out->tv_sec = static_cast<time_t>(t.seconds);
+        out->tv_nsec = std::min<long>(t.nseconds, 999999999L);
+      }
+    };
+    fill(attrs.atime_how, attrs.atime, &ts[0]);
+    fill(attrs.mtime_how, attrs.mtime, &ts[1]);
+    if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+      return Errno("utimensat");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* wcc,
+                                       const std::function<absl::Status()>& op) {
+  absl::MutexLock lock(&Stripe(dir));
+  absl::StatusOr<struct stat> before = Stat(dir);
+  if (!before.ok()) return before.status();
+  if (wcc) wcc->before = ToWcc(*before);
+  absl::Status result;
+  if (!S_ISDIR(before->st_mode)) {
+    result = ErrnoError(ENOTDIR, "not a directory");
+  } else {
+    ScopedCredentials creds(cred);
+    result = creds.status().ok() ? op() : creds.status();
+  }
+  absl::StatusOr<struct stat> after = Stat(dir);
+  if (wcc && after.ok()) wcc->after = ToAttributes(*after, *dir.exp);
+  return result;
+}
+
+absl::StatusOr<CreateResult> PosixBackend::Impl::Finish(const Cred& cred, const NodePtr& dir,
+                                                        UniqueFd fd,
+                                                        const SetAttributes* attrs_to_apply) {
+  struct stat st;
+  if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
+  absl::StatusOr<FileHandle> fh = MakeHandle(*dir->exp, fd.get());
+  if (!fh.ok()) return fh.status();
+  NodePtr node = Adopt(dir->exp, std::move(fd), *fh, st);
+  if (attrs_to_apply) {
+    absl::Status applied = ApplyAttrs(cred, *node, st, *attrs_to_apply, /*skip_mode=*/true);
+    if (!applied.ok()) return applied;
+  }
+  CreateResult result;
+  result.handle = *fh;
+  result.attributes = AttrsOrNone(*node);
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// PosixBackend
+
+absl::StatusOr<std::unique_ptr<PosixBackend>> PosixBackend::Create(
+    const PosixBackendOptions& options) {
+  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
+  if (!secret.ok()) return secret.status();
+  // Room for the caches: each node holds one fd, each I/O entry up to two.
+  size_t handle_cache = options.handle_cache_size;
+  size_t io_cache = options.io_cache_size;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+    size_t wanted = handle_cache + 2 * io_cache + 1024;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < wanted) {
+      rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(rl.rlim_max, wanted);
+      setrlimit(RLIMIT_NOFILE, &rl);
+      getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < wanted) {
+      // Keep half the descriptors for sockets and everything else.
+      size_t budget = rl.rlim_cur / 2;
+      handle_cache = std::max<size_t>(16, budget / 2);
+      io_cache = std::max<size_t>(8, budget / 4);
+      NFS3D_LOG_WARNING("RLIMIT_NOFILE %llu: caches shrunk to %zu handles, %zu open files",
+                        static_cast<unsigned long long>(rl.rlim_cur), handle_cache, io_cache);
+    }
+  }
+  umask(0);  // modes are stored exactly as the client sent them
+  std::unique_ptr<PosixBackend> backend(new PosixBackend());
+  backend->state_dir_ = std::move(*dir);
+  backend->impl_ = std::make_unique<Impl>(*secret, handle_cache, io_cache);
+  return backend;
+}
+
+PosixBackend::~PosixBackend() = default;
+
+absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path) {
+  return impl_->AddExport(export_id, path);
+}
+
+absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {
+  std::shared_ptr<const Export> exp = impl_->FindExport(export_id);
+  if (!exp) return ErrnoError(ENOENT, absl::StrCat("no export ", export_id));
+  return exp->root_handle;
+}
+
+absl::StatusOr<uint32_t> PosixBackend::ExportOf(const FileHandle& fh) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  return (*node)->exp->id;
+}
+
+absl::StatusOr<Attributes> PosixBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<struct stat> st = impl_->Stat(**node);
+  if (!st.ok()) return st.status();
+  return impl_->ToAttributes(*st, *(*node)->exp);
+}
+
+absl::Status PosixBackend::SetAttr(const Cred& cred, const FileHandle& fh,
+                                   const SetAttributes& attrs, std::optional<Time> guard_ctime,
+                                   Wcc* wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  const Node& n = **node;
+  absl::MutexLock lock(&impl_->Stripe(n));
+  absl::StatusOr<struct stat> before = impl_->Stat(n);
+  if (!before.ok()) return before.status();
+  if (wcc) wcc->before = ToWcc(*before);
+  absl::Status result;
+  if (guard_ctime && !SameTime(*guard_ctime, ToTime(before->st_ctim))) {
+    result = ErrnoError(kErrNotSync, "guard ctime mismatch");
+  } else {
+    result = impl_->ApplyAttrs(cred, n, *before, attrs, /*skip_mode=*/false);
+  }
+  if (wcc) wcc->after = impl_->AttrsOrNone(n);
+  return result;
+}
+
+absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHandle& dir,
+                                                  std::string_view name,
+                                                  std::optional<Attributes>* dir_attributes) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::StatusOr<struct stat> dst = impl_->Stat(*d);
+  if (!dst.ok()) return dst.status();
+  if (dir_attributes) *dir_attributes = impl_->ToAttributes(*dst, *d->exp);
+  if (!S_ISDIR(dst->st_mode)) return ErrnoError(ENOTDIR, "lookup in non-directory");
+  absl::Status valid = CheckName(name);
+  if (!valid.ok()) return valid;
+  const bool at_root = d->ino == d->exp->ino && d->dev == d->exp->dev;
+  // "." and ".." at the export root are the directory itself; the lookup of
+  // "." still checks search permission.
+  const bool self = name == "." || (name == ".." && at_root);
+  UniqueFd fd;
+  {
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    std::string n = self ? "." : std::string(name);
+    int flags = O_PATH | O_NOFOLLOW | O_CLOEXEC | (name == ".." ? O_DIRECTORY : 0);
+    fd = UniqueFd(openat(d->fd.get(), n.c_str(), flags));
+    if (!fd.valid()) return Errno("lookup");
+  }
+  if (self) {
+    LookupResult result;
+    result.handle = d->handle;
+    result.attributes = impl_->ToAttributes(*dst, *d->exp);
+    return result;
+  }
+  struct stat st;
+  if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
+  if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+  absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, fd.get());
+  if (!fh.ok()) return fh.status();
+  impl_->Adopt(d->exp, std::move(fd), *fh, st);
+  LookupResult result;
+  result.handle = *fh;
+  result.attributes = impl_->ToAttributes(st, *d->exp);
+  return result;
+}
+
+absl::StatusOr<AccessResult> PosixBackend::Access(const Cred& cred, const FileHandle& fh,
+                                                  uint32_t requested,
+                                                  std::optional<Attributes>* attributes) {
+  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08,
+                     kDelete = 0x10, kExecute = 0x20;
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<struct stat> st = impl_->Stat(**node);
+  if (!st.ok()) return st.status();
+  if (attributes) *attributes = impl_->ToAttributes(*st, *(*node)->exp);
+  bool r, w, x;
+  {
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    const int fd = (*node)->fd.get();
+    const int flags = AT_EACCESS | AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW;
+    r = faccessat(fd, "", R_OK, flags) == 0;
+    w = faccessat(fd, "", W_OK, flags) == 0;
+    x = faccessat(fd, "", X_OK, flags) == 0;
+  }
+  uint32_t granted = 0;
+  if (r) granted |= kRead;
+  if (S_ISDIR(st->st_mode)) {
+    if (x) granted |= kLookup;
+    if (w && x) granted |= kModify | kExtend | kDelete;
+  } else {
+    if (w) granted |= kModify | kExtend;
+    if (x) granted |= kExecute;
+  }
+  return AccessResult{granted & requested};
+}
+
+absl::StatusOr<std::string> PosixBackend::Readlink(const Cred& cred, const FileHandle& fh,
+                                                   std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<struct stat> st = impl_->Stat(**node);
+  if (!st.ok()) return st.status();
+  if (attributes) *attributes = impl_->ToAttributes(*st, *(*node)->exp);
+  if (!S_ISLNK(st->st_mode)) return ErrnoError(EINVAL, "not a symlink");
+  std::string target(PATH_MAX + 1, '\0');
+  ssize_t n = readlinkat((*node)->fd.get(), "", target.data(), target.size());
+  if (n < 0) return Errno("readlinkat");
+  if (static_cast<size_t>(n) >= target.size()) return ErrnoError(ENAMETOOLONG, "readlink");
+  target.resize(static_cast<size_t>(n));
+  return target;
+}
+
+absl::StatusOr<ReadResult> PosixBackend::Read(const Cred& cred, const FileHandle& fh,
+                                              uint64_t offset, uint32_t count, uint8_t* buf) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  const Node& n = **node;
+  absl::StatusOr<struct stat> st = impl_->Stat(n);
+  if (!st.ok()) return st.status();
+  ReadResult result;
+  result.attributes = impl_->ToAttributes(*st, *n.exp);
+  if (S_ISDIR(st->st_mode)) return ErrnoError(EISDIR, "read of a directory");
+  if (!S_ISREG(st->st_mode)) return ErrnoError(EINVAL, "read of a special file");
+  if (offset > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
+    return ErrnoError(EINVAL, "offset too large");
+  }
+  auto io = impl_->IoFd(n, /*write=*/false);
+  if (!io.ok()) return io.status();
+  size_t done = 0;
+  {
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    absl::Status allowed = impl_->CheckIo(cred, n, *st, /*write=*/false);
+    if (!allowed.ok()) return allowed;
+    while (done < count) {
+      ssize_t got = pread(io->second, buf + done, count - done, static_cast<off_t>(offset + done));
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        if (done > 0) break;  // report what was read
+        return Errno("pread");
+      }
+      if (got == 0) break;
+      done += static_cast<size_t>(got);
+    }
+  }
+  absl::StatusOr<struct stat> after = impl_->Stat(n);
+  if (after.ok()) result.attributes = impl_->ToAttributes(*after, *n.exp);
+  uint64_t size = after.ok() ? static_cast<uint64_t>(after->st_size) : st->st_size;
+  result.count = static_cast<uint32_t>(done);
+  result.eof = offset + done >= size;
+  return result;
+}
+
+absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHandle& fh,
+                                                uint64_t offset, absl::Span<const uint8_t> data,
+                                                StableHow stable, Wcc* wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  const Node& n = **node;
+  if (offset > static_cast<uint64_t>(std::numeric_limits<off_t>::max()) - data.size()) {
+    return ErrnoError(EFBIG, "offset too large");
+  }
+  // Read the verifier before writing: if a sync fails after this write, the
+  // client sees a different verifier at COMMIT and resends.
+  WriteResult result;
+  uint64_t verf = impl_->verifier();
+  std::memcpy(result.verifier.data(), &verf, sizeof(verf));
+  int fd = -1;
+  std::shared_ptr<IoFds> keep;
+  size_t done = 0;
+  {
+    absl::MutexLock lock(&impl_->Stripe(n));
+    absl::StatusOr<struct stat> before = impl_->Stat(n);
+    if (!before.ok()) return before.status();
+    if (wcc) wcc->before = ToWcc(*before);
+    absl::Status status;
+    if (S_ISDIR(before->st_mode)) {
+      status = ErrnoError(EISDIR, "write to a directory");
+    } else if (!S_ISREG(before->st_mode)) {
+      status = ErrnoError(EINVAL, "write to a special file");
+    } else {
+      auto io = impl_->IoFd(n, /*write=*/true);
+      if (!io.ok()) {
+        status = io.status();
+      } else {
+        keep = io->first;
+        fd = io->second;
+        ScopedCredentials creds(cred);
+        status = creds.status();
+        if (status.ok()) status = impl_->CheckIo(cred, n, *before, /*write=*/true);
+        while (status.ok() && done < data.size()) {
+          ssize_t put = pwrite(fd, data.data() + done, data.size() - done,
+                               static_cast<off_t>(offset + done));
+          if (put < 0) {
+            if (errno == EINTR) continue;
+            if (done == 0) status = Errno("pwrite");
+            break;  // a short write is reported as such
+          }
+          done += static_cast<size_t>(put);
+        }
+      }
+    }
+    if (wcc) wcc->after = impl_->AttrsOrNone(n);
+    if (!status.ok()) return status;
+  }
+  result.count = static_cast<uint32_t>(done);
+  result.committed = StableHow::kUnstable;
+  if (stable != StableHow::kUnstable) {
+    int rc = stable == StableHow::kFileSync ? fsync(fd) : fdatasync(fd);
+    if (rc != 0) {
+      absl::Status err = Errno("sync after write");
+      impl_->RotateVerifier();
+      return err;
+    }
+    result.committed = stable;
+  }
+  return result;
+}
+
+absl::StatusOr<CreateResult> PosixBackend::Create(const Cred& cred, const FileHandle& dir,
+                                                  std::string_view name, CreateMode mode,
+                                                  const SetAttributes& attrs,
+                                                  const Verifier& verifier, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) {
+    if (dir_wcc) dir_wcc->after = impl_->AttrsOrNone(*d);
+    return valid;
+  }
+  const std::string n(name);
+  UniqueFd fd;
+  bool created = false;
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    const mode_t perm = mode == CreateMode::kExclusive ? 0600 : (attrs.mode.value_or(0600) & 07777);
+    if (mknodat(d->fd.get(), n.c_str(), S_IFREG | perm, 0) == 0) {
+      created = true;
+    } else if (errno != EEXIST || mode == CreateMode::kGuarded) {
+      return Errno("create");
+    }
+    fd = UniqueFd(openat(d->fd.get(), n.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) return Errno("open created file");
+    struct stat st;
+    if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
+    if (!S_ISREG(st.st_mode)) return ErrnoError(EEXIST, "exists and is not a regular file");
+    if (mode != CreateMode::kExclusive) return absl::OkStatus();
+    const std::string path = ProcPath(fd.get());
+    if (created) {
+      // Store the verifier: all 8 bytes in an xattr (where supported) and in
+      // atime/mtime seconds like knfsd. The client's SETATTR follows.
+      if (setxattr(path.c_str(), kVerfXattr, verifier.data(), verifier.size(), 0) != 0 &&
+          errno != ENOTSUP) {
+        NFS3D_LOG_DEBUG("setxattr %s: errno %d", kVerfXattr, errno);
+      }
+      struct timespec ts[2] = {{static_cast<time_t>(Be32(verifier.data())), 0},
+                               {static_cast<time_t>(Be32(verifier.data() + 4)), 0}};
+      if (utimensat(fd.get(), "", ts, AT_EMPTY_PATH) != 0) return Errno("store verifier");
+      return absl::OkStatus();
+    }
+    uint8_t stored[8];
+    ssize_t len = getxattr(path.c_str(), kVerfXattr, stored, sizeof(stored));
+    bool match;
+    if (len >= 0) {
+      match = len == 8 && std::memcmp(stored, verifier.data(), 8) == 0;
+    } else {
+      match = static_cast<uint32_t>(st.st_atim.tv_sec) == Be32(verifier.data()) &&
+              static_cast<uint32_t>(st.st_mtim.tv_sec) == Be32(verifier.data() + 4);
+    }
+    return match ? absl::OkStatus() : ErrnoError(EEXIST, "exclusive create: other verifier");
+  });
+  if (!status.ok()) return status;
+  // UNCHECKED on an existing file applies only the size (knfsd); a new file
+  // gets the remaining attributes (the mode was applied by mknodat).
+  SetAttributes rest;
+  const SetAttributes* apply = nullptr;
+  if (mode != CreateMode::kExclusive) {
+    if (created) {
+      rest = attrs;
+      if (rest.size == 0) rest.size.reset();
+      apply = &rest;
+    } else if (attrs.size) {
+      rest.size = attrs.size;
+      apply = &rest;
+    }
+  }
+  return impl_->Finish(cred, d, std::move(fd), apply);
+}
+
+absl::StatusOr<CreateResult> PosixBackend::Mkdir(const Cred& cred, const FileHandle& dir,
+                                                 std::string_view name, const SetAttributes& attrs,
+                                                 Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  UniqueFd fd;
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    if (mkdirat(d->fd.get(), n.c_str(), attrs.mode.value_or(0700) & 07777) != 0) {
+      return Errno("mkdir");
+    }
+    fd = UniqueFd(openat(d->fd.get(), n.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    return fd.valid() ? absl::OkStatus() : Errno("open new directory");
+  });
+  if (!status.ok()) return status;
+  return impl_->Finish(cred, d, std::move(fd), &attrs);
+}
+
+absl::StatusOr<CreateResult> PosixBackend::Symlink(const Cred& cred, const FileHandle& dir,
+                                                   std::string_view name, std::string_view target,
+                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  if (target.find('\0') != std::string_view::npos) return ErrnoError(EINVAL, "NUL in target");
+  if (target.size() >= PATH_MAX) return ErrnoError(ENAMETOOLONG, "symlink target too long");
+  const std::string n(name);
+  const std::string t(target);
+  UniqueFd fd;
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    if (symlinkat(t.c_str(), d->fd.get(), n.c_str()) != 0) return Errno("symlink");
+    fd = UniqueFd(openat(d->fd.get(), n.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    return fd.valid() ? absl::OkStatus() : Errno("open new symlink");
+  });
+  if (!status.ok()) return status;
+  return impl_->Finish(cred, d, std::move(fd), &attrs);
+}
+
+absl::StatusOr<CreateResult> PosixBackend::Mknod(const Cred& cred, const FileHandle& dir,
+                                                 std::string_view name, FileType type,
+                                                 uint32_t major_num, uint32_t minor_num,
+                                                 const SetAttributes& attrs, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  mode_t fmt;
+  dev_t rdev = 0;
+  switch (type) {
+    case FileType::kChar: fmt = S_IFCHR; rdev = makedev(major_num, minor_num); break;
+    case FileType::kBlock: fmt = S_IFBLK; rdev = makedev(major_num, minor_num); break;
+    case FileType::kSocket: fmt = S_IFSOCK; break;
+    case FileType::kFifo: fmt = S_IFIFO; break;
+    default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
+  }
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  UniqueFd fd;
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    if (mknodat(d->fd.get(), n.c_str(), fmt | (attrs.mode.value_or(0600) & 07777), rdev) != 0) {
+      return Errno("mknod");
+    }
+    fd = UniqueFd(openat(d->fd.get(), n.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    return fd.valid() ? absl::OkStatus() : Errno("open new node");
+  });
+  if (!status.ok()) return status;
+  return impl_->Finish(cred, d, std::move(fd), &attrs);
+}
+
+absl::Status PosixBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                  Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::Status valid = CheckName(name);
+  if (valid.ok() && IsDotName(name)) valid = ErrnoError(EACCES, "cannot remove . or ..");
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  std::optional<std::pair<std::string, UniqueFd>> victim;
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    victim = impl_->Peek(*d, n);
+    if (unlinkat(d->fd.get(), n.c_str(), 0) != 0) return Errno("unlink");
+    return absl::OkStatus();
+  });
+  // Drop cached descriptors so the space of a deleted file is freed.
+  if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  return status;
+}
+
+absl::Status PosixBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                 Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::Status valid = CheckName(name);
+  if (valid.ok() && name == ".") valid = ErrnoError(EINVAL, "rmdir .");
+  if (valid.ok() && name == "..") valid = ErrnoError(ENOTEMPTY, "rmdir ..");
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  std::optional<std::pair<std::string, UniqueFd>> victim;
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    victim = impl_->Peek(*d, n);
+    if (unlinkat(d->fd.get(), n.c_str(), AT_REMOVEDIR) != 0) return Errno("rmdir");
+    return absl::OkStatus();
+  });
+  if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  return status;
+}
+
+absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
+                                  std::string_view from_name, const FileHandle& to_dir,
+                                  std::string_view to_name, Wcc* from_wcc, Wcc* to_wcc) {
+  absl::StatusOr<Impl::NodePtr> from = impl_->Resolve(from_dir);
+  if (!from.ok()) return from.status();
+  absl::StatusOr<Impl::NodePtr> to = impl_->Resolve(to_dir);
+  if (!to.ok()) return to.status();
+  const Node& f = **from;
+  const Node& t = **to;
+  absl::Status valid = CheckName(from_name);
+  if (valid.ok()) valid = CheckName(to_name);
+  if (valid.ok() && (IsDotName(from_name) || IsDotName(to_name))) {
+    valid = ErrnoError(EINVAL, "rename of . or ..");
+  }
+  if (valid.ok() && f.exp != t.exp) valid = ErrnoError(EXDEV, "rename across exports");
+  if (!valid.ok()) return valid;
+  // Both directories' stripes, in index order so concurrent renames can't
+  // deadlock.
+  size_t a = impl_->StripeIndex(f), b = impl_->StripeIndex(t);
+  absl::Mutex* first = &impl_->Stripe(a <= b ? f : t);
+  absl::Mutex* second = a == b ? nullptr : &impl_->Stripe(a <= b ? t : f);
+  absl::MutexLock lock1(first);
+  std::optional<absl::MutexLock> lock2;
+  if (second) lock2.emplace(second);
+  absl::StatusOr<struct stat> fb = impl_->Stat(f);
+  if (!fb.ok()) return fb.status();
+  absl::StatusOr<struct stat> tb = impl_->Stat(t);
+  if (!tb.ok()) return tb.status();
+  if (from_wcc) from_wcc->before = ToWcc(*fb);
+  if (to_wcc) to_wcc->before = ToWcc(*tb);
+  absl::Status status;
+  std::optional<std::pair<std::string, UniqueFd>> victim;
+  if (!S_ISDIR(fb->st_mode) || !S_ISDIR(tb->st_mode)) {
+    status = ErrnoError(ENOTDIR, "rename: not a directory");
+  } else {
+    const std::string fname(from_name), tname(to_name);
+    ScopedCredentials creds(cred);
+    status = creds.status();
+    if (status.ok()) {
+      victim = impl_->Peek(t, tname);
+      if (renameat(f.fd.get(), fname.c_str(), t.fd.get(), tname.c_str()) != 0) {
+        status = Errno("rename");
+      }
+    }
+  }
+  if (from_wcc) from_wcc->after = impl_->AttrsOrNone(f);
+  if (to_wcc) to_wcc->after = impl_->AttrsOrNone(t);
+  if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  return status;
+}
+
+absl::Status PosixBackend::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
+                                std::string_view name, std::optional<Attributes>* file_attributes,
+                                Wcc* dir_wcc) {
+  absl::StatusOr<Impl::NodePtr> file = impl_->Resolve(fh);
+  if (!file.ok()) return file.status();
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Impl::NodePtr& d = *node;
+  absl::Status valid = CheckNewName(name);
+  if (valid.ok() && (*file)->exp != d->exp) valid = ErrnoError(EXDEV, "link across exports");
+  if (!valid.ok()) {
+    if (file_attributes) *file_attributes = impl_->AttrsOrNone(**file);
+    return valid;
+  }
+  const std::string n(name);
+  const std::string source = ProcPath((*file)->fd.get());
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+    // Following the /proc magic link needs no CAP_DAC_READ_SEARCH, unlike
+    // linkat(fd, "", ..., AT_EMPTY_PATH).
+    if (linkat(AT_FDCWD, source.c_str(), d->fd.get(), n.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+      return Errno("link");
+    }
+    return absl::OkStatus();
+  });
+  if (file_attributes) *file_attributes = impl_->AttrsOrNone(**file);
+  return status;
+}
+
+absl::Status PosixBackend::ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
+                                   Verifier* verifier,
+                                   const std::function<bool(const DirEntry&)>& emit, bool* eof,
+                                   std::optional<Attributes>* dir_attributes) {
+  *eof = false;
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
+  if (!node.ok()) return node.status();
+  const Node& d = **node;
+  absl::StatusOr<struct stat> st = impl_->Stat(d);
+  if (!st.ok()) return st.status();
+  if (dir_attributes) *dir_attributes = impl_->ToAttributes(*st, *d.exp);
+  if (!S_ISDIR(st->st_mode)) return ErrnoError(ENOTDIR, "readdir of a non-directory");
+  // Constant verifier; any verifier the client sends is accepted.
+  if (verifier) verifier->fill(0);
+  UniqueFd dfd;
+  {
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    dfd = UniqueFd(open(ProcPath(d.fd.get()).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dfd.valid()) return Errno("opendir");
+  }
+  if (cookie != 0) {
+    if (cookie > static_cast<uint64_t>(std::numeric_limits<off_t>::max()) ||
+        lseek(dfd.get(), static_cast<off_t>(cookie), SEEK_SET) < 0) {
+      return ErrnoError(kErrBadCookie, "seek to cookie");
+    }
+  }
+  const bool at_root = d.ino == d.exp->ino && d.dev == d.exp->dev;
+  std::vector<char> buf(kReadDirBuffer);
+  for (;;) {
+    long n = syscall(SYS_getdents64, dfd.get(), buf.data(), buf.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("getdents64");
+    }
+    if (n == 0) {
+      *eof = true;
+      return absl::OkStatus();
+    }
+    for (long pos = 0; pos < n;) {
+      // struct linux_dirent64: d_ino (8), d_off (8), d_reclen (2), d_type (1), name.
+      const char* rec = buf.data() + pos;
+      uint64_t ino;
+      int64_t off;
+      uint16_t reclen;
+      std::memcpy(&ino, rec, 8);
+      std::memcpy(&off, rec + 8, 8);
+      std::memcpy(&reclen, rec + 16, 2);
+      std::string_view name(rec + 19);
+      pos += reclen;
+      DirEntry entry;
+      entry.fileid = (at_root && name == "..") ? d.exp->ino : ino;
+      entry.name = name;
+      entry.cookie = static_cast<uint64_t>(off);
+      if (!emit(entry)) return absl::OkStatus();
+    }
+  }
+}
+
+absl::StatusOr<FsStat> PosixBackend::StatFs(const Cred& cred, const FileHandle& fh,
+                                            std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  if (attributes) *attributes = impl_->AttrsOrNone(**node);
+  struct statvfs sv;
+  if (fstatvfs((*node)->fd.get(), &sv) != 0) return Errno("fstatvfs");
+  FsStat out;
+  out.total_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
+  out.free_bytes = static_cast<uint64_t>(sv.f_bfree) * sv.f_frsize;
+  out.avail_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  out.total_files = sv.f_files;
+  out.free_files = sv.f_ffree;
+  out.avail_files = sv.f_favail;
+  return out;
+}
+
+absl::StatusOr<PathConf> PosixBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
+                                                   std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  if (attributes) *attributes = impl_->AttrsOrNone(**node);
+  struct statfs sfs;
+  if (fstatfs((*node)->fd.get(), &sfs) != 0) return Errno("fstatfs");
+  PathConf out;
+  out.name_max = sfs.f_namelen > 0 ? static_cast<uint32_t>(sfs.f_namelen) : 255;
+  long link_max = fpathconf((*node)->fd.get(), _PC_LINK_MAX);
+  out.link_max = link_max > 0 ? static_cast<uint32_t>(std::min<long>(link_max, UINT32_MAX))
+                              : 127;
+  return out;
+}
+
+absl::StatusOr<Verifier> PosixBackend::Commit(const Cred& cred, const FileHandle& fh,
+                                              uint64_t offset, uint32_t count, Wcc* wcc) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  const Node& n = **node;
+  absl::StatusOr<struct stat> st = impl_->Stat(n);
+  if (!st.ok()) return st.status();
+  if (!S_ISREG(st->st_mode)) {
+    if (wcc) wcc->after = impl_->ToAttributes(*st, *n.exp);
+    return ErrnoError(S_ISDIR(st->st_mode) ? EISDIR : EINVAL, "commit of a non-regular file");
+  }
+  Verifier out;
+  uint64_t verf = impl_->verifier();
+  std::memcpy(out.data(), &verf, sizeof(verf));
+  // Syncing the descriptor writes went through sees their writeback errors.
+  auto io = impl_->IoFd(n, /*write=*/false);
+  if (!io.ok()) return io.status();
+  // No pre-op attributes: the sync runs unlocked, so they could be stale.
+  if (fdatasync(io->second) != 0) {
+    absl::Status err = Errno("fdatasync");
+    impl_->RotateVerifier();
+    if (wcc) wcc->after = impl_->AttrsOrNone(n);
+    return err;
+  }
+  if (wcc) wcc->after = impl_->AttrsOrNone(n);
+  return out;
+}
+
+Verifier PosixBackend::WriteVerifier() const {
+  Verifier out;
+  uint64_t verf = impl_->verifier();
+  std::memcpy(out.data(), &verf, sizeof(verf));
+  return out;
+}
+
+}  // namespace nfs3d::vfs

@@ -1,0 +1,50 @@
+#include "vfs/thread_credentials.h"
+
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "common/log.h"
+#include "vfs/vfs_error.h"
+
+namespace nfs3d::vfs {
+
+absl::Status SetThreadCredentials(uint32_t uid, uint32_t gid,
+                                  const std::vector<uint32_t>& groups) {
+  // Order: groups and fsgid first, while fsuid may still be 0; setgroups and
+  // setfsgid need CAP_SETGID, which a non-zero fsuid does not drop, but keep the
+  // order obvious anyway.
+  static_assert(sizeof(gid_t) == sizeof(uint32_t));
+  if (syscall(SYS_setgroups, groups.size(), groups.empty() ? nullptr : groups.data()) != 0) {
+    return ErrnoError(errno, "setgroups");
+  }
+  // setfsgid/setfsuid return the previous value and report no error; read the
+  // value back (an invalid id leaves it unchanged) to verify.
+  setfsgid(gid);
+  if (static_cast<uint32_t>(setfsgid(static_cast<gid_t>(-1))) != gid) {
+    return ErrnoError(EPERM, "setfsgid");
+  }
+  setfsuid(uid);
+  if (static_cast<uint32_t>(setfsuid(static_cast<uid_t>(-1))) != uid) {
+    return ErrnoError(EPERM, "setfsuid");
+  }
+  return absl::OkStatus();
+}
+
+ScopedCredentials::ScopedCredentials(const Cred& cred) {
+  status_ = SetThreadCredentials(cred.uid, cred.gid, cred.groups);
+}
+
+ScopedCredentials::~ScopedCredentials() {
+  // fsuid first: back to 0 restores the file capabilities.
+  setfsuid(0);
+  setfsgid(0);
+  if (syscall(SYS_setgroups, 0, nullptr) != 0) {
+    NFS3D_LOG_ERROR("restoring server groups failed: errno %d", errno);
+  }
+}
+
+}  // namespace nfs3d::vfs
