@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,15 @@ bool DecodeAll(const std::string& wire, Args* args) {
   Decoder d(AsSpan(wire));
   bool ok = Decode(d, args) && d.ok();
   return ok && d.remaining() == 0;
+}
+
+// Decoded args borrow from the wire bytes, so a temporary wire is kept alive
+// until the test binary exits.
+template <typename Args>
+bool DecodeAll(std::string&& wire, Args* args) {
+  static std::deque<std::string>* kept = new std::deque<std::string>;
+  kept->push_back(std::move(wire));
+  return DecodeAll(static_cast<const std::string&>(kept->back()), args);
 }
 
 template <typename Args>
