@@ -1,0 +1,270 @@
+#include "rpc/portmap_program.h"
+
+#include <netinet/in.h>
+
+#include <ctime>
+#include <string_view>
+
+namespace nfs3d::rpc {
+namespace {
+
+constexpr uint32_t kMaxString = 1024;  // netids, uaddrs and owners are short
+
+PortmapRegistry& Registry(void* service) { return *static_cast<PortmapRegistry*>(service); }
+
+std::string_view NetidForProt(uint32_t prot) {
+  if (prot == kIpProtoTcp) return "tcp";
+  if (prot == kIpProtoUdp) return "udp";
+  return "";
+}
+
+// The netid of the transport a call came over ("udp6" for UDP over IPv6...).
+std::string TransportNetid(const TransportInfo* t) {
+  if (t == nullptr) return "udp";
+  std::string netid = t->transport == Transport::kTcp ? "tcp" : "udp";
+  if (t->local.ss_family == AF_INET6) netid += "6";
+  return netid;
+}
+
+sockaddr_storage LocalOf(const CallContext& ctx) {
+  return ctx.transport != nullptr ? ctx.transport->local : sockaddr_storage{};
+}
+
+bool FromLoopback(const CallContext& ctx) {
+  return ctx.transport != nullptr && IsLoopbackPeer(*ctx.transport);
+}
+
+ProcResult Null(void*, const CallContext&, xdr::Decoder&, xdr::Encoder&) {
+  return ProcResult::kSuccess;
+}
+
+// ---- version 2 ----
+
+ProcResult PmapSet(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
+  PmapMapping m;
+  if (!Decode(in, &m)) return ProcResult::kGarbageArgs;
+  std::string_view netid = NetidForProt(m.prot);
+  bool ok = FromLoopback(ctx) && !netid.empty() && m.port != 0 && m.port <= 0xffff &&
+            Registry(service).Set(PortMapping{m.prog, m.vers, std::string(netid),
+                                              MakeUaddr("0.0.0.0", static_cast<uint16_t>(m.port)),
+                                              "unknown"});
+  out.Bool(ok);
+  return ProcResult::kSuccess;
+}
+
+ProcResult PmapUnset(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
+  PmapMapping m;
+  if (!Decode(in, &m)) return ProcResult::kGarbageArgs;
+  bool ok = false;
+  if (FromLoopback(ctx)) {
+    // As rpcbind: a v2 UNSET removes both IPv4 transports; prot is ignored.
+    bool tcp = Registry(service).Unset(m.prog, m.vers, "tcp");
+    bool udp = Registry(service).Unset(m.prog, m.vers, "udp");
+    ok = tcp || udp;
+  }
+  out.Bool(ok);
+  return ProcResult::kSuccess;
+}
+
+ProcResult PmapGetport(void* service, const CallContext&, xdr::Decoder& in, xdr::Encoder& out) {
+  PmapMapping m;
+  if (!Decode(in, &m)) return ProcResult::kGarbageArgs;
+  uint32_t port = 0;
+  std::string_view netid = NetidForProt(m.prot);
+  if (!netid.empty()) {
+    auto found = Registry(service).Find(m.prog, m.vers, netid, /*any_version=*/true);
+    std::string host;
+    uint16_t p;
+    if (found && ParseUaddr(found->uaddr, &host, &p)) port = p;
+  }
+  out.U32(port);
+  return ProcResult::kSuccess;
+}
+
+ProcResult PmapDump(void* service, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
+  // pmaplist: a linked list as XDR optional-data: 1, entry, 1, entry, ..., 0.
+  for (const PortMapping& m : Registry(service).Dump()) {
+    uint32_t prot = m.netid == "tcp" ? kIpProtoTcp : m.netid == "udp" ? kIpProtoUdp : 0;
+    std::string host;
+    uint16_t port;
+    if (prot == 0 || !ParseUaddr(m.uaddr, &host, &port)) continue;  // v2 knows IPv4 only
+    out.Bool(true);
+    Encode(out, PmapMapping{m.prog, m.vers, prot, port});
+  }
+  out.Bool(false);
+  return ProcResult::kSuccess;
+}
+
+// ---- versions 3 and 4 ----
+
+ProcResult RpcbSet(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
+  RpcbArgs a;
+  if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
+  std::string host;
+  uint16_t port;
+  bool ok = FromLoopback(ctx) && !a.netid.empty() && ParseUaddr(a.addr, &host, &port) &&
+            Registry(service).Set(PortMapping{a.prog, a.vers, a.netid, a.addr, a.owner});
+  out.Bool(ok);
+  return ProcResult::kSuccess;
+}
+
+ProcResult RpcbUnset(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
+  RpcbArgs a;
+  if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
+  out.Bool(FromLoopback(ctx) && Registry(service).Unset(a.prog, a.vers, a.netid));
+  return ProcResult::kSuccess;
+}
+
+ProcResult GetAddrCommon(void* service, const CallContext& ctx, xdr::Decoder& in,
+                         xdr::Encoder& out, bool any_version) {
+  RpcbArgs a;
+  if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
+  // An empty netid means "the transport this call came over".
+  std::string netid = a.netid.empty() ? TransportNetid(ctx.transport) : a.netid;
+  auto found = Registry(service).Find(a.prog, a.vers, netid, any_version);
+  out.String(found ? ResolveUaddr(*found, LocalOf(ctx)) : std::string());
+  return ProcResult::kSuccess;
+}
+
+ProcResult RpcbGetaddr(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
+  return GetAddrCommon(service, ctx, in, out, /*any_version=*/true);
+}
+
+ProcResult RpcbGetversaddr(void* service, const CallContext& ctx, xdr::Decoder& in,
+                           xdr::Encoder& out) {
+  return GetAddrCommon(service, ctx, in, out, /*any_version=*/false);
+}
+
+ProcResult RpcbDump(void* service, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
+  for (const PortMapping& m : Registry(service).Dump()) {
+    out.Bool(true);
+    Encode(out, RpcbArgs{m.prog, m.vers, m.netid, m.uaddr, m.owner});
+  }
+  out.Bool(false);
+  return ProcResult::kSuccess;
+}
+
+ProcResult RpcbGettime(void*, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
+  out.U32(static_cast<uint32_t>(std::time(nullptr)));
+  return ProcResult::kSuccess;
+}
+
+ProcResult RpcbGetaddrlist(void* service, const CallContext& ctx, xdr::Decoder& in,
+                           xdr::Encoder& out) {
+  RpcbArgs a;
+  if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
+  sockaddr_storage local = LocalOf(ctx);
+  // rpcb_entry_list: every transport the exact version is reachable on.
+  for (const PortMapping& m : Registry(service).Dump()) {
+    if (m.prog != a.prog || m.vers != a.vers) continue;
+    if (!a.netid.empty() && m.netid != a.netid) continue;
+    bool v6 = NetidIsV6(m.netid);
+    bool tcp = m.netid.rfind("tcp", 0) == 0;
+    out.Bool(true);
+    out.String(ResolveUaddr(m, local));            // r_maddr
+    out.String(m.netid);                           // r_nc_netid
+    out.U32(tcp ? 3 /*NC_TPI_COTS_ORD*/ : 1 /*NC_TPI_CLTS*/);  // r_nc_semantics
+    out.String(v6 ? "inet6" : "inet");             // r_nc_protofmly
+    out.String(tcp ? "tcp" : "udp");               // r_nc_proto
+  }
+  out.Bool(false);
+  return ProcResult::kSuccess;
+}
+
+// Tables indexed by procedure number. run == nullptr answers PROC_UNAVAIL
+// (CALLIT/BCAST/INDIRECT: no remote calls through us; address conversions
+// and statistics are not offered).
+constexpr Procedure kVersion2[] = {
+    {0, "NULL", Null},
+    {1, "SET", PmapSet, /*idempotent=*/false},
+    {2, "UNSET", PmapUnset, /*idempotent=*/false},
+    {3, "GETPORT", PmapGetport},
+    {4, "DUMP", PmapDump, true, false, 64 << 10},
+    {5, "CALLIT", nullptr},
+};
+
+constexpr Procedure kVersion3[] = {
+    {0, "NULL", Null},
+    {1, "SET", RpcbSet, /*idempotent=*/false},
+    {2, "UNSET", RpcbUnset, /*idempotent=*/false},
+    {3, "GETADDR", RpcbGetaddr},
+    {4, "DUMP", RpcbDump, true, false, 64 << 10},
+    {5, "CALLIT", nullptr},
+    {6, "GETTIME", RpcbGettime},
+    {7, "UADDR2TADDR", nullptr},
+    {8, "TADDR2UADDR", nullptr},
+};
+
+constexpr Procedure kVersion4[] = {
+    {0, "NULL", Null},
+    {1, "SET", RpcbSet, /*idempotent=*/false},
+    {2, "UNSET", RpcbUnset, /*idempotent=*/false},
+    {3, "GETADDR", RpcbGetaddr},
+    {4, "DUMP", RpcbDump, true, false, 64 << 10},
+    {5, "BCAST", nullptr},
+    {6, "GETTIME", RpcbGettime},
+    {7, "UADDR2TADDR", nullptr},
+    {8, "TADDR2UADDR", nullptr},
+    {9, "GETVERSADDR", RpcbGetversaddr},
+    {10, "INDIRECT", nullptr},
+    {11, "GETADDRLIST", RpcbGetaddrlist, true, false, 16 << 10},
+    {12, "GETSTAT", nullptr},
+};
+
+}  // namespace
+
+bool Decode(xdr::Decoder& in, PmapMapping* out) {
+  out->prog = in.U32();
+  out->vers = in.U32();
+  out->prot = in.U32();
+  out->port = in.U32();
+  return in.ok();
+}
+
+void Encode(xdr::Encoder& out, const PmapMapping& m) {
+  out.U32(m.prog);
+  out.U32(m.vers);
+  out.U32(m.prot);
+  out.U32(m.port);
+}
+
+bool Decode(xdr::Decoder& in, RpcbArgs* out) {
+  out->prog = in.U32();
+  out->vers = in.U32();
+  out->netid = std::string(in.String(kMaxString));
+  out->addr = std::string(in.String(kMaxString));
+  out->owner = std::string(in.String(kMaxString));
+  return in.ok();
+}
+
+void Encode(xdr::Encoder& out, const RpcbArgs& r) {
+  out.U32(r.prog);
+  out.U32(r.vers);
+  out.String(r.netid);
+  out.String(r.addr);
+  out.String(r.owner);
+}
+
+Program MakePortmapProgram(PortmapRegistry* registry) {
+  Program p;
+  p.number = kPortmapProgram;
+  p.name = "portmapper";
+  p.versions = {{2, kVersion2}, {3, kVersion3}, {4, kVersion4}};
+  p.service = registry;
+  return p;
+}
+
+bool IsLoopbackPeer(const TransportInfo& t) {
+  if (t.peer.ss_family == AF_INET) {
+    auto* a = reinterpret_cast<const sockaddr_in*>(&t.peer);
+    return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (t.peer.ss_family == AF_INET6) {
+    auto* a = reinterpret_cast<const sockaddr_in6*>(&t.peer);
+    if (IN6_IS_ADDR_LOOPBACK(&a->sin6_addr)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&a->sin6_addr) && a->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+}  // namespace nfs3d::rpc

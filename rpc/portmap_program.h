@@ -1,0 +1,67 @@
+// The embedded portmapper / rpcbind (RFC 1833), program 100000, versions 2
+// (PMAPPROC_*), 3 and 4 (RPCBPROC_*), served from a PortmapRegistry when no
+// system rpcbind runs. A Program like any other: hand it to the dispatcher.
+#ifndef NFS3D_RPC_PORTMAP_PROGRAM_H_
+#define NFS3D_RPC_PORTMAP_PROGRAM_H_
+
+#include <cstdint>
+#include <string>
+
+#include "rpc/call_context.h"
+#include "rpc/portmap_registry.h"
+#include "rpc/program.h"
+#include "xdr/decoder.h"
+#include "xdr/encoder.h"
+
+namespace nfs3d::rpc {
+
+inline constexpr uint32_t kPortmapProgram = 100000;
+inline constexpr uint16_t kPortmapPort = 111;
+inline constexpr uint32_t kIpProtoTcp = 6;
+inline constexpr uint32_t kIpProtoUdp = 17;
+
+// Version 2 procedures.
+inline constexpr uint32_t kPmapProcNull = 0;
+inline constexpr uint32_t kPmapProcSet = 1;
+inline constexpr uint32_t kPmapProcUnset = 2;
+inline constexpr uint32_t kPmapProcGetport = 3;
+inline constexpr uint32_t kPmapProcDump = 4;
+// Versions 3 and 4.
+inline constexpr uint32_t kRpcbProcSet = 1;
+inline constexpr uint32_t kRpcbProcUnset = 2;
+inline constexpr uint32_t kRpcbProcGetaddr = 3;
+inline constexpr uint32_t kRpcbProcDump = 4;
+inline constexpr uint32_t kRpcbProcGettime = 6;
+inline constexpr uint32_t kRpcbProcGetversaddr = 9;   // v4 only
+inline constexpr uint32_t kRpcbProcGetaddrlist = 11;  // v4 only
+
+// struct mapping (v2).
+struct PmapMapping {
+  uint32_t prog = 0;
+  uint32_t vers = 0;
+  uint32_t prot = 0;  // kIpProtoTcp / kIpProtoUdp
+  uint32_t port = 0;
+};
+bool Decode(xdr::Decoder& in, PmapMapping* out);
+void Encode(xdr::Encoder& out, const PmapMapping& m);
+
+// struct rpcb (v3, v4).
+struct RpcbArgs {
+  uint32_t prog = 0;
+  uint32_t vers = 0;
+  std::string netid;
+  std::string addr;
+  std::string owner;
+};
+bool Decode(xdr::Decoder& in, RpcbArgs* out);
+void Encode(xdr::Encoder& out, const RpcbArgs& r);
+
+// The program; `registry` must outlive it. Versions 2, 3, 4.
+Program MakePortmapProgram(PortmapRegistry* registry);
+
+// SET/UNSET are honoured only from loopback peers.
+bool IsLoopbackPeer(const TransportInfo& transport);
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_PORTMAP_PROGRAM_H_
