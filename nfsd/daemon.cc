@@ -92,7 +92,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
   impl->nfs = std::make_unique<NfsServer>(impl->backend.get(), table, ToTransferSettings(config));
   impl->mount = std::make_unique<MountService>(impl->nfs.get());
-  impl->nfs_program = MakeNfs3Program(impl->nfs.get());
+  impl->nfs_program = Nfs3Program(impl->nfs.get());
   impl->mount_program = MakeMountProgram(impl->mount.get());
   impl->portmap_program = rpc::MakePortmapProgram(&impl->portmap_registry);
   impl->dispatcher = std::make_unique<rpc::Dispatcher>();
@@ -136,7 +136,7 @@ absl::Status Daemon::Start() {
     return s;
   }
 
-  // What the portmapper (ours or the system's) must know.
+  // What the portmapper (ours or the system's) must know, on which netids.
   struct Mapping {
     uint32_t prog, vers;
     uint16_t port;
@@ -144,6 +144,17 @@ absl::Status Daemon::Start() {
   std::vector<Mapping> mappings = {{nfs3::kProgram, nfs3::kVersion, ports_.nfs},
                                    {mount3::kProgram, mount3::kVersion1, ports_.mount},
                                    {mount3::kProgram, mount3::kVersion3, ports_.mount}};
+  bool v4 = false, v6 = false;
+  for (const std::string& address : c.listen) {
+    (address.find(':') != std::string::npos ? v6 : v4) = true;
+  }
+  std::vector<std::string> netids;
+  for (const char* proto : {"tcp", "udp"}) {
+    if (std::string_view(proto) == "tcp" ? !c.tcp : !c.udp) continue;
+    if (v4) netids.push_back(proto);
+    if (v6) netids.push_back(absl::StrCat(proto, "6"));
+  }
+
   bool use_rpcbind = false, own_portmapper = false;
   switch (c.portmapper) {
     case conf::PortmapperMode::kOff: break;
@@ -160,23 +171,20 @@ absl::Status Daemon::Start() {
       return absl::UnavailableError(
           absl::StrCat("cannot serve the portmapper on port 111: ", s.message()));
     }
-    for (const Mapping& m : mappings) {
-      if (c.tcp) d.portmap_registry.Add(m.prog, m.vers, rpc::PortmapRegistry::kTcp, m.port);
-      if (c.udp) d.portmap_registry.Add(m.prog, m.vers, rpc::PortmapRegistry::kUdp, m.port);
+    for (const std::string& netid : netids) {
+      for (uint32_t vers : {2, 3, 4}) {
+        d.portmap_registry.AddLocal(rpc::kPortmapProgram, vers, netid, kPortmapPort);
+      }
+      for (const Mapping& m : mappings) {
+        d.portmap_registry.AddLocal(m.prog, m.vers, netid, m.port, "nfs3d");
+      }
     }
     ports_.own_portmapper = true;
   }
   d.server->Start();
   if (use_rpcbind) {
-    bool v6 = false;
-    for (const std::string& address : c.listen) v6 |= address.find(':') != std::string::npos;
     for (const Mapping& m : mappings) {
-      std::vector<const char*> netids;
-      if (c.tcp) netids.push_back("tcp");
-      if (c.udp) netids.push_back("udp");
-      if (v6 && c.tcp) netids.push_back("tcp6");
-      if (v6 && c.udp) netids.push_back("udp6");
-      for (const char* netid : netids) {
+      for (const std::string& netid : netids) {
         absl::Status s = rpc::RegisterWithRpcbind(m.prog, m.vers, netid, m.port);
         if (!s.ok()) NFS3D_LOG_WARNING("rpcbind registration: %s", s.ToString());
       }

@@ -16,6 +16,7 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "conf/exports.h"
@@ -160,6 +161,12 @@ int main(int argc, char** argv) {
       "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return std::string("nfs3d ") + nfs3d::kVersion + "\n"; };
+  // --help lists the flags defined in this file (absl's default looks for a
+  // file named after the binary).
+  usage.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "nfsd/main.cc");
+  };
+  usage.contains_helpshort_flags = usage.contains_help_flags;
   absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
   if (absl::GetFlag(FLAGS_version)) {

@@ -12,7 +12,7 @@ namespace nfs3d::nfsd {
 enum class NameUse {
   kLookup,  // "." and ".." allowed
   kCreate,  // CREATE/MKDIR/SYMLINK/MKNOD/LINK target: dots exist already (EXIST)
-  kRemove,  // REMOVE: dots are directories (ISDIR)
+  kRemove,  // REMOVE: ACCES (as knfsd)
   kRmdir,   // RMDIR: "." INVAL, ".." NOTEMPTY (as rmdir(2))
   kRename,  // RENAME source or target: dots INVAL
 };

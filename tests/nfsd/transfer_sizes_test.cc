@@ -1,0 +1,66 @@
+#include "nfsd/transfer_sizes.h"
+
+#include <netinet/in.h>
+
+#include "gtest/gtest.h"
+
+namespace nfs3d::nfsd {
+namespace {
+
+TEST(TransferSizesTest, AutoUdpPreferredFollowsMtu) {
+  EXPECT_EQ(AutoUdpPreferred(1500, false, 6, 32768), 8192u);
+  EXPECT_EQ(AutoUdpPreferred(9000, false, 6, 32768), 32768u);
+  EXPECT_EQ(AutoUdpPreferred(9000, false, 6, 16384), 16384u);  // never above max
+  EXPECT_EQ(AutoUdpPreferred(1500, true, 6, 32768), 8192u);
+  EXPECT_EQ(AutoUdpPreferred(1500, false, 1, 32768), 1024u);
+  EXPECT_EQ(AutoUdpPreferred(0, false, 6, 32768), 32768u);  // MTU unknown
+  EXPECT_EQ(AutoUdpPreferred(576, false, 6, 32768), 2048u);
+}
+
+TEST(TransferSizesTest, TcpAndUdpDiffer) {
+  TransferSettings settings;
+  rpc::TransportInfo tcp;
+  tcp.transport = rpc::Transport::kTcp;
+  rpc::TransportInfo udp;
+  udp.transport = rpc::Transport::kUdp;
+  TransportSizes t = SizesFor(settings, tcp);
+  TransportSizes u = SizesFor(settings, udp);
+  EXPECT_EQ(t.rtmax, kMaxTransfer);
+  EXPECT_EQ(t.wtpref, kMaxTransfer);
+  EXPECT_EQ(u.rtmax, 32768u);
+  EXPECT_EQ(u.wtmax, 32768u);
+}
+
+TEST(TransferSizesTest, ClampsToHardLimits) {
+  TransferSettings settings;
+  settings.tcp = {64u << 20, 64u << 20, 64u << 20, 64u << 20};
+  settings.udp = {1u << 20, 1u << 20, 1u << 20, 512};
+  rpc::TransportInfo tcp;
+  rpc::TransportInfo udp;
+  udp.transport = rpc::Transport::kUdp;
+  EXPECT_EQ(SizesFor(settings, tcp).rtmax, kMaxTransfer);
+  TransportSizes u = SizesFor(settings, udp);
+  EXPECT_EQ(u.rtmax, kMaxUdpTransfer);
+  EXPECT_EQ(u.rtpref, kMaxUdpTransfer);
+  EXPECT_EQ(u.wtpref, 1024u);
+}
+
+TEST(TransferSizesTest, UdpAutoUsesTransportMtu) {
+  TransferSettings settings;
+  settings.udp_auto = true;
+  rpc::TransportInfo udp;
+  udp.transport = rpc::Transport::kUdp;
+  udp.peer.ss_family = AF_INET;
+  udp.mtu = 1500;
+  TransportSizes s = SizesFor(settings, udp);
+  EXPECT_EQ(s.rtpref, 8192u);
+  EXPECT_EQ(s.wtpref, 8192u);
+  EXPECT_EQ(s.rtmax, 32768u);
+  udp.mtu = 9000;
+  EXPECT_EQ(SizesFor(settings, udp).rtpref, 32768u);
+  udp.mtu = 0;  // unknown: the configured preference
+  EXPECT_EQ(SizesFor(settings, udp).rtpref, 32768u);
+}
+
+}  // namespace
+}  // namespace nfs3d::nfsd
