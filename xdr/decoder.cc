@@ -20,7 +20,7 @@ uint32_t Decoder::U32() {
 uint64_t Decoder::U64() {
   uint64_t high = U32();
   uint64_t low = U32();
-  return (high << 32) | low;
+  return failed_ ? 0 : (high << 32) | low;
 }
 
 bool Decoder::Bool() {
@@ -31,7 +31,11 @@ bool Decoder::Bool() {
 
 absl::Span<const uint8_t> Decoder::FixedOpaque(size_t len) {
   size_t padded = PadTo4(len);
-  if (padded < len || !Need(padded)) return {};
+  if (padded < len) {  // overflow: no buffer is that large
+    failed_ = true;
+    return {};
+  }
+  if (!Need(padded)) return {};
   absl::Span<const uint8_t> out(data_ + pos_, len);
   pos_ += padded;
   return out;

@@ -1,6 +1,8 @@
 // End-to-end tests of the nfs3d binary over real sockets: file handles
 // survive kill -9 and a restart, forged handles are refused, read-only
 // exports refuse changes, root is squashed unless no_root_squash.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
