@@ -47,6 +47,11 @@ struct CallContext {
   Credential cred;
   const TransportInfo* transport = nullptr;
   const Procedure* procedure = nullptr;  // the table row being run
+  // A procedure that must refuse the call at the RPC level sets this to an
+  // RFC 5531 auth_stat (e.g. AUTH_TOOWEAK = 5 for a `secure` export reached
+  // from an unprivileged port); the dispatcher then discards the results and
+  // replies MSG_DENIED / AUTH_ERROR with it.
+  mutable uint32_t reject_auth = 0;
 };
 
 }  // namespace nfs3d::rpc

@@ -164,6 +164,13 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     result = RunRow(row, program->service, ctx, args_in, out);
   }
 
+  if (result == ProcResult::kSuccess && ctx.reject_auth != 0) {
+    if (drc_key) drc_->Abandon(*drc_key, drc_token);
+    reply->Clear();
+    xdr::Encoder out(reply);
+    EncodeAuthErrorReply(out, xid, static_cast<AuthStat>(ctx.reject_auth));
+    return true;
+  }
   switch (result) {
     case ProcResult::kSuccess:
       if (drc_key) drc_->Complete(*drc_key, drc_token, reply->Flatten());

@@ -61,6 +61,11 @@ ProcResult SystemErr(void*, const CallContext&, xdr::Decoder&, xdr::Encoder& out
   out.U32(0x55555555);  // partial results must not leak into the reply
   return ProcResult::kSystemErr;
 }
+ProcResult TooWeak(void*, const CallContext& ctx, xdr::Decoder&, xdr::Encoder& out) {
+  out.U32(0x55555555);  // results are discarded when the call is refused
+  ctx.reject_auth = static_cast<uint32_t>(AuthStat::kTooWeak);
+  return ProcResult::kSuccess;
+}
 ProcResult Drop(void*, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
   out.U32(1);
   return ProcResult::kDrop;
@@ -81,6 +86,7 @@ const Procedure kV2[] = {
     {4, "DROP", Drop, false},             //
     {5, "ECHO_ONCE", kEcho, false, true}, // non-idempotent: cached
     {6, "BLOCK", kBlock, false, true},    // non-idempotent, waits
+    {7, "TOOWEAK", TooWeak, false},       // refuses at the RPC level
 };
 
 class DispatcherTest : public ::testing::Test {
@@ -204,6 +210,13 @@ TEST_F(DispatcherTest, AuthErrors) {
   // AUTH_NONE works.
   EXPECT_EQ(Run(Call(7, kProg, 2, 1, {5}, 2, {kAuthNone, 0})), Words({7, 1, 0, 0, 0, 0, 5}));
   EXPECT_EQ(service_.last_uid, 65534u);
+}
+
+TEST_F(DispatcherTest, ProcedureCanRefuseWithAuthError) {
+  // MSG_DENIED, AUTH_ERROR, AUTH_TOOWEAK; not cached: a retry runs again.
+  EXPECT_EQ(Run(Call(7, kProg, 2, 7)), Words({7, 1, 1, 1, 5}));
+  EXPECT_EQ(Run(Call(7, kProg, 2, 7)), Words({7, 1, 1, 1, 5}));
+  EXPECT_EQ(dispatcher_.drc_stats().hits, 0u);
 }
 
 TEST_F(DispatcherTest, Registered) {
