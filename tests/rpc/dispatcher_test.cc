@@ -1,4 +1,5 @@
 #include "rpc/dispatcher.h"
+#include "rpc/rpc_message.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
