@@ -263,6 +263,11 @@ class PosixBackend::Impl {
     if (!st.ok()) return std::nullopt;
     return ToAttributes(*st, *node.exp);
   }
+  // A request refused before touching dir: its current attributes only.
+  absl::Status Refuse(const Node& dir, Wcc* wcc, absl::Status status) {
+    if (wcc) wcc->after = AttrsOrNone(dir);
+    return status;
+  }
   void Forget(const std::string& key) {
     nodes_.Erase(key);
     io_.Erase(key);
@@ -314,8 +319,11 @@ class PosixBackend::Impl {
     NFS3D_LOG_WARNING("sync failed: write verifier changed");
   }
 
- private:
+  // ESTALE unless the object is on the export's file system and, for a
+  // directory of a sub-directory export, below the export root.
   absl::Status CheckInsideExport(const Export& exp, int fd, const struct stat& st);
+
+ private:
 
   HandleCodec codec_;
   absl::Mutex exports_mu_;
@@ -593,7 +601,9 @@ absl::StatusOr<CreateResult> PosixBackend::Impl::Finish(const Cred& cred, const 
   if (!fh.ok()) return fh.status();
   NodePtr node = Adopt(dir->exp, std::move(fd), *fh, st);
   if (attrs_to_apply) {
-    absl::Status applied = ApplyAttrs(cred, *node, st, *attrs_to_apply, /*skip_mode=*/true);
+    SetAttributes attrs = *attrs_to_apply;
+    if (!S_ISREG(st.st_mode)) attrs.size.reset();
+    absl::Status applied = ApplyAttrs(cred, *node, st, attrs, /*skip_mode=*/true);
     if (!applied.ok()) return applied;
   }
   CreateResult result;
@@ -718,6 +728,11 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
   struct stat st;
   if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
   if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+  if (name == "..") {
+    // Guards against a directory moved out of the export since it was cached.
+    absl::Status inside = impl_->CheckInsideExport(*d->exp, fd.get(), st);
+    if (!inside.ok()) return inside;
+  }
   absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, fd.get());
   if (!fh.ok()) return fh.status();
   impl_->Adopt(d->exp, std::move(fd), *fh, st);
@@ -890,10 +905,7 @@ absl::StatusOr<CreateResult> PosixBackend::Create(const Cred& cred, const FileHa
   if (!node.ok()) return node.status();
   const Impl::NodePtr& d = *node;
   absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) {
-    if (dir_wcc) dir_wcc->after = impl_->AttrsOrNone(*d);
-    return valid;
-  }
+  if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   UniqueFd fd;
   bool created = false;
@@ -959,7 +971,7 @@ absl::StatusOr<CreateResult> PosixBackend::Mkdir(const Cred& cred, const FileHan
   if (!node.ok()) return node.status();
   const Impl::NodePtr& d = *node;
   absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
+  if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   UniqueFd fd;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
@@ -980,7 +992,7 @@ absl::StatusOr<CreateResult> PosixBackend::Symlink(const Cred& cred, const FileH
   if (!node.ok()) return node.status();
   const Impl::NodePtr& d = *node;
   absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
+  if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   if (target.find('\0') != std::string_view::npos) return ErrnoError(EINVAL, "NUL in target");
   if (target.size() >= PATH_MAX) return ErrnoError(ENAMETOOLONG, "symlink target too long");
   const std::string n(name);
@@ -1012,7 +1024,7 @@ absl::StatusOr<CreateResult> PosixBackend::Mknod(const Cred& cred, const FileHan
     default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
   }
   absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
+  if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   UniqueFd fd;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
@@ -1033,7 +1045,7 @@ absl::Status PosixBackend::Remove(const Cred& cred, const FileHandle& dir, std::
   const Impl::NodePtr& d = *node;
   absl::Status valid = CheckName(name);
   if (valid.ok() && IsDotName(name)) valid = ErrnoError(EACCES, "cannot remove . or ..");
-  if (!valid.ok()) return valid;
+  if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   std::optional<std::pair<std::string, UniqueFd>> victim;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
@@ -1054,7 +1066,7 @@ absl::Status PosixBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::s
   absl::Status valid = CheckName(name);
   if (valid.ok() && name == ".") valid = ErrnoError(EINVAL, "rmdir .");
   if (valid.ok() && name == "..") valid = ErrnoError(ENOTEMPTY, "rmdir ..");
-  if (!valid.ok()) return valid;
+  if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   std::optional<std::pair<std::string, UniqueFd>> victim;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
@@ -1081,7 +1093,10 @@ absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
     valid = ErrnoError(EINVAL, "rename of . or ..");
   }
   if (valid.ok() && f.exp != t.exp) valid = ErrnoError(EXDEV, "rename across exports");
-  if (!valid.ok()) return valid;
+  if (!valid.ok()) {
+    impl_->Refuse(f, from_wcc, valid).IgnoreError();
+    return impl_->Refuse(t, to_wcc, valid);
+  }
   // Both directories' stripes, in index order so concurrent renames can't
   // deadlock.
   size_t a = impl_->StripeIndex(f), b = impl_->StripeIndex(t);

@@ -35,10 +35,13 @@ absl::Status SetThreadCredentials(uint32_t uid, uint32_t gid,
 }
 
 ScopedCredentials::ScopedCredentials(const Cred& cred) {
+  if (cred.uid == 0 && cred.gid == 0 && cred.groups.empty()) return;
+  active_ = true;
   status_ = SetThreadCredentials(cred.uid, cred.gid, cred.groups);
 }
 
 ScopedCredentials::~ScopedCredentials() {
+  if (!active_) return;
   // fsuid first: back to 0 restores the file capabilities.
   setfsuid(0);
   setfsgid(0);

@@ -14,7 +14,8 @@ namespace nfs3d::vfs {
 
 // Applies cred to the current thread for the lifetime of the object, then
 // restores the server's identity (fsuid 0, fsgid 0, no supplementary groups).
-// Not nestable; the server must run as root.
+// Not nestable; the server must run as root. The server's own identity
+// (0/0/no groups) is a no-op: the thread already has it.
 class ScopedCredentials {
  public:
   explicit ScopedCredentials(const Cred& cred);
@@ -27,6 +28,7 @@ class ScopedCredentials {
 
  private:
   absl::Status status_;
+  bool active_ = false;
 };
 
 // Sets the calling thread's fsuid/fsgid/groups; used by ScopedCredentials.

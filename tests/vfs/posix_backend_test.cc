@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -598,6 +599,49 @@ TEST_F(PosixBackendTest, SubtreeExportDoesNotEscape) {
   NewBackend();
   ASSERT_TRUE(backend_->AddExport(3, inner).ok());
   EXPECT_TRUE(backend_->GetAttr(kRoot, deep).ok());
+}
+
+TEST_F(PosixBackendTest, ConcurrentCallersKeepTheirOwnCredentials) {
+  FileHandle dir = MakeDir(root_, "shared", 0777);
+  FileHandle secret = MakeFile(root_, "secret", 0600);
+  constexpr int kThreads = 4, kRounds = 50;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      Cred cred = t % 2 == 0 ? kRoot : Cred{1000u + t, 1000u + t, {}};
+      for (int i = 0; i < kRounds; ++i) {
+        std::string name = "t" + std::to_string(t) + "_" + std::to_string(i);
+        auto r = backend_->Create(cred, dir, name, CreateMode::kGuarded, Mode(0644), {}, nullptr);
+        if (!r.ok() || r->attributes->uid != cred.uid) ++failures;
+        std::string buf(4, '\0');
+        auto read = backend_->Read(cred, secret, 0, 4, reinterpret_cast<uint8_t*>(buf.data()));
+        if (read.ok() != (cred.uid == 0)) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_F(PosixBackendTest, SmallCachesEvictCorrectly) {
+  PosixBackendOptions options{tmp_ + "/state"};
+  options.handle_cache_size = 8;
+  options.io_cache_size = 2;
+  auto b = PosixBackend::Create(options);
+  ASSERT_TRUE(b.ok());
+  backend_ = std::move(*b);
+  ASSERT_TRUE(backend_->AddExport(kExport, export_path_).ok());
+  std::vector<FileHandle> files;
+  for (int i = 0; i < 40; ++i) {
+    files.push_back(MakeFile(root_, "f" + std::to_string(i)));
+    ASSERT_TRUE(WriteString(files.back(), 0, std::to_string(i)).ok());
+  }
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(*ReadString(files[i], 0, 10), std::to_string(i));
+    ASSERT_TRUE(WriteString(files[i], 0, "w" + std::to_string(i)).ok());
+  }
+  for (int i = 39; i >= 0; --i) EXPECT_EQ(*ReadString(files[i], 0, 10), "w" + std::to_string(i));
 }
 
 }  // namespace
