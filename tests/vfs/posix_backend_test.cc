@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -642,6 +643,46 @@ TEST_F(PosixBackendTest, SmallCachesEvictCorrectly) {
     ASSERT_TRUE(WriteString(files[i], 0, "w" + std::to_string(i)).ok());
   }
   for (int i = 39; i >= 0; --i) EXPECT_EQ(*ReadString(files[i], 0, 10), "w" + std::to_string(i));
+}
+
+// The same basics on tmpfs (kernel handles and user xattrs differ per file
+// system).
+TEST_F(PosixBackendTest, WorksOnTmpfs) {
+  struct statfs sfs;
+  if (statfs("/dev/shm", &sfs) != 0 || sfs.f_type != 0x01021994 /* TMPFS_MAGIC */) {
+    GTEST_SKIP() << "no tmpfs at /dev/shm";
+  }
+  char tmpl[] = "/dev/shm/nfs3d_backend_test.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string shm = tmpl;
+  chmod(shm.c_str(), 0777);
+  ASSERT_TRUE(backend_->AddExport(5, shm).ok());
+  ASSERT_OK_AND_ASSIGN(root, backend_->RootHandle(5));
+  Verifier v = {8, 7, 6, 5, 4, 3, 2, 1};
+  ASSERT_OK_AND_ASSIGN(created,
+                       backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr));
+  EXPECT_TRUE(backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr).ok());
+  v[0] = 9;
+  EXPECT_EQ(ErrnoOf(backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr)
+                        .status()),
+            EEXIST);
+  ASSERT_TRUE(WriteString(created.handle, 0, "tmpfs", kUser).ok());
+  FileHandle sub = MakeDir(root, "sub");
+  NewBackend();
+  ASSERT_TRUE(backend_->AddExport(5, shm).ok());
+  EXPECT_EQ(*ReadString(created.handle, 0, 10, kUser), "tmpfs");
+  EXPECT_TRUE(backend_->GetAttr(kRoot, sub).ok());
+  std::set<std::string> names;
+  bool eof;
+  ASSERT_TRUE(backend_->ReadDir(kRoot, root, 0, nullptr,
+                                [&](const DirEntry& e) {
+                                  names.insert(std::string(e.name));
+                                  return true;
+                                },
+                                &eof, nullptr).ok());
+  EXPECT_EQ(names, (std::set<std::string>{".", "..", "x", "sub"}));
+  backend_.reset();
+  std::filesystem::remove_all(shm);
 }
 
 }  // namespace
