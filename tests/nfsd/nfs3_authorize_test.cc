@@ -1,0 +1,81 @@
+// The generic per-call checks and the table's policy flags.
+#include <set>
+
+#include "tests/nfsd/nfs3_fixture.h"
+
+namespace nfs3d::nfsd::testing {
+namespace {
+
+TEST(Nfs3ProgramTest, TableShape) {
+  absl::Span<const rpc::Procedure> rows = Nfs3Procedures();
+  ASSERT_EQ(rows.size(), 22u);
+  const std::set<uint32_t> cached = {n3::kSetattr, n3::kWrite,  n3::kCreate, n3::kMkdir,
+                                     n3::kSymlink, n3::kMknod,  n3::kRemove, n3::kRmdir,
+                                     n3::kRename,  n3::kLink};
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].number, i);
+    EXPECT_NE(rows[i].run, nullptr) << rows[i].name;
+    EXPECT_EQ(rows[i].idempotent, !cached.count(i)) << rows[i].name;
+    EXPECT_EQ(rows[i].modifies, cached.count(i) == 1) << rows[i].name;
+  }
+  EXPECT_STREQ(rows[n3::kReaddirplus].name, "READDIRPLUS");
+  rpc::Program p = Nfs3Program(nullptr);
+  EXPECT_EQ(p.number, 100003u);
+  ASSERT_EQ(p.versions.size(), 1u);
+  EXPECT_EQ(p.versions[0].version, 3u);
+}
+
+TEST_F(Nfs3Test, FlippedHandleIsBadhandle) {
+  n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
+  fh.data[fh.len - 1] ^= 0x01;
+  EXPECT_EQ(client().Getattr(fh).status, n3::NFS3ERR_BADHANDLE);
+  n3::nfs_fh3 empty;
+  EXPECT_EQ(client().Getattr(empty).status, n3::NFS3ERR_BADHANDLE);
+  ReadReply r = client().Read(fh, 0, 10);
+  EXPECT_EQ(r.status, n3::NFS3ERR_BADHANDLE);
+  EXPECT_FALSE(r.file_attributes);
+}
+
+TEST_F(Nfs3Test, RemovedExportIsStale) {
+  n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
+  ASSERT_EQ(client().Getattr(fh).status, n3::NFS3_OK);
+  auto table = std::make_shared<conf::ExportTable>(*server_->exports());
+  std::erase_if(table->exports, [](const conf::Export& e) { return e.export_id == kRwId; });
+  server_->SetExports(table);
+  EXPECT_EQ(client().Getattr(fh).status, n3::NFS3ERR_STALE);
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_STALE);
+  EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
+}
+
+TEST_F(Nfs3Test, UnlistedClientIsAcces) {
+  EXPECT_EQ(client().Getattr(Root(kOtherId)).status, n3::NFS3ERR_ACCES);
+  EXPECT_EQ(client().Lookup(Root(kOtherId), "x").status, n3::NFS3ERR_ACCES);
+}
+
+TEST_F(Nfs3Test, SecureExportNeedsPrivilegedPort) {
+  client().caller.port = 40000;
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_PERM);
+  client().caller.port = 1023;
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3_OK);
+}
+
+TEST_F(Nfs3Test, EveryModifyingProcedureIsRofsOnReadOnlyExport) {
+  const n3::nfs_fh3 ro = Root(kRoId);
+  EXPECT_EQ(client().Setattr(ro, Mode(0777)).status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Write(ro, 0, "x", n3::UNSTABLE).status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Create(ro, "a", n3::UNCHECKED).status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Mkdir(ro, "a").status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Symlink(ro, "a", "b").status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Mknod(ro, "a", n3::NF3FIFO).status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Remove(ro, "a").status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Rmdir(ro, "a").status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Rename(ro, "a", ro, "b").status, n3::NFS3ERR_ROFS);
+  EXPECT_EQ(client().Link(ro, ro, "b").status, n3::NFS3ERR_ROFS);
+  // Reads still work.
+  EXPECT_EQ(client().Getattr(ro).status, n3::NFS3_OK);
+  EXPECT_EQ(client().Readdir(ro, 0, nullptr, 4096).status, n3::NFS3_OK);
+  EXPECT_EQ(client().Fsinfo(ro).status, n3::NFS3_OK);
+}
+
+}  // namespace
+}  // namespace nfs3d::nfsd::testing
