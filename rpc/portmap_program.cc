@@ -154,10 +154,10 @@ ProcResult RpcbGetaddrlist(void* service, const CallContext& ctx, xdr::Decoder& 
   RpcbArgs a;
   if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
   sockaddr_storage local = LocalOf(ctx);
-  // rpcb_entry_list: every transport the exact version is reachable on.
+  // rpcb_entry_list: every transport the exact version is reachable on (the
+  // caller's r_netid is its own transport, not a filter: it asks for others).
   for (const PortMapping& m : Registry(service).Dump()) {
     if (m.prog != a.prog || m.vers != a.vers) continue;
-    if (!a.netid.empty() && m.netid != a.netid) continue;
     bool v6 = NetidIsV6(m.netid);
     bool tcp = m.netid.rfind("tcp", 0) == 0;
     out.Bool(true);

@@ -374,7 +374,7 @@ TEST_F(PortmapEndToEndTest, RpcbDumpV4) {
 }
 
 TEST_F(PortmapEndToEndTest, RpcbGetaddrlistAndGettime) {
-  auto r = CallUdp(4, kRpcbProcGetaddrlist, Rpcb(100003, 3, ""));
+  auto r = CallUdp(4, kRpcbProcGetaddrlist, Rpcb(100003, 3, "udp"));
   ASSERT_TRUE(r.has_value());
   xdr::Decoder d(reinterpret_cast<const uint8_t*>(r->results.data()), r->results.size());
   int entries = 0;
@@ -498,6 +498,29 @@ TEST(PortmapManualTest, DISABLED_ServeOnPort111) {
   server.Start();
   std::this_thread::sleep_for(std::chrono::seconds(std::atoi(secs)));
   server.Stop();
+}
+
+}  // namespace
+}  // namespace nfs3d::rpc
+
+namespace nfs3d::rpc {
+namespace {
+
+// By hand only, against a system rpcbind in a private mount namespace (its
+// /run/rpcbind.sock is shared by every network namespace otherwise):
+//   unshare -m sh -c "mount -t tmpfs tmpfs /run && (rpcbind -f &) && sleep 1 &&
+//     NFS3D_SYSTEM_RPCBIND=1 portmap_test --gtest_also_run_disabled_tests
+//     --gtest_filter=*RegisterWithSystemRpcbind*"
+TEST(RpcbindClientManualTest, DISABLED_RegisterWithSystemRpcbind) {
+  if (std::getenv("NFS3D_SYSTEM_RPCBIND") == nullptr) GTEST_SKIP() << "set NFS3D_SYSTEM_RPCBIND";
+  ASSERT_TRUE(RpcbindAvailable());
+  ASSERT_TRUE(RegisterWithRpcbind(390123, 3, "udp", 2049).ok());
+  ASSERT_TRUE(RegisterWithRpcbind(390123, 3, "tcp", 2049).ok());
+  ASSERT_TRUE(RegisterWithRpcbind(390123, 3, "tcp", 2050).ok());  // replaces the stale entry
+  EXPECT_FALSE(RegisterWithRpcbind(390123, 3, "bogus", 1).ok());
+  std::system("rpcinfo -p 127.0.0.1 | grep 390123");
+  ASSERT_TRUE(UnregisterAll().ok());
+  EXPECT_NE(std::system("rpcinfo -p 127.0.0.1 | grep -q 390123"), 0);
 }
 
 }  // namespace
