@@ -226,12 +226,59 @@ struct PosixBackend::Node {
 
 namespace {
 
+// Gathers concurrent syncs of one file: a caller waits for an fsync that
+// started after it arrived (so it covers the caller's completed writes); if
+// one is already running, the next one serves everybody waiting meanwhile.
+// Always a full fsync, so FILE_SYNC, DATA_SYNC and COMMIT can share it.
+class SyncGroup {
+ public:
+  // on_failure runs once per failed fsync, before any waiter returns.
+  absl::Status Sync(int fd, const std::function<void()>& on_failure) {
+    absl::MutexLock lock(&mu_);
+    const uint64_t needed = started_ + 1;
+    while (finished_ < needed) {
+      if (running_) {
+        cv_.Wait(&mu_);
+        continue;
+      }
+      running_ = true;
+      const uint64_t seq = ++started_;
+      mu_.Unlock();
+      const int rc = fsync(fd);
+      const int err = errno;
+      if (rc != 0) on_failure();
+      mu_.Lock();
+      running_ = false;
+      finished_ = seq;
+      if (rc != 0) {
+        last_failed_ = seq;
+        last_errno_ = err;
+      }
+      cv_.SignalAll();
+    }
+    // Conservative: a later failed sync also fails this caller.
+    if (last_failed_ >= needed) return ErrnoError(last_errno_, "fsync");
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::CondVar cv_;
+  bool running_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t started_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t last_failed_ ABSL_GUARDED_BY(mu_) = 0;
+  int last_errno_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // Descriptors for data I/O on one regular file, opened with the server's
-// identity; callers check the user's permission before each use.
+// identity; callers check the user's permission before each use. All writes
+// and syncs of the file go through rw, so fsync sees their writeback errors.
 struct IoFds {
   absl::Mutex mu;
   UniqueFd ro ABSL_GUARDED_BY(mu);
   UniqueFd rw ABSL_GUARDED_BY(mu);
+  SyncGroup sync;
 };
 
 }  // namespace
@@ -886,13 +933,9 @@ absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHand
   result.count = static_cast<uint32_t>(done);
   result.committed = StableHow::kUnstable;
   if (stable != StableHow::kUnstable) {
-    int rc = stable == StableHow::kFileSync ? fsync(fd) : fdatasync(fd);
-    if (rc != 0) {
-      absl::Status err = Errno("sync after write");
-      impl_->RotateVerifier();
-      return err;
-    }
-    result.committed = stable;
+    absl::Status synced = keep->sync.Sync(fd, [this] { impl_->RotateVerifier(); });
+    if (!synced.ok()) return synced;
+    result.committed = StableHow::kFileSync;  // a full fsync was done
   }
   return result;
 }
@@ -1265,17 +1308,18 @@ absl::StatusOr<Verifier> PosixBackend::Commit(const Cred& cred, const FileHandle
   Verifier out;
   uint64_t verf = impl_->verifier();
   std::memcpy(out.data(), &verf, sizeof(verf));
-  // Syncing the descriptor writes went through sees their writeback errors.
-  auto io = impl_->IoFd(n, /*write=*/false);
+  // Syncing the descriptor writes went through sees their writeback errors
+  // (an evicted descriptor's unreported errors are lost: a fresh descriptor
+  // only sees errors that happen after it was opened).
+  auto io = impl_->IoFd(n, /*write=*/true);
+  if (!io.ok()) io = impl_->IoFd(n, /*write=*/false);  // e.g. read-only file system
   if (!io.ok()) return io.status();
   // No pre-op attributes: the sync runs unlocked, so they could be stale.
-  if (fdatasync(io->second) != 0) {
-    absl::Status err = Errno("fdatasync");
-    impl_->RotateVerifier();
-    if (wcc) wcc->after = impl_->AttrsOrNone(n);
-    return err;
-  }
+  // The whole file is synced whatever the range (fsync has no cheaper
+  // durable range variant).
+  absl::Status synced = io->first->sync.Sync(io->second, [this] { impl_->RotateVerifier(); });
   if (wcc) wcc->after = impl_->AttrsOrNone(n);
+  if (!synced.ok()) return synced;
   return out;
 }
 

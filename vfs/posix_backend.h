@@ -47,6 +47,16 @@
 //  - SETATTR order: size (with the write-permission rules above), then
 //    uid/gid, then mode (so an explicit mode wins over the setuid bits chown
 //    clears), then times. knfsd also truncates first.
+//  - Stable WRITEs and COMMIT share ("gather") a full fsync per file: a
+//    caller waits for an fsync that started after it arrived, so concurrent
+//    FILE_SYNC/DATA_SYNC writes and COMMITs of one file cost one fsync.
+//    Stable writes report FILE_SYNC. A failed fsync changes the write
+//    verifier and fails every caller it covered. COMMIT syncs the whole file.
+//  - Descriptors pin inodes: names removed through the backend drop their
+//    cached descriptors at once; files deleted by local processes are freed
+//    when their descriptors are evicted or the handle is next used (ESTALE).
+//    A writeback error on an evicted descriptor is not seen by later syncs.
+//  - ExportOf/any call with a handle of an unknown export id: ESTALE.
 //  - Create() calls umask(0) for the process: the server must store exactly
 //    the mode the client sent (the client already applied its umask). When no
 //    mode is given, files get 0600 and directories 0700.
