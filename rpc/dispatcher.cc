@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/log.h"
-#include "rpc/auth.h"
+#include "rpc/rpc_auth.h"
 #include "rpc/rpc_message.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"

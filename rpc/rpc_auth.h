@@ -1,6 +1,6 @@
 // Credential checking for the flavors nfs3d serves: AUTH_NONE and AUTH_SYS.
-#ifndef NFS3D_RPC_AUTH_H_
-#define NFS3D_RPC_AUTH_H_
+#ifndef NFS3D_RPC_RPC_AUTH_H_
+#define NFS3D_RPC_RPC_AUTH_H_
 
 #include "rpc/call_context.h"
 #include "rpc/rpc_message.h"
@@ -27,4 +27,4 @@ AuthStat Authenticate(const OpaqueAuth& cred, const OpaqueAuth& verf, Credential
 
 }  // namespace nfs3d::rpc
 
-#endif  // NFS3D_RPC_AUTH_H_
+#endif  // NFS3D_RPC_RPC_AUTH_H_

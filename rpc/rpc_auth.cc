@@ -1,4 +1,4 @@
-#include "rpc/auth.h"
+#include "rpc/rpc_auth.h"
 
 #include <string>
 
