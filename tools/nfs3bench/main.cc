@@ -1,0 +1,204 @@
+// nfs3bench: a benchmark and A/B client that speaks MOUNT v3 + NFSv3 directly
+// over UDP or TCP. See docs/ab-testing.md.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tools/nfs3bench/lab.h"
+#include "tools/nfs3bench/options.h"
+#include "tools/nfs3bench/pattern.h"
+#include "tools/nfs3bench/report.h"
+#include "tools/nfs3bench/sweep.h"
+
+namespace nfs3d::bench {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void OnSignal(int) { g_stop.store(true); }
+
+int Usage(const std::string& error) {
+  if (!error.empty()) std::fprintf(stderr, "nfs3bench: %s\n", error.c_str());
+  std::fprintf(stderr, "%s", UsageText());
+  return 2;
+}
+
+bool ParseUint(const std::string& text, uint64_t* out) {
+  return absl::SimpleAtoi(text, out);
+}
+
+// Fills a SweepConfig from the flags; false + *error on a bad value.
+bool BuildConfig(const CommandLine& cl, bool grid_defaults, SweepConfig* c, std::string* error) {
+  std::string protos = cl.Get("proto", grid_defaults ? "udp,tcp" : "tcp");
+  for (const std::string& p : SplitList(protos)) {
+    if (p == "tcp") c->protos.push_back(rpc::Transport::kTcp);
+    else if (p == "udp") c->protos.push_back(rpc::Transport::kUdp);
+    else return *error = "--proto: want tcp or udp, got '" + p + "'", false;
+  }
+  for (const std::string& b : SplitList(cl.Get("bs", grid_defaults ? "8k,16k,64k,1m" : "64k"))) {
+    uint64_t v;
+    if (!ParseSize(b, &v) || v > (64u << 20)) return *error = "--bs: bad size '" + b + "'", false;
+    c->block_sizes.push_back(v);
+  }
+  for (const std::string& q : SplitList(cl.Get("outstanding", "8"))) {
+    uint64_t v;
+    if (!ParseUint(q, &v) || v < 1 || v > 1024) {
+      return *error = "--outstanding: want 1..1024, got '" + q + "'", false;
+    }
+    c->outstanding.push_back(static_cast<int>(v));
+  }
+  std::vector<std::string> workloads = SplitList(cl.Get("workload", "write,read"));
+  for (const std::string& w : workloads) {
+    if (!IsWorkloadName(w)) return *error = "--workload: unknown workload '" + w + "'", false;
+  }
+  c->workloads = ExpandWorkloads(workloads);
+  if (c->protos.empty() || c->block_sizes.empty() || c->outstanding.empty() ||
+      c->workloads.empty()) {
+    return *error = "empty list", false;
+  }
+  WorkloadOptions& o = c->base;
+  if (cl.Has("stable") && !ParseStableMode(cl.Get("stable"), &o.stable)) {
+    return *error = "--stable: want unstable, datasync, filesync or sync", false;
+  }
+  if (cl.Has("size") && cl.Has("time")) return *error = "give --size or --time, not both", false;
+  if (cl.Has("size") && !ParseSize(cl.Get("size"), &o.size)) return *error = "--size: bad size", false;
+  if (cl.Has("time")) {
+    double secs;
+    if (!absl::SimpleAtod(cl.Get("time"), &secs) || secs <= 0 || secs > 86400) {
+      return *error = "--time: want seconds > 0", false;
+    }
+    o.time = absl::Seconds(secs);
+  }
+  if (!cl.Has("size") && !cl.Has("time")) o.size = 64u << 20;
+  if (cl.Has("ops") && (!ParseUint(cl.Get("ops"), &o.ops) || o.ops == 0)) {
+    return *error = "--ops: want a positive number", false;
+  }
+  if (cl.Has("file-size") && !ParseSize(cl.Get("file-size"), &o.file_size)) {
+    return *error = "--file-size: bad size", false;
+  }
+  uint64_t v;
+  if (cl.Has("dir-entries")) {
+    if (!ParseUint(cl.Get("dir-entries"), &v) || v == 0 || v > 1000000) {
+      return *error = "--dir-entries: want 1..1000000", false;
+    }
+    o.dir_entries = static_cast<uint32_t>(v);
+  }
+  o.verify = !cl.Has("no-verify");
+  if (cl.Has("seed") && !ParseUint(cl.Get("seed"), &c->seed)) return *error = "--seed: bad number", false;
+  SessionOptions& s = c->session;
+  if (cl.Has("port")) {
+    if (!ParseUint(cl.Get("port"), &v) || v == 0 || v > 65535) return *error = "--port: bad port", false;
+    s.nfs_port = static_cast<uint16_t>(v);
+  }
+  if (cl.Has("mount-port")) {
+    if (!ParseUint(cl.Get("mount-port"), &v) || v == 0 || v > 65535) {
+      return *error = "--mount-port: bad port", false;
+    }
+    s.mount_port = static_cast<uint16_t>(v);
+  }
+  if (cl.Has("timeout")) {
+    double secs;
+    if (!absl::SimpleAtod(cl.Get("timeout"), &secs) || secs <= 0) return *error = "--timeout: bad value", false;
+    s.timeout = absl::Seconds(secs);
+  }
+  if (cl.Has("timeo")) {
+    if (!ParseUint(cl.Get("timeo"), &v) || v == 0) return *error = "--timeo: bad value", false;
+    s.udp_timeout = absl::Milliseconds(v);
+  }
+  if (cl.Has("uid")) {
+    if (!ParseUint(cl.Get("uid"), &v)) return *error = "--uid: bad number", false;
+    s.uid = static_cast<uint32_t>(v);
+  }
+  if (cl.Has("gid")) {
+    if (!ParseUint(cl.Get("gid"), &v)) return *error = "--gid: bad number", false;
+    s.gid = static_cast<uint32_t>(v);
+  }
+  s.reserved_port = cl.Has("resvport");
+  c->dir_name = cl.Get("dir", absl::StrCat("nfs3bench.", getpid()));
+  if (c->dir_name.empty() || c->dir_name.find('/') != std::string::npos) {
+    return *error = "--dir: a single name", false;
+  }
+  c->keep = cl.Has("keep");
+  c->json = !cl.Has("no-json");
+  return true;
+}
+
+int PatternCommand(const CommandLine& cl) {
+  uint64_t size = 0, seed = 1;
+  if (!cl.positional.empty()) return Usage("pattern takes no target");
+  if (!ParseSize(cl.Get("size"), &size)) return Usage("pattern: --size N required");
+  if (cl.Has("seed") && !absl::SimpleAtoi(cl.Get("seed"), &seed)) return Usage("--seed: bad number");
+  Pattern p(seed);
+  std::vector<uint8_t> buf(1u << 20);
+  for (uint64_t off = 0; off < size;) {
+    size_t n = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - off));
+    p.Fill(off, absl::Span<uint8_t>(buf.data(), n));
+    if (std::fwrite(buf.data(), 1, n, stdout) != n) return 1;
+    off += n;
+  }
+  return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
+int Main(int argc, char** argv) {
+  auto parsed = ParseCommandLine(argc, argv);
+  if (!parsed.ok()) return Usage(std::string(parsed.status().message()));
+  const CommandLine& cl = *parsed;
+  if (cl.Has("help")) {
+    std::printf("%s", UsageText());
+    return 0;
+  }
+  if (cl.command == "pattern") return PatternCommand(cl);
+
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;  // no SA_RESTART: poll() returns EINTR
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  SweepConfig config;
+  std::string error;
+  bool grid = cl.command != "run";
+  if (!BuildConfig(cl, grid, &config, &error)) return Usage(error);
+  if (cl.command == "lab") {
+    if (!cl.positional.empty()) return Usage("lab takes no target: it starts its own server");
+    return RunLab(cl, std::move(config), &g_stop);
+  }
+  if (cl.positional.size() != 1) return Usage("want exactly one target HOST:/export");
+  auto target = ParseTarget(cl.positional[0]);
+  if (!target.ok()) return Usage(std::string(target.status().message()));
+  if (cl.command == "run" && (cl.Has("csv") || cl.Has("plot"))) {
+    return Usage("--csv/--plot are for sweep and lab");
+  }
+
+  std::vector<RunResult> rows;
+  bool ok = RunSweep(*target, config, &g_stop, &rows);
+  if (rows.empty() && !ok) return g_stop.load() ? 1 : 3;
+  if (cl.Has("csv")) {
+    if (WriteCsv(cl.Get("csv"), rows)) {
+      std::printf("# csv: %s\n", cl.Get("csv").c_str());
+    } else {
+      std::fprintf(stderr, "nfs3bench: cannot write %s\n", cl.Get("csv").c_str());
+      ok = false;
+    }
+  }
+  if (cl.Has("plot")) {
+    std::string err = Plot(cl.Get("plot"), absl::StrCat("nfs3bench ", cl.positional[0]), rows);
+    if (err.empty()) {
+      std::printf("# plot: %s\n", cl.Get("plot").c_str());
+    } else {
+      std::fprintf(stderr, "nfs3bench: plot: %s\n", err.c_str());
+    }
+  }
+  if (g_stop.load()) std::fprintf(stderr, "nfs3bench: interrupted\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace nfs3d::bench
+
+int main(int argc, char** argv) { return nfs3d::bench::Main(argc, argv); }

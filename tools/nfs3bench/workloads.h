@@ -1,0 +1,105 @@
+// The nfs3bench workloads: sequential and random I/O and metadata loops with
+// N calls in flight, bounded by a byte/op count or a time limit.
+#ifndef NFS3D_TOOLS_NFS3BENCH_WORKLOADS_H_
+#define NFS3D_TOOLS_NFS3BENCH_WORKLOADS_H_
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "tools/nfs3bench/pattern.h"
+#include "tools/nfs3bench/session.h"
+#include "xdr/nfs3_types.h"
+
+namespace nfs3d::bench {
+
+// How WRITEs reach stable storage.
+enum class StableMode {
+  kUnstable,  // UNSTABLE writes, one COMMIT at the end (like dd conv=fsync)
+  kDataSync,  // every write DATA_SYNC
+  kFileSync,  // every write FILE_SYNC
+  kSyncMount, // FILE_SYNC, one write at a time (mount -o sync)
+};
+bool ParseStableMode(const std::string& text, StableMode* out);
+const char* StableModeName(StableMode mode);
+
+// Workload names: write, read, randread, randwrite, getattr, lookup, create,
+// readdirplus. "meta" expands to the last four.
+bool IsWorkloadName(const std::string& name);
+std::vector<std::string> ExpandWorkloads(const std::vector<std::string>& names);
+
+struct WorkloadOptions {
+  std::string name = "write";
+  uint32_t bs = 65536;         // requested transfer size per READ/WRITE call
+  int outstanding = 8;         // calls (metadata: operations) in flight
+  StableMode stable = StableMode::kUnstable;
+  uint64_t size = 0;           // bytes to move (I/O); 0 with a time limit
+  uint64_t ops = 0;            // metadata operations; 0 with a time limit
+  absl::Duration time;         // time limit; zero: use size/ops
+  uint64_t file_size = 64u << 20;  // file for read/random, wrap point of timed writes
+  bool verify = true;          // check read data / read back written data
+  uint32_t dir_entries = 1000; // files in the READDIRPLUS/LOOKUP directory
+};
+
+struct RunResult {
+  std::string workload;
+  std::string proto;
+  uint32_t mtu = 0;             // lab mode only
+  uint32_t bs = 0;
+  uint32_t xfer = 0;            // bytes per READ/WRITE call after the server's limit
+  int outstanding = 0;
+  std::string stable;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  uint64_t calls = 0;
+  uint64_t ops = 0;
+  uint64_t retransmits = 0;
+  uint64_t timeouts = 0;
+  double msec_per_call = 0;     // mean time from send to reply
+  std::string verified = "no";  // "ok", "no" (not checked), "FAILED"
+  std::string error;            // empty when the run succeeded
+  double wire_mbps = 0;         // lab: nuttcp Mbit/s on the same link and proto
+
+  double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
+  double Mbitps() const { return seconds > 0 ? bytes * 8 / seconds / 1e6 : 0; }
+  double CallsPerSec() const { return seconds > 0 ? calls / seconds : 0; }
+  double OpsPerSec() const { return seconds > 0 ? ops / seconds : 0; }
+};
+
+// State shared by the runs of one session: the work directory, the data file
+// and how much of it holds the pattern.
+class BenchContext {
+ public:
+  BenchContext(Session* session, nfs3::nfs_fh3 dir, uint64_t seed, const std::atomic<bool>* stop)
+      : session_(session), dir_(dir), pattern_(seed), stop_(stop) {}
+
+  RunResult Run(const WorkloadOptions& options);
+  // Removes what the runs created (data file, metadata directory).
+  absl::Status Cleanup(bool keep_data_file);
+
+  static constexpr const char* kDataFile = "data";
+  static constexpr const char* kMetaDir = "meta";
+
+ private:
+  friend class IoRun;
+  friend class MetaRun;
+  absl::Status EnsureDataFile(uint64_t size);
+  absl::Status EnsureMetaDir(uint32_t entries);
+
+  Session* session_;
+  nfs3::nfs_fh3 dir_;
+  Pattern pattern_;
+  const std::atomic<bool>* stop_;
+  std::optional<nfs3::nfs_fh3> file_;
+  uint64_t file_pattern_size_ = 0;  // bytes of the file known to hold the pattern
+  std::optional<nfs3::nfs_fh3> meta_dir_;
+  uint32_t meta_entries_ = 0;
+};
+
+}  // namespace nfs3d::bench
+
+#endif  // NFS3D_TOOLS_NFS3BENCH_WORKLOADS_H_
