@@ -45,7 +45,7 @@ run_one() {
       --script "$(dirname "$0")/guest_fileops.sh" > "$out.log" 2>&1 \
     || { cat "$out.log" >&2; tail -50 "$WORK/nfs3d.log" >&2; fail "mount-run over $proto ($how)"; }
   local line
-  line=$(grep -E " nfs .*proto=$proto" "$out.log" | head -n 1)
+  line=$(grep "effective mount:" "$out.log" | head -n 1)
   log "mount line: $line"
   [[ $line == *"rsize=$expect_size"* && $line == *"wsize=$expect_size"* ]] \
     || { cat "$out.log" >&2; fail "expected rsize=wsize=$expect_size over $proto, got: $line"; }
