@@ -51,6 +51,7 @@ bool FileExists(const std::string& path) {
 // only. Root on localhost already owns the machine, so root is not squashed.
 absl::StatusOr<conf::ExportTable> EmbeddedDefaultExports(const std::string& state_dir) {
   std::string dir = absl::StrCat(state_dir, "/export");
+  mkdir(state_dir.c_str(), 0700);
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir));
   }
@@ -152,10 +153,24 @@ int Run() {
   }
 }
 
+// abseil spells multi-word flags with '_'; nfs3d documents them with '-'
+// (--state-dir) like other daemons. Accept both by rewriting the flag name.
+void NormalizeFlagNames(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    char* arg = argv[i];
+    if (arg[0] != '-' || arg[1] != '-') continue;
+    if (arg[2] == '\0') break;  // "--" ends the flags
+    for (char* p = arg + 2; *p != '\0' && *p != '='; ++p) {
+      if (*p == '-') *p = '_';
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nfs3d
 
 int main(int argc, char** argv) {
+  nfs3d::NormalizeFlagNames(argc, argv);
   absl::SetProgramUsageMessage(
       "a userspace NFSv3 server.\n"
       "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]");
