@@ -115,6 +115,14 @@ std::string ParseListen(ServerConfig& c, std::string_view text) {
   return "";
 }
 
+std::string ParseMetricsListen(ServerConfig& c, std::string_view text) {
+  // Same syntax as [nfsd] listen; parse into a scratch config.
+  ServerConfig scratch;
+  std::string err = ParseListen(scratch, text);
+  if (err.empty()) c.metrics_listen = std::move(scratch.listen);
+  return err;
+}
+
 std::string ParsePortmapper(ServerConfig& c, std::string_view text) {
   std::string v = text::Lower(text);
   if (v == "auto") {
@@ -215,6 +223,13 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {
                {"level", ParseLogLevel},
                {"syslog", BoolSetter(&ServerConfig::syslog)},
+           }},
+          {"metrics",
+           {
+               {"enable", BoolSetter(&ServerConfig::metrics)},
+               {"listen", ParseMetricsListen},
+               {"port", UintSetter(&ServerConfig::metrics_port, 0, 65535)},
+               {"control_socket", BoolSetter(&ServerConfig::control_socket)},
            }},
       };
   return *schema;
@@ -404,7 +419,10 @@ std::string Describe(const ServerConfig& c) {
       " max_record=", c.max_record_size,
       " portmapper=", PortmapperModeName(c.portmapper),
       " exports=", c.exports_path, " state_dir=", c.state_dir,
-      " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "");
+      " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "",
+      " metrics=",
+      c.metrics ? text::Cat(Join(c.metrics_listen), " port ", c.metrics_port)
+                : std::string("off"));
 }
 
 }  // namespace nfs3d::conf

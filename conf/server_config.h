@@ -62,6 +62,13 @@ struct ServerConfig {
   log::Level log_level = log::Level::kInfo;
   bool syslog = false;
 
+  // [metrics]: Prometheus text format over HTTP, and the unix socket
+  // <state_dir>/nfs3d.sock that `nfs3stat` reads by default.
+  bool metrics = false;                                 // serve over TCP
+  std::vector<std::string> metrics_listen = {"127.0.0.1"};  // numeric addresses
+  uint16_t metrics_port = 9049;
+  bool control_socket = true;
+
   bool operator==(const ServerConfig&) const = default;
 };
 

@@ -30,13 +30,20 @@ ProcResult RunRow(const Procedure& row, void* service, const CallContext& ctx,
 
 }  // namespace
 
-Dispatcher::Dispatcher(DispatcherOptions options) {
+Dispatcher::Dispatcher(DispatcherOptions options) : stats_(options.stats) {
   if (options.enable_drc) drc_ = std::make_unique<DuplicateCache>(options.drc);
 }
 
 Dispatcher::~Dispatcher() = default;
 
 void Dispatcher::AddProgram(const Program* program) {
+  if (stats_ != nullptr) {
+    for (const ProgramVersion& v : program->versions) {
+      std::vector<std::string> names;
+      for (const Procedure& p : v.procedures) names.emplace_back(p.name);
+      stats_->AddProgramVersion(program->number, v.version, program->name, names);
+    }
+  }
   for (const Program*& p : programs_) {
     if (p->number == program->number) {
       p = program;
@@ -68,6 +75,8 @@ DuplicateCacheStats Dispatcher::drc_stats() const {
 bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportInfo& transport,
                             xdr::BufferChain* reply) {
   reply->Clear();
+  // Records this call in the statistics when HandleCall returns.
+  stats::CallRecorder rec(stats_, static_cast<int>(transport.transport), reply);
   xdr::Decoder in(message);
   CallHeader header;
   HeaderDisposition disposition = DecodeCallHeader(in, &header);
@@ -79,14 +88,18 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
         break;
       case HeaderDisposition::kDrop:
         NFS3D_LOG_DEBUG("rpc: dropping malformed call message (%u bytes)", message.size());
+        rec.Event(stats::RpcEvent::kMalformed);
         return false;
       case HeaderDisposition::kRpcMismatch:
+        rec.Event(stats::RpcEvent::kRpcMismatch);
         EncodeRpcMismatchReply(out, xid);
         return true;
       case HeaderDisposition::kBadCred:
+        rec.Event(stats::RpcEvent::kAuthError);
         EncodeAuthErrorReply(out, xid, AuthStat::kBadCred);
         return true;
       case HeaderDisposition::kBadVerf:
+        rec.Event(stats::RpcEvent::kAuthError);
         EncodeAuthErrorReply(out, xid, AuthStat::kBadVerf);
         return true;
     }
@@ -102,6 +115,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   // generally: an unauthenticated caller learns nothing about our programs.
   AuthStat auth = Authenticate(header.cred, header.verf, &ctx.cred);
   if (auth != AuthStat::kOk) {
+    rec.Event(stats::RpcEvent::kAuthError);
     xdr::Encoder out(reply);
     EncodeAuthErrorReply(out, xid, auth);
     return true;
@@ -110,6 +124,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   const Program* program = FindProgram(header.prog);
   if (program == nullptr || program->versions.empty()) {
     xdr::Encoder out(reply);
+    rec.Event(stats::RpcEvent::kProgUnavail);
     EncodeAcceptedReply(out, xid, AcceptStat::kProgUnavail);
     return true;
   }
@@ -123,17 +138,20 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   }
   if (version == nullptr) {
     xdr::Encoder out(reply);
+    rec.Event(stats::RpcEvent::kProgMismatch);
     EncodeProgMismatchReply(out, xid, low, high);
     return true;
   }
   if (header.proc >= version->procedures.size() ||
       version->procedures[header.proc].run == nullptr) {
     xdr::Encoder out(reply);
+    rec.Event(stats::RpcEvent::kProcUnavail);
     EncodeAcceptedReply(out, xid, AcceptStat::kProcUnavail);
     return true;
   }
   const Procedure& row = version->procedures[header.proc];
   ctx.procedure = &row;
+  rec.Procedure(header.prog, header.vers, header.proc);
 
   const absl::Span<const uint8_t> args = in.Rest();
   std::optional<DrcKey> drc_key;
@@ -145,10 +163,12 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     switch (begin.outcome) {
       case DuplicateCache::Outcome::kReplay:
         NFS3D_LOG_DEBUG("rpc: replaying cached reply for xid %08x (%s)", xid, row.name);
+        rec.Event(stats::RpcEvent::kDrcReplay);
         reply->Append(cached.data(), cached.size());
         return true;
       case DuplicateCache::Outcome::kInProgress:
         NFS3D_LOG_DEBUG("rpc: dropping duplicate of in-progress xid %08x (%s)", xid, row.name);
+        rec.Event(stats::RpcEvent::kDrcInProgress);
         return false;
       case DuplicateCache::Outcome::kNew:
         drc_token = begin.token;
@@ -160,12 +180,14 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   {
     xdr::Encoder out(reply);
     EncodeAcceptedReply(out, xid, AcceptStat::kSuccess);
+    rec.ResultsAt(reply->size());
     xdr::Decoder args_in(args);
     result = RunRow(row, program->service, ctx, args_in, out);
   }
 
   if (result == ProcResult::kSuccess && ctx.reject_auth != 0) {
     if (drc_key) drc_->Abandon(*drc_key, drc_token);
+    rec.Event(stats::RpcEvent::kAuthError);
     reply->Clear();
     xdr::Encoder out(reply);
     EncodeAuthErrorReply(out, xid, static_cast<AuthStat>(ctx.reject_auth));
@@ -180,6 +202,8 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
       // Nothing ran to completion, so nothing is worth replaying: a
       // retransmission simply runs (and fails) again.
       if (drc_key) drc_->Abandon(*drc_key, drc_token);
+      rec.Event(result == ProcResult::kGarbageArgs ? stats::RpcEvent::kGarbageArgs
+                                                   : stats::RpcEvent::kSystemErr);
       reply->Clear();
       xdr::Encoder out(reply);
       EncodeAcceptedReply(out, xid,
@@ -189,6 +213,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     }
     case ProcResult::kDrop:
       if (drc_key) drc_->Abandon(*drc_key, drc_token);
+      rec.Event(stats::RpcEvent::kDropped);
       reply->Clear();
       return false;
   }

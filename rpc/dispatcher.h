@@ -12,12 +12,15 @@
 #include "rpc/duplicate_cache.h"
 #include "rpc/program.h"
 #include "rpc/service.h"
+#include "stats/server_stats.h"
 
 namespace nfs3d::rpc {
 
 struct DispatcherOptions {
   bool enable_drc = true;
   DuplicateCacheOptions drc;
+  // Per-procedure statistics; null = not kept. Must outlive the dispatcher.
+  stats::ServerStats* stats = nullptr;
 };
 
 class Dispatcher : public RpcService {
@@ -46,6 +49,7 @@ class Dispatcher : public RpcService {
 
   std::vector<const Program*> programs_;  // few entries: linear search wins
   std::unique_ptr<DuplicateCache> drc_;   // null when disabled
+  stats::ServerStats* stats_ = nullptr;
 };
 
 }  // namespace nfs3d::rpc

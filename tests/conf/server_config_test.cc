@@ -223,6 +223,22 @@ TEST(ServerConfigTest, UnknownSectionAndKey) {
               "unknown key 'udp_fragments' in [tcp]");
 }
 
+TEST(ServerConfigTest, MetricsSection) {
+  ServerConfig d = DefaultServerConfig();
+  EXPECT_FALSE(d.metrics);  // off by default, loopback when turned on
+  EXPECT_EQ(d.metrics_listen, std::vector<std::string>{"127.0.0.1"});
+  EXPECT_TRUE(d.control_socket);
+  ServerConfig c = ParseOk(
+      "[metrics]\nenable = on\nlisten = 127.0.0.1, ::1\nport = 0\ncontrol_socket = off\n");
+  EXPECT_TRUE(c.metrics);
+  EXPECT_EQ(c.metrics_listen, (std::vector<std::string>{"127.0.0.1", "::1"}));
+  EXPECT_EQ(c.metrics_port, 0);
+  EXPECT_FALSE(c.control_socket);
+  EXPECT_EQ(c.listen, d.listen);  // [nfsd] listen untouched
+  ExpectError("[metrics]\nlisten = localhost\n", 2, "not a numeric");
+  ExpectError("[metrics]\nport = 70000\n", 2, "out of range");
+}
+
 TEST(ServerConfigTest, DuplicateKey) {
   ExpectError("[nfsd]\nport = 1\n[tcp]\n[nfsd]\nport = 2\n", 5,
               "duplicate key 'port' in [nfsd] (first set on line 2)");

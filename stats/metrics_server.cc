@@ -1,0 +1,263 @@
+#include "stats/metrics_server.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "boost/asio.hpp"
+#include "boost/beast/core.hpp"
+#include "boost/beast/http.hpp"
+#include "common/log.h"
+
+namespace nfs3d::stats {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using boost::system::error_code;
+using local_stream = asio::local::stream_protocol;
+
+constexpr auto kSessionTimeout = std::chrono::seconds(10);
+constexpr char kContentType[] = "text/plain; version=0.0.4; charset=utf-8";
+
+// One request, one answer, then close. Runs on the server's only thread.
+template <typename Socket>
+class Session : public std::enable_shared_from_this<Session<Socket>> {
+ public:
+  Session(Socket socket, const MetricsServer::Render* render)
+      : socket_(std::move(socket)), timer_(socket_.get_executor()), render_(render) {}
+
+  void Start() {
+    auto self = this->shared_from_this();
+    timer_.expires_after(kSessionTimeout);
+    timer_.async_wait([self](const error_code& ec) {
+      if (!ec) self->Close();
+    });
+    http::async_read(socket_, buffer_, request_,
+                     [self](const error_code& ec, size_t) { self->OnRead(ec); });
+  }
+
+ private:
+  void OnRead(const error_code& ec) {
+    if (ec) {
+      Close();
+      return;
+    }
+    auto response = std::make_shared<http::response<http::string_body>>();
+    response->version(request_.version());
+    response->keep_alive(false);
+    response->set(http::field::server, "nfs3d");
+    const bool get = request_.method() == http::verb::get || request_.method() == http::verb::head;
+    std::string_view target(request_.target().data(), request_.target().size());
+    if (!get) {
+      response->result(http::status::method_not_allowed);
+      response->body() = "only GET\n";
+    } else if (target == "/metrics" || target.substr(0, 9) == "/metrics?") {
+      response->result(http::status::ok);
+      response->set(http::field::content_type, kContentType);
+      response->body() = (*render_)();
+    } else if (target == "/") {
+      response->result(http::status::ok);
+      response->set(http::field::content_type, "text/plain");
+      response->body() = "nfs3d: metrics at /metrics\n";
+    } else {
+      response->result(http::status::not_found);
+      response->body() = "not found\n";
+    }
+    response->prepare_payload();
+    if (request_.method() == http::verb::head) response->body().clear();
+    auto self = this->shared_from_this();
+    http::async_write(socket_, *response, [self, response](const error_code&, size_t) {
+      self->Close();
+    });
+  }
+
+  void Close() {
+    error_code ignored;
+    socket_.shutdown(Socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    timer_.cancel();
+  }
+
+  Socket socket_;
+  asio::steady_timer timer_;
+  const MetricsServer::Render* render_;
+  beast::flat_buffer buffer_;
+  http::request<http::string_body> request_;
+};
+
+template <typename Acceptor>
+void AcceptLoop(Acceptor* acceptor, const MetricsServer::Render* render) {
+  acceptor->async_accept([acceptor, render](const error_code& ec,
+                                            typename Acceptor::protocol_type::socket socket) {
+    if (ec == asio::error::operation_aborted) return;
+    if (!ec) {
+      std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket),
+                                                                          render)
+          ->Start();
+    }
+    AcceptLoop(acceptor, render);
+  });
+}
+
+}  // namespace
+
+struct MetricsServer::Impl {
+  // Declared first: destroyed last, after everything that uses it.
+  asio::io_context io;
+  Render render;
+  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp;
+  std::vector<std::unique_ptr<local_stream::acceptor>> unix_sockets;
+  std::vector<std::string> unix_paths;
+  std::thread thread;
+  bool started = false;
+  bool stopped = false;
+};
+
+MetricsServer::MetricsServer(Render render) : impl_(std::make_unique<Impl>()) {
+  impl_->render = std::move(render);
+}
+
+MetricsServer::~MetricsServer() { Stop(); }
+
+absl::StatusOr<uint16_t> MetricsServer::ListenTcp(const std::string& address, uint16_t port) {
+  error_code ec;
+  asio::ip::address addr = asio::ip::make_address(address, ec);
+  if (ec) return absl::InvalidArgumentError(absl::StrCat("metrics: bad address ", address));
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(impl_->io);
+  asio::ip::tcp::endpoint endpoint(addr, port);
+  acceptor->open(endpoint.protocol(), ec);
+  if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec && addr.is_v6()) acceptor->set_option(asio::ip::v6_only(true), ec);
+  if (!ec) acceptor->bind(endpoint, ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return absl::UnavailableError(
+        absl::StrCat("metrics: cannot listen on ", address, " port ", port, ": ", ec.message()));
+  }
+  uint16_t bound = acceptor->local_endpoint(ec).port();
+  impl_->tcp.push_back(std::move(acceptor));
+  return bound;
+}
+
+absl::Status MetricsServer::ListenUnix(const std::string& path) {
+  error_code ec;
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      return absl::AlreadyExistsError(absl::StrCat("metrics: ", path, " exists and is no socket"));
+    }
+    // A socket someone still answers on belongs to a running server.
+    local_stream::socket probe(impl_->io);
+    probe.connect(local_stream::endpoint(path), ec);
+    if (!ec) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("metrics: another server answers on ", path));
+    }
+    unlink(path.c_str());
+  }
+  auto acceptor = std::make_unique<local_stream::acceptor>(impl_->io);
+  acceptor->open(local_stream(), ec);
+  if (!ec) acceptor->bind(local_stream::endpoint(path), ec);
+  if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("metrics: cannot listen on ", path, ": ",
+                                                     ec.message()));
+  chmod(path.c_str(), 0600);
+  impl_->unix_sockets.push_back(std::move(acceptor));
+  impl_->unix_paths.push_back(path);
+  return absl::OkStatus();
+}
+
+void MetricsServer::Start() {
+  if (impl_->started) return;
+  impl_->started = true;
+  for (auto& a : impl_->tcp) AcceptLoop(a.get(), &impl_->render);
+  for (auto& a : impl_->unix_sockets) AcceptLoop(a.get(), &impl_->render);
+  impl_->thread = std::thread([this] {
+    try {
+      impl_->io.run();
+    } catch (const std::exception& e) {
+      NFS3D_LOG_ERROR("metrics server stopped: %s", e.what());
+    }
+  });
+}
+
+void MetricsServer::Stop() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  impl_->io.stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  error_code ignored;
+  for (auto& a : impl_->tcp) a->close(ignored);
+  for (auto& a : impl_->unix_sockets) a->close(ignored);
+  for (const std::string& path : impl_->unix_paths) unlink(path.c_str());
+}
+
+namespace {
+
+template <typename Socket>
+absl::StatusOr<std::string> Exchange(Socket& socket, const std::string& host,
+                                     const std::string& path) {
+  timeval tv{5, 0};
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  http::request<http::empty_body> request{http::verb::get, path, 11};
+  request.set(http::field::host, host);
+  request.set(http::field::user_agent, "nfs3stat");
+  error_code ec;
+  http::write(socket, request, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("sending request: ", ec.message()));
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64 << 20);
+  http::read(socket, buffer, parser, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("reading answer: ", ec.message()));
+  auto& response = parser.get();
+  if (response.result() != http::status::ok) {
+    return absl::UnavailableError(absl::StrCat("HTTP status ", response.result_int()));
+  }
+  return std::move(response.body());
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path) {
+  asio::io_context io;
+  error_code ec;
+  if (target.rfind("unix:", 0) == 0) {
+    const std::string socket_path = target.substr(5);
+    local_stream::socket socket(io);
+    socket.connect(local_stream::endpoint(socket_path), ec);
+    if (ec) {
+      return absl::UnavailableError(absl::StrCat("cannot connect to ", socket_path, ": ",
+                                                 ec.message()));
+    }
+    return Exchange(socket, "localhost", path);
+  }
+  size_t colon = target.rfind(':');
+  if (colon == std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat("'", target, "' is not HOST:PORT"));
+  }
+  std::string host = target.substr(0, colon);
+  std::string port = target.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  asio::ip::tcp::resolver resolver(io);
+  auto endpoints = resolver.resolve(host, port, ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("resolving ", target, ": ", ec.message()));
+  asio::ip::tcp::socket socket(io);
+  asio::connect(socket, endpoints, ec);
+  if (ec) {
+    return absl::UnavailableError(absl::StrCat("cannot connect to ", target, ": ", ec.message()));
+  }
+  return Exchange(socket, host, path);
+}
+
+}  // namespace nfs3d::stats

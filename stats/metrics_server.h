@@ -1,0 +1,50 @@
+// A tiny HTTP/1.1 server (Boost.Beast) for the Prometheus endpoint: GET
+// /metrics answers with whatever the render callback returns. It listens on
+// TCP addresses (the [metrics] section) and on a unix socket in the state
+// directory (nfs3stat's default, mode 0600 so only root reads it). One
+// thread; one request per connection; idle connections are closed after a
+// few seconds.
+#ifndef NFS3D_STATS_METRICS_SERVER_H_
+#define NFS3D_STATS_METRICS_SERVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace nfs3d::stats {
+
+class MetricsServer {
+ public:
+  // Returns the /metrics body; called on the server's thread.
+  using Render = std::function<std::string()>;
+
+  explicit MetricsServer(Render render);
+  ~MetricsServer();  // Stop()s
+  MetricsServer(const MetricsServer&) = delete;
+  MetricsServer& operator=(const MetricsServer&) = delete;
+
+  // Before Start(). Port 0 picks one; the bound port is returned.
+  absl::StatusOr<uint16_t> ListenTcp(const std::string& address, uint16_t port);
+  // Replaces a stale socket file at `path`; the socket gets mode 0600.
+  absl::Status ListenUnix(const std::string& path);
+
+  void Start();
+  // Closes the listeners and joins the thread; removes the unix socket file.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Fetches http://<target><path> where target is "HOST:PORT", "[V6]:PORT" or
+// "unix:/path/to/socket". Returns the body of a 200 answer.
+absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path);
+
+}  // namespace nfs3d::stats
+
+#endif  // NFS3D_STATS_METRICS_SERVER_H_

@@ -1,0 +1,242 @@
+#include "stats/server_stats.h"
+
+#include <pthread.h>
+#include <sys/uio.h>
+
+#include <utility>
+
+namespace nfs3d::stats {
+namespace {
+
+std::atomic<uint64_t> next_registry_id{1};
+
+constexpr uint32_t kNfsProgram = 100003;
+constexpr uint32_t kMountProgram = 100005;
+constexpr uint32_t kNlmProgram = 100021;
+constexpr uint32_t kNfsRead = 6;
+constexpr uint32_t kNfsWrite = 7;
+constexpr uint32_t kFattr3Size = 84;    // fattr3 on the wire
+constexpr uint32_t kWccAttrSize = 24;   // wcc_attr on the wire
+
+// Reads big-endian words at byte offsets of a reply chain. The chain's
+// segments are listed once per call into a per-thread vector (no allocation
+// after warm-up).
+class ChainWords {
+ public:
+  explicit ChainWords(const xdr::BufferChain& chain) {
+    thread_local std::vector<iovec> iov;
+    iov.clear();
+    chain.AppendIovecs(&iov);
+    iov_ = &iov;
+  }
+
+  bool U32At(size_t offset, uint32_t* out) const {
+    uint8_t b[4];
+    size_t got = 0;
+    for (const iovec& v : *iov_) {
+      if (offset >= v.iov_len) {
+        offset -= v.iov_len;
+        continue;
+      }
+      const auto* p = static_cast<const uint8_t*>(v.iov_base);
+      while (got < 4 && offset < v.iov_len) b[got++] = p[offset++];
+      if (got == 4) break;
+      offset = 0;
+    }
+    if (got < 4) return false;
+    *out = (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
+    return true;
+  }
+
+ private:
+  const std::vector<iovec>* iov_;
+};
+
+// Where the procedure's status word sits in its results (bytes from their
+// start), or -1 when its results carry no status. NFSv3: every procedure but
+// NULL starts with nfsstat3. MOUNT: MNT starts with its status. NLM:
+// TEST/LOCK/CANCEL/UNLOCK/GRANTED (and their v4 forms) carry a cookie first.
+long StatusOffset(uint32_t prog, uint32_t proc, const ChainWords& words, size_t results) {
+  if (prog == kNfsProgram) return proc != 0 ? 0 : -1;
+  if (prog == kMountProgram) return proc == 1 ? 0 : -1;
+  if (prog == kNlmProgram && proc >= 1 && proc <= 5) {
+    uint32_t cookie_len = 0;
+    if (!words.U32At(results, &cookie_len) || cookie_len > 1024) return -1;
+    return 4 + ((cookie_len + 3) & ~3u);
+  }
+  return -1;
+}
+
+// The count of a successful READ3resok / WRITE3resok.
+bool TransferCount(uint32_t proc, const ChainWords& words, size_t at, uint32_t* count) {
+  size_t pos = at + 4;  // past the status
+  uint32_t present = 0;
+  if (proc == kNfsWrite) {
+    if (!words.U32At(pos, &present)) return false;  // pre_op_attr
+    pos += 4 + (present ? kWccAttrSize : 0);
+  }
+  if (!words.U32At(pos, &present)) return false;  // post_op_attr
+  pos += 4 + (present ? kFattr3Size : 0);
+  return words.U32At(pos, count);
+}
+
+}  // namespace
+
+const char* RpcEventName(RpcEvent event) {
+  switch (event) {
+    case RpcEvent::kNone: return "none";
+    case RpcEvent::kMalformed: return "malformed";
+    case RpcEvent::kRpcMismatch: return "rpc_mismatch";
+    case RpcEvent::kAuthError: return "auth_error";
+    case RpcEvent::kProgUnavail: return "prog_unavail";
+    case RpcEvent::kProgMismatch: return "prog_mismatch";
+    case RpcEvent::kProcUnavail: return "proc_unavail";
+    case RpcEvent::kGarbageArgs: return "garbage_args";
+    case RpcEvent::kSystemErr: return "system_err";
+    case RpcEvent::kDropped: return "dropped";
+    case RpcEvent::kDrcReplay: return "drc_replay";
+    case RpcEvent::kDrcInProgress: return "drc_in_progress";
+    case RpcEvent::kCount: break;
+  }
+  return "?";
+}
+
+ServerStats::ServerStats() : id_(next_registry_id.fetch_add(1)) {
+  slot_names_.resize(kMaxSlots);
+}
+
+ServerStats::~ServerStats() = default;
+
+bool ServerStats::AddProgramVersion(uint32_t prog, uint32_t vers, const std::string& program,
+                                    const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int n = num_versions_.load(std::memory_order_relaxed);
+  for (int i = 0; i < n; ++i) {
+    if (versions_[i].prog == prog && versions_[i].vers == vers) {
+      return names.size() <= versions_[i].count;
+    }
+  }
+  if (n >= kMaxVersions || next_slot_ + static_cast<int>(names.size()) > kMaxSlots) return false;
+  VersionSlots& v = versions_[n];
+  v.prog = prog;
+  v.vers = vers;
+  v.base = next_slot_;
+  v.count = static_cast<uint32_t>(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    ProcSnapshot& s = slot_names_[next_slot_ + i];
+    s.program = program;
+    s.prog = prog;
+    s.vers = vers;
+    s.proc = static_cast<uint32_t>(i);
+    s.name = names[i];
+  }
+  next_slot_ += static_cast<int>(names.size());
+  num_versions_.store(n + 1, std::memory_order_release);
+  return true;
+}
+
+int ServerStats::SlotBase(uint32_t prog, uint32_t vers, uint32_t* count) const {
+  const int n = num_versions_.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) {
+    if (versions_[i].prog == prog && versions_[i].vers == vers) {
+      *count = versions_[i].count;
+      return versions_[i].base;
+    }
+  }
+  return -1;
+}
+
+Shard& ServerStats::LocalSlow(LocalCache* cache) {
+  const uint64_t self = static_cast<uint64_t>(pthread_self());
+  std::lock_guard<std::mutex> lock(mu_);
+  Shard* shard = nullptr;
+  for (auto& [thread, s] : shard_of_thread_) {
+    if (thread == self) shard = s;
+  }
+  if (shard == nullptr) {
+    shards_.push_back(std::make_unique<Shard>());
+    shard = shards_.back().get();
+    shard_of_thread_.emplace_back(self, shard);
+  }
+  cache->owner = id_;
+  cache->shard = shard;
+  return *shard;
+}
+
+Snapshot ServerStats::Take() const {
+  Snapshot out;
+  std::lock_guard<std::mutex> lock(mu_);
+  out.procs.assign(slot_names_.begin(), slot_names_.begin() + next_slot_);
+  for (const auto& shard : shards_) {
+    for (int i = 0; i < next_slot_; ++i) {
+      const ProcShard& p = shard->procs[i];
+      ProcSnapshot& o = out.procs[i];
+      for (int t = 0; t < kNumTransports; ++t) {
+        o.calls[t] += p.calls[t].Get();
+        o.errors[t] += p.errors[t].Get();
+      }
+      for (int b = 0; b <= kLatencyBuckets; ++b) o.latency[b] += p.latency[b].Get();
+      o.latency_ns += p.latency_ns.Get();
+    }
+    for (int t = 0; t < kNumTransports; ++t) {
+      out.messages[t] += shard->messages[t].Get();
+      for (int e = 0; e < kNumRpcEvents; ++e) out.events[t][e] += shard->events[t][e].Get();
+    }
+    out.read_bytes += shard->read_bytes.Get();
+    out.write_bytes += shard->write_bytes.Get();
+    for (int b = 0; b <= kSizeBuckets; ++b) {
+      out.read_sizes[b] += shard->read_sizes[b].Get();
+      out.write_sizes[b] += shard->write_sizes[b].Get();
+    }
+  }
+  return out;
+}
+
+#if NFS3D_STATS_ENABLED
+
+void CallRecorder::Finish() {
+  Shard& s = stats_->Local();
+  const int t = transport_ & 1;
+  s.messages[t].Add(1);
+  if (event_ != RpcEvent::kNone) s.events[t][static_cast<int>(event_)].Add(1);
+  if (!has_proc_) return;
+  uint32_t count = 0;
+  const int base = stats_->SlotBase(prog_, vers_, &count);
+  if (base < 0 || proc_ >= count) return;
+  ProcShard& p = s.procs[base + proc_];
+  p.calls[t].Add(1);
+
+  bool error = IsRpcError(event_);
+  if (event_ == RpcEvent::kNone && results_at_ != 0 && reply_ != nullptr &&
+      reply_->size() > results_at_) {
+    ChainWords words(*reply_);
+    long at = StatusOffset(prog_, proc_, words, results_at_);
+    uint32_t status = 0;
+    if (at >= 0 && words.U32At(results_at_ + at, &status)) {
+      error = status != 0;
+      uint32_t bytes = 0;
+      if (status == 0 && prog_ == kNfsProgram && (proc_ == kNfsRead || proc_ == kNfsWrite) &&
+          TransferCount(proc_, words, results_at_, &bytes)) {
+        if (proc_ == kNfsRead) {
+          s.read_bytes.Add(bytes);
+          s.read_sizes[SizeBucket(bytes)].Add(1);
+        } else {
+          s.write_bytes.Add(bytes);
+          s.write_sizes[SizeBucket(bytes)].Add(1);
+        }
+      }
+    }
+  }
+  if (error) p.errors[t].Add(1);
+
+  const uint64_t ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                           start_)
+          .count());
+  p.latency[LatencyBucket(ns)].Add(1);
+  p.latency_ns.Add(ns);
+}
+
+#endif
+
+}  // namespace nfs3d::stats
