@@ -157,7 +157,7 @@ std::string Plot(const std::string& path, const std::string& title,
   f << "set output '" << path << "'\n";
   f << "set title '" << title << "'\n";
   f << "set xlabel 'block size (bytes per READ/WRITE call requested)'\n";
-  f << "set ylabel 'MB/s (10^6 bytes/s)'\nset logscale x 2\nset grid\nset key outside right\n";
+  f << "set ylabel 'MB/s (10^6 bytes/s)'\nset yrange [0:*]\nset logscale x 2\nset grid\nset key outside right\n";
   f << "set xtics (";
   bool first = true;
   for (uint64_t s : sizes) {
