@@ -341,8 +341,12 @@ double Lab::Nuttcp(bool udp, uint32_t mtu) {
   if (udp) {
     argv.push_back("-u");
     argv.push_back(absl::StrCat("-l", mtu - 28));  // one unfragmented datagram per frame
-    double r = rate_mbit_ > 0 ? rate_mbit_ : 10000;
+    // At the payload share of the shaped rate: tbf counts the
+    // 42 bytes of Ethernet + IP + UDP headers too, so sending the payload at
+    // the full rate would measure tbf's drops instead of the link.
+    double r = rate_mbit_ > 0 ? rate_mbit_ * (mtu - 28.0) / (mtu + 14.0) : 10000;
     argv.push_back(absl::StrCat("-R", static_cast<int>(r), "m"));
+    argv.push_back("-w4m");  // receiver socket buffer: losses should be the link's
   }
   argv.push_back(kServerAddr);
   std::string out;
