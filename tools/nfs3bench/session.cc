@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "client/rpc_client.h"
 #include "xdr/buffer_chain.h"
@@ -14,6 +16,7 @@ namespace {
 constexpr uint32_t kPmapProgram = 100000;
 constexpr uint32_t kPmapVersion = 2;
 constexpr uint32_t kPmapGetport = 3;
+constexpr uint32_t kMaxUdpTransfer = 32768;
 
 rpc::Credential MakeCred(const SessionOptions& o) {
   rpc::Credential c;
@@ -175,6 +178,12 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   if (info.status != nfs3::NFS3_OK) return NfsError("FSINFO", info.status);
   s->rtmax_ = info.rtmax ? info.rtmax : 8192;
   s->wtmax_ = info.wtmax ? info.wtmax : 8192;
+  if (options.transport == rpc::Transport::kUdp) {
+    // A call or reply must fit one datagram; some servers (ganesha) announce
+    // their TCP sizes on UDP too. Clamp like the Linux client does.
+    s->rtmax_ = std::min(s->rtmax_, kMaxUdpTransfer);
+    s->wtmax_ = std::min(s->wtmax_, kMaxUdpTransfer);
+  }
   return s;
 }
 
