@@ -1,0 +1,480 @@
+#include "nlm/nlm_service.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "common/log.h"
+#include "nlm/nlm4_codec.h"
+#include "nlm/nsm_codec.h"
+#include "nlm/nsm_types.h"
+#include "xdr/buffer_chain.h"
+#include "xdr/encoder.h"
+
+namespace nfs3d::nlm {
+namespace {
+
+template <typename T>
+std::string EncodeToString(const T& value) {
+  xdr::BufferChain chain;
+  xdr::Encoder e(&chain);
+  Encode(e, value);
+  return chain.Flatten();
+}
+
+LockOwner OwnerOf(const nlm4_lock& l) { return {l.caller_name, l.svid, l.oh}; }
+
+bool ParseAddress(const std::string& text, sockaddr_storage* out) {
+  *out = {};
+  auto* sin = reinterpret_cast<sockaddr_in*>(out);
+  if (inet_pton(AF_INET, text.c_str(), &sin->sin_addr) == 1) {
+    sin->sin_family = AF_INET;
+    return true;
+  }
+  auto* sin6 = reinterpret_cast<sockaddr_in6*>(out);
+  if (inet_pton(AF_INET6, text.c_str(), &sin6->sin6_addr) == 1) {
+    sin6->sin6_family = AF_INET6;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+NlmService::NlmService(NlmOptions options, FileResolver resolver, PeerCaller* caller,
+                       StatusStore* store)
+    : options_(options),
+      resolver_(std::move(resolver)),
+      caller_(caller),
+      store_(store),
+      table_(options.limits),
+      shares_(options.max_shares),
+      runner_(options.callback_threads) {}
+
+NlmService::~NlmService() { Stop(); }
+
+void NlmService::Start(bool grace) {
+  std::vector<MonitoredHost> previous;
+  if (store_ != nullptr) previous = store_->previous_hosts();
+  {
+    absl::MutexLock lock(&mu_);
+    grace_end_ = grace ? absl::Now() + options_.grace_period : absl::InfinitePast();
+    grace_cleanup_done_ = !grace;
+    for (const MonitoredHost& h : previous) {
+      hosts_[h.name] = {h.address, h.local_address, true};
+      previous_hosts_.push_back(h.name);
+    }
+  }
+  if (grace) {
+    NFS3D_LOG_INFO("lock manager: grace period of %s for %d clients to reclaim locks (NSM state %d)",
+                   absl::FormatDuration(options_.grace_period), previous.size(), nsm_state());
+  }
+  for (const MonitoredHost& h : previous) {
+    if (!runner_.Post([this, h] { SendNotify(h); })) {
+      NFS3D_LOG_WARNING("lock manager: cannot queue SM_NOTIFY to %s", h.name);
+    }
+  }
+}
+
+void NlmService::Stop() {
+  stopping_ = true;
+  runner_.Stop();
+}
+
+bool NlmService::InGrace() const {
+  absl::MutexLock lock(&mu_);
+  return absl::Now() < grace_end_;
+}
+
+size_t NlmService::lock_count() const {
+  absl::MutexLock lock(&mu_);
+  return table_.size();
+}
+
+size_t NlmService::blocked_count() const {
+  absl::MutexLock lock(&mu_);
+  return blocked_.size();
+}
+
+std::vector<Lock> NlmService::LocksOf(const std::string& file) const {
+  absl::MutexLock lock(&mu_);
+  return table_.LocksOf(file);
+}
+
+nlm4_stats NlmService::NoteHost(const rpc::CallContext& ctx, const std::string& name,
+                                bool monitored) {
+  if (!grace_cleanup_done_ && absl::Now() >= grace_end_) ForgetUnreclaimedLocked();
+  auto it = hosts_.find(name);
+  if (it == hosts_.end()) {
+    if (hosts_.size() >= options_.max_hosts) return NLM4_DENIED_NOLOCKS;
+    it = hosts_.emplace(name, Host{}).first;
+  }
+  Host& host = it->second;
+  std::string address = ctx.transport ? AddressString(ctx.transport->peer) : "";
+  std::string local = ctx.transport ? AddressString(ctx.transport->local) : "";
+  bool changed = address != host.address || local != host.local_address;
+  host.address = address;
+  host.local_address = local;
+  if (!monitored || store_ == nullptr || (host.recorded && !changed)) return NLM4_GRANTED;
+  if (absl::Status s = store_->AddHost({name, address, local}); !s.ok()) {
+    NFS3D_LOG_ERROR("lock manager: cannot record client %s: %s", name, s.ToString());
+    return NLM4_DENIED_NOLOCKS;
+  }
+  host.recorded = true;
+  return NLM4_GRANTED;
+}
+
+nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& args) {
+  nlm4_testres res;
+  res.cookie = args.cookie;
+  std::string file;
+  res.stat = resolver_(ctx, args.alock.fh, &file);
+  if (res.stat != NLM4_GRANTED) return res;
+  if (InGrace()) {
+    res.stat = NLM4_DENIED_GRACE_PERIOD;
+    return res;
+  }
+  uint64_t first, last;
+  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
+  absl::MutexLock lock(&mu_);
+  std::optional<nlm::Lock> conflict =
+      table_.Test(file, OwnerOf(args.alock), first, last, args.exclusive);
+  if (conflict) {
+    res.stat = NLM4_DENIED;
+    res.holder.exclusive = conflict->exclusive;
+    res.holder.svid = conflict->owner.svid;
+    res.holder.oh = conflict->owner.oh;
+    ToNlmRange(conflict->first, conflict->last, &res.holder.l_offset, &res.holder.l_len);
+  }
+  return res;
+}
+
+nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args,
+                          bool monitored) {
+  nlm4_res res;
+  res.cookie = args.cookie;
+  std::string file;
+  res.stat = resolver_(ctx, args.alock.fh, &file);
+  if (res.stat != NLM4_GRANTED) return res;
+  if (!args.reclaim && InGrace()) {
+    res.stat = NLM4_DENIED_GRACE_PERIOD;
+    return res;
+  }
+  LockOwner owner = OwnerOf(args.alock);
+  uint64_t first, last;
+  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
+
+  absl::MutexLock lock(&mu_);
+  res.stat = NoteHost(ctx, owner.host, monitored);
+  if (res.stat != NLM4_GRANTED) return res;
+  auto same_request = [&](const auto& r) {
+    return r.file == file && r.owner == owner && r.first == first && r.last == last &&
+           r.exclusive == args.exclusive;
+  };
+  switch (table_.Lock(file, owner, first, last, args.exclusive)) {
+    case LockResult::kGranted:
+      // A waiter asking again (or a retransmission) got what a callback may
+      // still be delivering: the callback's outcome must not undo it.
+      for (auto& [id, grant] : grants_) {
+        if (same_request(grant)) grant.confirmed = true;
+      }
+      blocked_.remove_if(same_request);
+      if (args.reclaim) {
+        NFS3D_LOG_INFO("lock manager: %s reclaimed a lock (svid %d, %u+%u)", owner.host,
+                       owner.svid, args.alock.l_offset, args.alock.l_len);
+      }
+      res.stat = NLM4_GRANTED;
+      return res;
+    case LockResult::kNoLocks:
+      res.stat = NLM4_DENIED_NOLOCKS;
+      return res;
+    case LockResult::kConflict:
+      break;
+  }
+  if (!args.block || !monitored) {
+    res.stat = NLM4_DENIED;
+    return res;
+  }
+  size_t mine = 0;
+  for (Blocked& b : blocked_) {
+    if (same_request(b)) {  // a re-sent blocking request: still the one waiter
+      b.cookie = args.cookie;
+      b.alock = args.alock;
+      if (ctx.transport) b.peer = ctx.transport->peer;
+      res.stat = NLM4_BLOCKED;
+      return res;
+    }
+    if (b.owner.host == owner.host) ++mine;
+  }
+  if (blocked_.size() >= options_.max_blocked || mine >= options_.max_blocked_per_host) {
+    res.stat = NLM4_DENIED_NOLOCKS;
+    return res;
+  }
+  Blocked b;
+  b.file = file;
+  b.owner = owner;
+  b.first = first;
+  b.last = last;
+  b.exclusive = args.exclusive;
+  b.alock = args.alock;
+  b.cookie = args.cookie;
+  if (ctx.transport) {
+    b.peer = ctx.transport->peer;
+    b.transport = ctx.transport->transport;
+  }
+  b.vers = ctx.vers;
+  blocked_.push_back(std::move(b));
+  res.stat = NLM4_BLOCKED;
+  return res;
+}
+
+nlm4_res NlmService::Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& args) {
+  nlm4_res res;
+  res.cookie = args.cookie;
+  std::string file;
+  res.stat = resolver_(ctx, args.alock.fh, &file);
+  if (res.stat != NLM4_GRANTED) return res;
+  LockOwner owner = OwnerOf(args.alock);
+  uint64_t first, last;
+  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
+  auto same_request = [&](const auto& r) {
+    return r.file == file && r.owner == owner && r.first == first && r.last == last &&
+           r.exclusive == args.exclusive;
+  };
+  absl::MutexLock lock(&mu_);
+  size_t before = blocked_.size();
+  blocked_.remove_if(same_request);
+  bool cancelled = blocked_.size() != before;
+  // Granted but not yet delivered: the waiter gave up, so take it back.
+  for (auto it = grants_.begin(); it != grants_.end();) {
+    if (same_request(it->second) && !it->second.confirmed) {
+      table_.Unlock(file, owner, first, last);
+      it = grants_.erase(it);
+      cancelled = true;
+    } else {
+      ++it;
+    }
+  }
+  if (cancelled) GrantWaiters(file);
+  res.stat = cancelled ? NLM4_GRANTED : NLM4_DENIED;
+  return res;
+}
+
+nlm4_res NlmService::Unlock(const rpc::CallContext& ctx, const nlm4_unlockargs& args) {
+  nlm4_res res;
+  res.cookie = args.cookie;
+  std::string file;
+  res.stat = resolver_(ctx, args.alock.fh, &file);
+  if (res.stat != NLM4_GRANTED) return res;
+  LockOwner owner = OwnerOf(args.alock);
+  uint64_t first, last;
+  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
+  absl::MutexLock lock(&mu_);
+  if (table_.Unlock(file, owner, first, last) == LockResult::kNoLocks) {
+    res.stat = NLM4_DENIED_NOLOCKS;
+    return res;
+  }
+  for (auto it = grants_.begin(); it != grants_.end();) {
+    bool overlaps = it->second.file == file && it->second.owner == owner &&
+                    it->second.first <= last && first <= it->second.last;
+    it = overlaps ? grants_.erase(it) : std::next(it);
+  }
+  GrantWaiters(file);
+  res.stat = NLM4_GRANTED;
+  return res;
+}
+
+nlm4_shareres NlmService::Share(const rpc::CallContext& ctx, const nlm4_shareargs& args) {
+  nlm4_shareres res;
+  res.cookie = args.cookie;
+  std::string file;
+  res.stat = resolver_(ctx, args.share.fh, &file);
+  if (res.stat != NLM4_GRANTED) return res;
+  if (!args.reclaim && InGrace()) {
+    res.stat = NLM4_DENIED_GRACE_PERIOD;
+    return res;
+  }
+  absl::MutexLock lock(&mu_);
+  res.stat = NoteHost(ctx, args.share.caller_name, true);
+  if (res.stat != NLM4_GRANTED) return res;
+  res.stat = shares_.Share(
+      file, {args.share.caller_name, args.share.oh, args.share.mode, args.share.access});
+  return res;
+}
+
+nlm4_shareres NlmService::Unshare(const rpc::CallContext& ctx, const nlm4_shareargs& args) {
+  nlm4_shareres res;
+  res.cookie = args.cookie;
+  std::string file;
+  res.stat = resolver_(ctx, args.share.fh, &file);
+  if (res.stat != NLM4_GRANTED) return res;
+  absl::MutexLock lock(&mu_);
+  shares_.Unshare(file, args.share.caller_name, args.share.oh);
+  return res;
+}
+
+void NlmService::FreeAll(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  ReleaseHostLocked(name);
+}
+
+void NlmService::HostRebooted(const std::string& name, const sockaddr_storage* from) {
+  std::string address = from ? AddressString(*from) : "";
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  for (const auto& [host_name, host] : hosts_) {
+    if (host_name == name || (!address.empty() && host.address == address)) {
+      names.push_back(host_name);
+    }
+  }
+  // A host we never saw may still have waiters or locks under that name.
+  if (names.empty()) names.push_back(name);
+  for (const std::string& n : names) {
+    NFS3D_LOG_INFO("lock manager: client %s rebooted: releasing its locks", n);
+    ReleaseHostLocked(n);
+  }
+}
+
+void NlmService::ReleaseHostLocked(const std::string& name) {
+  std::vector<std::string> files = table_.ReleaseHost(name);
+  shares_.ReleaseHost(name);
+  blocked_.remove_if([&](const Blocked& b) { return b.owner.host == name; });
+  for (auto it = grants_.begin(); it != grants_.end();) {
+    it = it->second.owner.host == name ? grants_.erase(it) : std::next(it);
+  }
+  auto host = hosts_.find(name);
+  if (host != hosts_.end()) {
+    if (host->second.recorded && store_ != nullptr) {
+      if (absl::Status s = store_->RemoveHost(name); !s.ok()) {
+        NFS3D_LOG_WARNING("lock manager: %s", s.ToString());
+      }
+    }
+    hosts_.erase(host);
+  }
+  for (const std::string& file : files) GrantWaiters(file);
+}
+
+// After the grace period, clients that were told to reclaim and hold nothing
+// need no notification after the next restart.
+void NlmService::ForgetUnreclaimedLocked() {
+  grace_cleanup_done_ = true;
+  for (const std::string& name : previous_hosts_) {
+    if (table_.CountOf(name) != 0) continue;
+    auto it = hosts_.find(name);
+    if (it == hosts_.end()) continue;
+    if (store_ != nullptr) store_->RemoveHost(name).IgnoreError();
+    hosts_.erase(it);
+  }
+  previous_hosts_.clear();
+}
+
+void NlmService::GrantWaiters(const std::string& file) {
+  for (auto it = blocked_.begin(); it != blocked_.end();) {
+    if (it->file != file ||
+        table_.Lock(file, it->owner, it->first, it->last, it->exclusive) != LockResult::kGranted) {
+      ++it;
+      continue;
+    }
+    uint64_t id = next_grant_id_++;
+    grants_[id] = {file, it->owner, it->first, it->last, it->exclusive, false};
+    Blocked granted = std::move(*it);
+    it = blocked_.erase(it);
+    if (!runner_.Post([this, id, granted] { SendGranted(id, granted); })) {
+      // Cannot deliver now: the client's next poll (LOCK again) finds it held.
+      NFS3D_LOG_WARNING("lock manager: callback queue full; %s will poll", granted.owner.host);
+    }
+  }
+}
+
+void NlmService::SendGranted(uint64_t grant_id, const Blocked& b) {
+  PeerCall call;
+  call.peer = b.peer;
+  call.transport = b.transport;
+  call.prog = kProgram;
+  call.vers = b.vers;
+  call.proc = kGranted;
+  nlm4_testargs args;
+  args.cookie = b.cookie;
+  args.exclusive = b.exclusive;
+  args.alock = b.alock;
+  if (b.vers == kVersion4) {
+    call.args = EncodeToString(args);
+  } else {
+    call.args = EncodeToString(static_cast<const nlm_testargs&>(args));
+  }
+  absl::StatusOr<std::string> reply = caller_->Call(call);
+  nlm4_res res;
+  bool refused = false;
+  if (reply.ok()) {
+    xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply->data()), reply->size());
+    refused = Decode(d, &res) && res.stat != NLM4_GRANTED;
+  } else {
+    // Undelivered: keep the lock; the waiting client polls with LOCK again
+    // (Linux every 30 s) and is then told it has it.
+    NFS3D_LOG_WARNING("lock manager: GRANTED callback to %s failed: %s", b.owner.host,
+                      reply.status().ToString());
+  }
+  absl::MutexLock lock(&mu_);
+  auto it = grants_.find(grant_id);
+  if (it == grants_.end()) return;
+  if (refused && !it->second.confirmed) {
+    // The client no longer waits for it (e.g. the process was interrupted).
+    table_.Unlock(b.file, b.owner, b.first, b.last);
+    grants_.erase(it);
+    GrantWaiters(b.file);
+    return;
+  }
+  grants_.erase(it);
+}
+
+void NlmService::SendNotify(const MonitoredHost& host) {
+  PeerCall call;
+  if (!ParseAddress(host.address, &call.peer)) return;
+  call.transport = rpc::Transport::kUdp;
+  call.prog = nsm::kProgram;
+  call.vers = nsm::kVersion;
+  call.proc = nsm::kNotify;
+  nsm::stat_chge args;
+  // The client monitors us under the address it mounted from.
+  args.mon_name = host.local_address;
+  args.state = nsm_state();
+  call.args = EncodeToString(args);
+  for (int attempt = 1; attempt <= options_.notify_attempts && !stopping_; ++attempt) {
+    absl::StatusOr<std::string> reply = caller_->Call(call);
+    if (reply.ok()) {
+      NFS3D_LOG_INFO("lock manager: told %s (%s) to reclaim its locks", host.name, host.address);
+      return;
+    }
+    NFS3D_LOG_WARNING("lock manager: SM_NOTIFY to %s (%s), attempt %d: %s", host.name,
+                      host.address, attempt, reply.status().ToString());
+    absl::Time until = absl::Now() + options_.notify_retry;
+    while (!stopping_ && absl::Now() < until) absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+void NlmService::SendResult(const rpc::CallContext& ctx, uint32_t res_proc, std::string encoded) {
+  if (ctx.transport == nullptr) return;
+  PeerCall call;
+  call.peer = ctx.transport->peer;
+  call.transport = ctx.transport->transport;
+  call.prog = kProgram;
+  call.vers = ctx.vers;
+  call.proc = res_proc;
+  call.args = std::move(encoded);
+  CallAsync(std::move(call));
+}
+
+void NlmService::CallAsync(PeerCall call) {
+  runner_.Post([this, call = std::move(call)] {
+    absl::StatusOr<std::string> reply = caller_->Call(call);
+    if (!reply.ok()) {
+      NFS3D_LOG_WARNING("lock manager: call %u/%u/%u to %s failed: %s", call.prog, call.vers,
+                        call.proc, AddressString(call.peer), reply.status().ToString());
+    }
+  });
+}
+
+}  // namespace nfs3d::nlm

@@ -1,0 +1,160 @@
+// nfs3d's lock manager: the state behind the NLM procedures. It holds the
+// byte-range lock table and share reservations, the queue of blocked LOCK
+// requests (granted in order with a GRANTED callback when a conflicting lock
+// goes away), the grace period after a restart, and which clients hold locks
+// (recorded in the StatusStore so they can be told to reclaim after a
+// restart).
+//
+// Idempotency: a LOCK the owner already holds is granted again without a
+// second record (the table replaces an owner's range), a re-sent blocking
+// LOCK finds its queued entry instead of queueing twice, and LOCK/UNLOCK/
+// CANCEL rows are non-idempotent so the duplicate request cache answers
+// retransmissions with the first reply.
+//
+// Thread-safe. Outgoing calls run on a TaskRunner, never under the mutex.
+#ifndef NFS3D_NLM_NLM_SERVICE_H_
+#define NFS3D_NLM_NLM_SERVICE_H_
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "nlm/lock_table.h"
+#include "nlm/nlm4_types.h"
+#include "nlm/peer_caller.h"
+#include "nlm/share_table.h"
+#include "nlm/status_store.h"
+#include "nlm/task_runner.h"
+#include "rpc/call_context.h"
+
+namespace nfs3d::nlm {
+
+struct NlmOptions {
+  absl::Duration grace_period = absl::Seconds(90);
+  LockLimits limits;
+  size_t max_shares = 4096;
+  size_t max_blocked = 4096;          // queued blocking LOCKs, all clients
+  size_t max_blocked_per_host = 256;
+  size_t max_hosts = 4096;            // distinct client names known at once
+  size_t callback_threads = 2;
+  int notify_attempts = 5;            // SM_NOTIFY tries per host after a restart
+  absl::Duration notify_retry = absl::Seconds(2);
+};
+
+// Checks that the caller may use the NLM file handle `fh` and sets *key to
+// the identity of the file in the lock table. Returns NLM4_GRANTED or the
+// status to answer with (NLM4_STALE_FH, NLM4_FAILED, ...).
+using FileResolver =
+    std::function<nlm4_stats(const rpc::CallContext& ctx, const std::string& fh, std::string* key)>;
+
+class NlmService {
+ public:
+  // `caller` must outlive the service; `store` may be null (nothing is
+  // persisted, no restart notification).
+  NlmService(NlmOptions options, FileResolver resolver, PeerCaller* caller, StatusStore* store);
+  ~NlmService();
+  NlmService(const NlmService&) = delete;
+  NlmService& operator=(const NlmService&) = delete;
+
+  // Begins serving. With `grace`, new locks are refused for the grace period
+  // while clients reclaim. Sends SM_NOTIFY to the hosts the store remembers.
+  void Start(bool grace);
+  // Stops outgoing calls. Idempotent.
+  void Stop();
+
+  nlm4_testres Test(const rpc::CallContext& ctx, const nlm4_testargs& args);
+  // monitored: false for NM_LOCK (the host is not recorded for notification).
+  nlm4_res Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args, bool monitored);
+  nlm4_res Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& args);
+  nlm4_res Unlock(const rpc::CallContext& ctx, const nlm4_unlockargs& args);
+  nlm4_shareres Share(const rpc::CallContext& ctx, const nlm4_shareargs& args);
+  nlm4_shareres Unshare(const rpc::CallContext& ctx, const nlm4_shareargs& args);
+  // FREE_ALL: drop everything host `name` holds.
+  void FreeAll(const std::string& name);
+  // SM_NOTIFY: the host called `name`, or the host that last called from
+  // `from` (may be null), rebooted: its locks, shares and waiters go.
+  void HostRebooted(const std::string& name, const sockaddr_storage* from);
+
+  // Sends the encoded results of a *_MSG call to the caller's lock manager
+  // as procedure `res_proc` (the matching *_RES).
+  void SendResult(const rpc::CallContext& ctx, uint32_t res_proc, std::string encoded);
+  // Queues an outgoing call whose result does not matter.
+  void CallAsync(PeerCall call);
+
+  bool InGrace() const;
+  int32_t nsm_state() const { return store_ ? store_->state() : 1; }
+
+  // For tests and stats.
+  size_t lock_count() const;
+  size_t blocked_count() const;
+  std::vector<nlm::Lock> LocksOf(const std::string& file) const;
+  void DrainCallbacks() { runner_.Drain(); }
+
+ private:
+  struct Blocked {
+    std::string file;
+    LockOwner owner;
+    uint64_t first = 0, last = 0;
+    bool exclusive = false;
+    nlm4_lock alock;
+    netobj cookie;
+    sockaddr_storage peer{};
+    rpc::Transport transport = rpc::Transport::kUdp;
+    uint32_t vers = kVersion4;
+  };
+  // A lock handed to a waiter whose GRANTED callback is in flight.
+  struct Grant {
+    std::string file;
+    LockOwner owner;
+    uint64_t first = 0, last = 0;
+    bool exclusive = false;
+    bool confirmed = false;  // the owner asked again and got it: keep it whatever the callback says
+  };
+  struct Host {
+    std::string address;
+    std::string local_address;
+    bool recorded = false;
+  };
+
+  // Remembers the caller; records it durably before its first monitored lock.
+  nlm4_stats NoteHost(const rpc::CallContext& ctx, const std::string& name, bool monitored)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReleaseHostLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ForgetUnreclaimedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SendGranted(uint64_t grant_id, const Blocked& blocked);
+  void SendNotify(const MonitoredHost& host);
+
+  const NlmOptions options_;
+  const FileResolver resolver_;
+  PeerCaller* const caller_;
+  StatusStore* const store_;
+  std::atomic<bool> stopping_{false};
+
+  mutable absl::Mutex mu_;
+  absl::Time grace_end_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  bool grace_cleanup_done_ ABSL_GUARDED_BY(mu_) = true;
+  LockTable table_ ABSL_GUARDED_BY(mu_);
+  ShareTable shares_ ABSL_GUARDED_BY(mu_);
+  std::list<Blocked> blocked_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, Grant> grants_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_grant_id_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<std::string, Host> hosts_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> previous_hosts_ ABSL_GUARDED_BY(mu_);  // to forget after grace
+
+  TaskRunner runner_;  // last: its threads stop before the state above goes
+};
+
+}  // namespace nfs3d::nlm
+
+#endif  // NFS3D_NLM_NLM_SERVICE_H_

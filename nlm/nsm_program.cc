@@ -1,0 +1,156 @@
+#include "nlm/nsm_program.h"
+
+#include <netinet/in.h>
+
+#include <algorithm>
+
+#include "common/log.h"
+#include "nlm/nlm4_codec.h"
+#include "nlm/nsm_codec.h"
+#include "xdr/buffer_chain.h"
+
+namespace nfs3d::nsm {
+namespace {
+
+using nlm::Void;
+using rpc::CallContext;
+
+bool SameId(const my_id& a, const my_id& b) {
+  return a.my_name == b.my_name && a.my_prog == b.my_prog && a.my_vers == b.my_vers &&
+         a.my_proc == b.my_proc;
+}
+
+bool FromLoopback(const CallContext& ctx) {
+  if (ctx.transport == nullptr) return false;
+  const sockaddr_storage& peer = ctx.transport->peer;
+  if (peer.ss_family == AF_INET) {
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(&peer);
+    return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+  }
+  if (peer.ss_family == AF_INET6) {
+    const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&peer);
+    if (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && sin6->sin6_addr.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+void Null(NsmService&, const CallContext&, const Void&, Void*) {}
+
+void Stat(NsmService& s, const CallContext&, const sm_name&, sm_stat_res* r) {
+  r->res_stat = STAT_SUCC;
+  r->state = s.state();
+}
+
+void Mon(NsmService& s, const CallContext& ctx, const mon& m, sm_stat_res* r) {
+  r->state = s.state();
+  r->res_stat = FromLoopback(ctx) && s.Monitor(m) ? STAT_SUCC : STAT_FAIL;
+}
+
+void Unmon(NsmService& s, const CallContext& ctx, const mon_id& id, sm_stat* r) {
+  if (FromLoopback(ctx)) s.Unmonitor(id);
+  r->state = s.state();
+}
+
+void UnmonAll(NsmService& s, const CallContext& ctx, const my_id& id, sm_stat* r) {
+  if (FromLoopback(ctx)) s.UnmonitorAll(id);
+  r->state = s.state();
+}
+
+void SimuCrash(NsmService&, const CallContext&, const Void&, Void*) {}
+
+void Notify(NsmService& s, const CallContext& ctx, const stat_chge& change, Void*) {
+  s.Notify(change, ctx.transport ? &ctx.transport->peer : nullptr);
+}
+
+template <typename Args, typename Res, void (*Fn)(NsmService&, const CallContext&, const Args&, Res*)>
+constexpr rpc::ProcFn Proc() {
+  return &rpc::TypedProc<NsmService, Args, Res, Fn>;
+}
+
+constexpr rpc::Procedure kNsmV1[] = {
+    {kNull, "NULL", Proc<Void, Void, Null>()},
+    {kStat, "STAT", Proc<sm_name, sm_stat_res, Stat>()},
+    {kMon, "MON", Proc<mon, sm_stat_res, Mon>(), false},
+    {kUnmon, "UNMON", Proc<mon_id, sm_stat, Unmon>(), false},
+    {kUnmonAll, "UNMON_ALL", Proc<my_id, sm_stat, UnmonAll>(), false},
+    {kSimuCrash, "SIMU_CRASH", Proc<Void, Void, SimuCrash>()},
+    {kNotify, "NOTIFY", Proc<stat_chge, Void, Notify>(), false},
+};
+static_assert(std::size(kNsmV1) == kNumProcs);
+
+}  // namespace
+
+bool NsmService::Monitor(const mon& m) {
+  absl::MutexLock lock(&mu_);
+  for (mon& existing : monitors_) {
+    if (existing.id.mon_name == m.id.mon_name && SameId(existing.id.id, m.id.id)) {
+      existing.priv = m.priv;
+      return true;
+    }
+  }
+  if (monitors_.size() >= max_monitors_) return false;
+  monitors_.push_back(m);
+  return true;
+}
+
+void NsmService::Unmonitor(const mon_id& id) {
+  absl::MutexLock lock(&mu_);
+  monitors_.erase(std::remove_if(monitors_.begin(), monitors_.end(),
+                                 [&](const mon& m) {
+                                   return m.id.mon_name == id.mon_name && SameId(m.id.id, id.id);
+                                 }),
+                  monitors_.end());
+}
+
+void NsmService::UnmonitorAll(const my_id& id) {
+  absl::MutexLock lock(&mu_);
+  monitors_.erase(std::remove_if(monitors_.begin(), monitors_.end(),
+                                 [&](const mon& m) { return SameId(m.id.id, id); }),
+                  monitors_.end());
+}
+
+size_t NsmService::monitor_count() const {
+  absl::MutexLock lock(&mu_);
+  return monitors_.size();
+}
+
+void NsmService::Notify(const stat_chge& change, const sockaddr_storage* from) {
+  NFS3D_LOG_INFO("status monitor: SM_NOTIFY from %s (state %d)", change.mon_name, change.state);
+  nlm_->HostRebooted(change.mon_name, from);
+  std::vector<mon> to_call;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const mon& m : monitors_) {
+      if (m.id.mon_name == change.mon_name) to_call.push_back(m);
+    }
+  }
+  // Monitors are local processes: call them back on the loopback address.
+  for (const mon& m : to_call) {
+    nlm::PeerCall call;
+    auto* sin = reinterpret_cast<sockaddr_in*>(&call.peer);
+    sin->sin_family = AF_INET;
+    sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    call.transport = rpc::Transport::kUdp;
+    call.prog = static_cast<uint32_t>(m.id.id.my_prog);
+    call.vers = static_cast<uint32_t>(m.id.id.my_vers);
+    call.proc = static_cast<uint32_t>(m.id.id.my_proc);
+    sm_status status{change.mon_name, change.state, m.priv};
+    xdr::BufferChain chain;
+    xdr::Encoder e(&chain);
+    Encode(e, status);
+    call.args = chain.Flatten();
+    nlm_->CallAsync(std::move(call));
+  }
+}
+
+rpc::Program MakeNsmProgram(NsmService* service) {
+  rpc::Program program;
+  program.number = kProgram;
+  program.name = "status";
+  program.versions = {{kVersion, kNsmV1}};
+  program.service = service;
+  return program;
+}
+
+}  // namespace nfs3d::nsm

@@ -1,0 +1,57 @@
+// What the status monitor keeps on disk, in <state_dir>/nsm/:
+//   state          this server's NSM state number. Opening the store bumps it
+//                  to the next odd number (odd = up, the NSM convention), so
+//                  every start has a new state that clients can tell apart.
+//   hosts/<id>     one file per client that held locks ("monitored" hosts):
+//                  its name, its address and the address of ours it used.
+//                  After a restart these are the clients told to reclaim.
+// Every file is replaced atomically (write, fsync, rename, fsync directory).
+#ifndef NFS3D_NLM_STATUS_STORE_H_
+#define NFS3D_NLM_STATUS_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace nfs3d::nlm {
+
+struct MonitoredHost {
+  std::string name;           // the client's NLM caller_name
+  std::string address;        // its numeric IP address
+  std::string local_address;  // our numeric IP address it sent locks to
+  bool operator==(const MonitoredHost&) const = default;
+};
+
+class StatusStore {
+ public:
+  // Creates the directory if needed, reads the previous state and hosts, and
+  // persists the new state number before returning.
+  static absl::StatusOr<std::unique_ptr<StatusStore>> Open(const std::string& state_dir);
+
+  int32_t state() const { return state_; }
+  // Hosts recorded by earlier runs (read at Open).
+  const std::vector<MonitoredHost>& previous_hosts() const { return previous_; }
+
+  // Records (or updates) a host; durable when it returns.
+  absl::Status AddHost(const MonitoredHost& host);
+  absl::Status RemoveHost(const std::string& name);
+
+ private:
+  explicit StatusStore(std::string dir) : dir_(std::move(dir)) {}
+  std::string HostPath(const std::string& name) const;
+
+  std::string dir_;
+  int32_t state_ = 0;
+  std::vector<MonitoredHost> previous_;
+};
+
+// Writes `contents` to `path` atomically and durably.
+absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+}  // namespace nfs3d::nlm
+
+#endif  // NFS3D_NLM_STATUS_STORE_H_

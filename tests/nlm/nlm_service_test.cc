@@ -1,0 +1,400 @@
+#include "nlm/nlm_service.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "gtest/gtest.h"
+#include "nlm/nlm4_codec.h"
+#include "nlm/nsm_codec.h"
+#include "nlm/nsm_program.h"
+#include "tests/nlm/fake_peer_caller.h"
+#include "xdr/decoder.h"
+
+namespace nfs3d::nlm {
+namespace {
+
+// Every handle is valid and names itself; "stale" is not.
+nlm4_stats TestResolver(const rpc::CallContext&, const std::string& fh, std::string* key) {
+  if (fh == "stale") return NLM4_STALE_FH;
+  *key = fh;
+  return NLM4_GRANTED;
+}
+
+rpc::TransportInfo Peer(const char* ip) {
+  rpc::TransportInfo t;
+  t.transport = rpc::Transport::kUdp;
+  auto* sin = reinterpret_cast<sockaddr_in*>(&t.peer);
+  sin->sin_family = AF_INET;
+  inet_pton(AF_INET, ip, &sin->sin_addr);
+  sin->sin_port = htons(800);
+  t.peer_len = sizeof(sockaddr_in);
+  auto* local = reinterpret_cast<sockaddr_in*>(&t.local);
+  local->sin_family = AF_INET;
+  inet_pton(AF_INET, "10.0.0.1", &local->sin_addr);
+  t.local_len = sizeof(sockaddr_in);
+  return t;
+}
+
+nlm4_lockargs LockArgs(const std::string& host, int32_t svid, uint64_t off, uint64_t len,
+                       bool exclusive, bool block, const std::string& fh = "file1") {
+  nlm4_lockargs a;
+  a.cookie = "c" + std::to_string(svid);
+  a.block = block;
+  a.exclusive = exclusive;
+  a.alock.caller_name = host;
+  a.alock.fh = fh;
+  a.alock.oh = host + "/" + std::to_string(svid);
+  a.alock.svid = svid;
+  a.alock.l_offset = off;
+  a.alock.l_len = len;
+  return a;
+}
+
+nlm4_unlockargs UnlockArgs(const nlm4_lockargs& l) {
+  nlm4_unlockargs u;
+  u.cookie = l.cookie;
+  u.alock = l.alock;
+  return u;
+}
+
+class NlmServiceTest : public ::testing::Test {
+ protected:
+  NlmServiceTest() {
+    a_transport_ = Peer("10.0.0.2");
+    b_transport_ = Peer("10.0.0.3");
+    a_.transport = &a_transport_;
+    a_.vers = kVersion4;
+    b_.transport = &b_transport_;
+    b_.vers = kVersion4;
+  }
+
+  std::unique_ptr<NlmService> Make(NlmOptions options = {}, StatusStore* store = nullptr) {
+    options.notify_retry = absl::Milliseconds(10);
+    return std::make_unique<NlmService>(options, TestResolver, &caller_, store);
+  }
+
+  FakePeerCaller caller_;
+  rpc::TransportInfo a_transport_, b_transport_;
+  rpc::CallContext a_, b_;
+};
+
+TEST_F(NlmServiceTest, ConflictingLockIsDeniedThenGrantedAfterUnlock) {
+  auto s = Make();
+  s->Start(false);
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  nlm4_lockargs lb = LockArgs("B", 1, 10, 10, false, false);
+  nlm4_res res = s->Lock(b_, lb, true);
+  EXPECT_EQ(res.stat, NLM4_DENIED);
+  EXPECT_EQ(res.cookie, lb.cookie);
+
+  nlm4_testargs t;
+  t.exclusive = false;
+  t.alock = lb.alock;
+  nlm4_testres tr = s->Test(b_, t);
+  ASSERT_EQ(tr.stat, NLM4_DENIED);
+  EXPECT_EQ(tr.holder.svid, 1);
+  EXPECT_TRUE(tr.holder.exclusive);
+  EXPECT_EQ(tr.holder.oh, la.alock.oh);
+  EXPECT_EQ(tr.holder.l_len, 0u);
+
+  EXPECT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, lb, true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->lock_count(), 1u);
+}
+
+TEST_F(NlmServiceTest, StaleHandle) {
+  auto s = Make();
+  s->Start(false);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false, "stale"), true).stat,
+            NLM4_STALE_FH);
+}
+
+TEST_F(NlmServiceTest, BlockedLockIsGrantedWithACallback) {
+  auto s = Make();
+  s->Start(false);
+  nlm4_lockargs la = LockArgs("A", 1, 0, 100, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  nlm4_lockargs lb = LockArgs("B", 7, 50, 10, true, true);
+  EXPECT_EQ(s->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+  // The client polls again: still one waiter.
+  EXPECT_EQ(s->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(s->blocked_count(), 1u);
+
+  ASSERT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+  s->DrainCallbacks();
+  EXPECT_EQ(s->blocked_count(), 0u);
+  std::vector<PeerCall> calls = caller_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].prog, kProgram);
+  EXPECT_EQ(calls[0].vers, kVersion4);
+  EXPECT_EQ(calls[0].proc, kGranted);
+  EXPECT_EQ(AddressString(calls[0].peer), "10.0.0.3");
+  nlm4_testargs granted;
+  xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
+  ASSERT_TRUE(Decode(d, &granted));
+  EXPECT_EQ(granted.cookie, lb.cookie);
+  EXPECT_EQ(granted.alock.svid, 7);
+  EXPECT_EQ(granted.alock.l_offset, 50u);
+  EXPECT_TRUE(granted.exclusive);
+  // B holds it now; asking again is idempotent.
+  EXPECT_EQ(s->Lock(b_, lb, true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->lock_count(), 1u);
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_DENIED);
+}
+
+TEST_F(NlmServiceTest, RefusedCallbackReleasesTheLock) {
+  auto s = Make();
+  s->Start(false);
+  caller_.set_granted_answer(NLM4_DENIED);
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true), true).stat, NLM4_BLOCKED);
+  ASSERT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+  s->DrainCallbacks();
+  EXPECT_EQ(s->lock_count(), 0u);
+}
+
+TEST_F(NlmServiceTest, UnreachableClientKeepsTheGrantedLockForItsNextPoll) {
+  auto s = Make();
+  s->Start(false);
+  caller_.set_reachable(false);
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  nlm4_lockargs lb = LockArgs("B", 1, 0, 0, true, true);
+  ASSERT_EQ(s->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+  ASSERT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+  s->DrainCallbacks();
+  EXPECT_EQ(s->lock_count(), 1u);
+  EXPECT_EQ(s->Lock(b_, lb, true).stat, NLM4_GRANTED);
+}
+
+TEST_F(NlmServiceTest, CancelRemovesTheWaiter) {
+  auto s = Make();
+  s->Start(false);
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  nlm4_lockargs lb = LockArgs("B", 1, 0, 0, true, true);
+  ASSERT_EQ(s->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+  nlm4_cancargs c;
+  c.cookie = lb.cookie;
+  c.block = true;
+  c.exclusive = true;
+  c.alock = lb.alock;
+  EXPECT_EQ(s->Cancel(b_, c).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Cancel(b_, c).stat, NLM4_DENIED);  // nothing left to cancel
+  ASSERT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+  s->DrainCallbacks();
+  EXPECT_TRUE(caller_.calls().empty());
+  EXPECT_EQ(s->lock_count(), 0u);
+}
+
+TEST_F(NlmServiceTest, GracePeriodAllowsOnlyReclaims) {
+  NlmOptions options;
+  options.grace_period = absl::Seconds(60);
+  auto s = Make(options);
+  s->Start(true);
+  EXPECT_TRUE(s->InGrace());
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_DENIED_GRACE_PERIOD);
+  nlm4_testargs t;
+  t.alock = la.alock;
+  EXPECT_EQ(s->Test(a_, t).stat, NLM4_DENIED_GRACE_PERIOD);
+  la.reclaim = true;
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);  // unlocking is always fine
+  EXPECT_EQ(s->lock_count(), 0u);
+}
+
+TEST_F(NlmServiceTest, GracePeriodEnds) {
+  NlmOptions options;
+  options.grace_period = absl::Milliseconds(50);
+  auto s = Make(options);
+  s->Start(true);
+  absl::SleepFor(absl::Milliseconds(100));
+  EXPECT_FALSE(s->InGrace());
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+}
+
+TEST_F(NlmServiceTest, RebootedHostLosesItsLocksAndWaiters) {
+  auto s = Make();
+  s->Start(false);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false, "f1"), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 2, 0, 0, false, false, "f2"), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true, "f1"), true).stat, NLM4_BLOCKED);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 3, 0, 0, false, true, "f2"), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, true, "f2"), true).stat, NLM4_BLOCKED);
+  // SM_NOTIFY from B's address under a name we never saw: B is found by address.
+  sockaddr_storage from = b_transport_.peer;
+  s->HostRebooted("b.example", &from);
+  EXPECT_EQ(s->blocked_count(), 0u);
+  // A reboots: its locks go; nobody waits any more.
+  s->HostRebooted("A", nullptr);
+  s->DrainCallbacks();
+  EXPECT_EQ(s->lock_count(), 0u);
+  EXPECT_TRUE(caller_.calls().empty());
+}
+
+TEST_F(NlmServiceTest, FreeAllReleasesAndWakesWaiters) {
+  auto s = Make();
+  s->Start(false);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true), true).stat, NLM4_BLOCKED);
+  s->FreeAll("A");
+  s->DrainCallbacks();
+  EXPECT_EQ(s->lock_count(), 1u);  // B's, granted
+  EXPECT_EQ(caller_.calls().size(), 1u);
+}
+
+TEST_F(NlmServiceTest, NonBlockingAndNmLockNeverQueue) {
+  auto s = Make();
+  s->Start(false);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, false), true).stat, NLM4_DENIED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true), false).stat, NLM4_DENIED);
+  EXPECT_EQ(s->blocked_count(), 0u);
+}
+
+TEST_F(NlmServiceTest, WaiterLimitPerHost) {
+  NlmOptions options;
+  options.max_blocked_per_host = 2;
+  auto s = Make(options);
+  s->Start(false);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true), true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, true), true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 3, 0, 0, true, true), true).stat, NLM4_DENIED_NOLOCKS);
+}
+
+TEST_F(NlmServiceTest, LockLimitPerHost) {
+  NlmOptions options;
+  options.limits.max_per_host = 2;
+  auto s = Make(options);
+  s->Start(false);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 1, true, false), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 5, 1, true, false), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 9, 1, true, false), true).stat, NLM4_DENIED_NOLOCKS);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 9, 1, true, false), true).stat, NLM4_GRANTED);
+}
+
+TEST_F(NlmServiceTest, ShareReservations) {
+  auto s = Make();
+  s->Start(false);
+  nlm4_shareargs sa;
+  sa.share = {"A", "file1", "ohA", fsm_DW, fsa_R};  // read, deny writers
+  EXPECT_EQ(s->Share(a_, sa).stat, NLM4_GRANTED);
+  nlm4_shareargs sb;
+  sb.share = {"B", "file1", "ohB", fsm_DN, fsa_W};
+  EXPECT_EQ(s->Share(b_, sb).stat, NLM4_DENIED);
+  sb.share.access = fsa_R;
+  EXPECT_EQ(s->Share(b_, sb).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Unshare(a_, sa).stat, NLM4_GRANTED);
+  sb.share.access = fsa_RW;  // B replaces its own reservation
+  EXPECT_EQ(s->Share(b_, sb).stat, NLM4_GRANTED);
+}
+
+class NlmStoreTest : public NlmServiceTest {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/nlm_store_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    EXPECT_TRUE((*store)->previous_hosts().empty());
+    auto s = Make({}, store->get());
+    s->Start(false);
+    ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+    ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 5, 1, true, false, "f2"), true).stat, NLM4_GRANTED);
+    s->HostRebooted("B", nullptr);  // B rebooted meanwhile: forgotten
+  }
+  // "Restart": a new store and service on the same directory.
+  absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  ASSERT_EQ((*store)->previous_hosts().size(), 1u);
+  EXPECT_EQ((*store)->previous_hosts()[0],
+            (MonitoredHost{"A", "10.0.0.2", "10.0.0.1"}));
+  NlmOptions options;
+  options.grace_period = absl::Seconds(60);
+  auto s = Make(options, store->get());
+  s->Start(true);
+  s->DrainCallbacks();
+  std::vector<PeerCall> calls = caller_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].prog, nsm::kProgram);
+  EXPECT_EQ(calls[0].proc, nsm::kNotify);
+  EXPECT_EQ(AddressString(calls[0].peer), "10.0.0.2");
+  nsm::stat_chge change;
+  xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
+  ASSERT_TRUE(nsm::Decode(d, &change));
+  EXPECT_EQ(change.mon_name, "10.0.0.1");  // the address A used to reach us
+  EXPECT_EQ(change.state, (*store)->state());
+  // A reclaims in the grace period; newcomers wait.
+  nlm4_lockargs reclaim = LockArgs("A", 1, 0, 0, true, false);
+  reclaim.reclaim = true;
+  EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, false), true).stat,
+            NLM4_DENIED_GRACE_PERIOD);
+}
+
+TEST_F(NlmStoreTest, UnreachableClientIsRetriedThenGivenUp) {
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+    ASSERT_TRUE(store.ok());
+    auto s = Make({}, store->get());
+    s->Start(false);
+    ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  }
+  absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  caller_.set_reachable(false);
+  NlmOptions options;
+  options.notify_attempts = 3;
+  auto s = Make(options, store->get());
+  s->Start(true);
+  s->DrainCallbacks();
+  EXPECT_EQ(caller_.calls().size(), 3u);
+}
+
+TEST_F(NlmServiceTest, NsmNotifyReleasesAndCallsBackMonitors) {
+  auto s = Make();
+  s->Start(false);
+  nsm::NsmService nsm(s.get());
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  nsm::mon m;
+  m.id.mon_name = "A";
+  m.id.id = {"localhost", 200001, 1, 3};
+  m.priv[0] = 42;
+  ASSERT_TRUE(nsm.Monitor(m));
+  ASSERT_TRUE(nsm.Monitor(m));  // same monitor again: replaced
+  EXPECT_EQ(nsm.monitor_count(), 1u);
+  nsm.Notify({"A", 3}, nullptr);
+  s->DrainCallbacks();
+  EXPECT_EQ(s->lock_count(), 0u);
+  std::vector<PeerCall> calls = caller_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].prog, 200001u);
+  EXPECT_EQ(calls[0].proc, 3u);
+  EXPECT_EQ(AddressString(calls[0].peer), "127.0.0.1");
+  nsm::sm_status status;
+  xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
+  ASSERT_TRUE(nsm::Decode(d, &status));
+  EXPECT_EQ(status.mon_name, "A");
+  EXPECT_EQ(status.state, 3);
+  EXPECT_EQ(status.priv[0], 42);
+  nsm.UnmonitorAll(m.id.id);
+  EXPECT_EQ(nsm.monitor_count(), 0u);
+}
+
+}  // namespace
+}  // namespace nfs3d::nlm

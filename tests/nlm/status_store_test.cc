@@ -1,0 +1,78 @@
+#include "nlm/status_store.h"
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gtest/gtest.h"
+
+namespace nfs3d::nlm {
+namespace {
+
+class StatusStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/nsm_store_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string dir_;
+};
+
+TEST_F(StatusStoreTest, StateIsOddAndGrowsWithEveryOpen) {
+  int32_t previous = 0;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<std::unique_ptr<StatusStore>> s = StatusStore::Open(dir_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ((*s)->state() % 2, 1);
+    EXPECT_GT((*s)->state(), previous);
+    previous = (*s)->state();
+  }
+  EXPECT_EQ(previous, 5);
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/nsm/state.tmp"));
+}
+
+TEST_F(StatusStoreTest, EvenStateOnDiskBecomesTheNextOdd) {
+  std::filesystem::create_directories(dir_ + "/nsm");
+  std::ofstream(dir_ + "/nsm/state") << "10\n";
+  absl::StatusOr<std::unique_ptr<StatusStore>> s = StatusStore::Open(dir_);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->state(), 11);
+}
+
+TEST_F(StatusStoreTest, CorruptStateIsAnError) {
+  std::filesystem::create_directories(dir_ + "/nsm");
+  std::ofstream(dir_ + "/nsm/state") << "garbage";
+  EXPECT_FALSE(StatusStore::Open(dir_).ok());
+}
+
+TEST_F(StatusStoreTest, HostsPersistUntilRemoved) {
+  {
+    auto s = StatusStore::Open(dir_);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE((*s)->AddHost({"client/with/slashes", "10.1.1.1", "10.1.1.254"}).ok());
+    ASSERT_TRUE((*s)->AddHost({"other", "fd00::2", "fd00::1"}).ok());
+    ASSERT_TRUE((*s)->AddHost({"other", "fd00::3", "fd00::1"}).ok());  // updated
+    EXPECT_FALSE((*s)->AddHost({"bad\nname", "", ""}).ok());
+  }
+  {
+    auto s = StatusStore::Open(dir_);
+    ASSERT_TRUE(s.ok());
+    std::vector<MonitoredHost> hosts = (*s)->previous_hosts();
+    std::sort(hosts.begin(), hosts.end(),
+              [](const MonitoredHost& a, const MonitoredHost& b) { return a.name < b.name; });
+    ASSERT_EQ(hosts.size(), 2u);
+    EXPECT_EQ(hosts[0], (MonitoredHost{"client/with/slashes", "10.1.1.1", "10.1.1.254"}));
+    EXPECT_EQ(hosts[1], (MonitoredHost{"other", "fd00::3", "fd00::1"}));
+    ASSERT_TRUE((*s)->RemoveHost("other").ok());
+    ASSERT_TRUE((*s)->RemoveHost("never-there").ok());
+  }
+  auto s = StatusStore::Open(dir_);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->previous_hosts().size(), 1u);
+}
+
+}  // namespace
+}  // namespace nfs3d::nlm
