@@ -231,6 +231,14 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"port", UintSetter(&ServerConfig::metrics_port, 0, 65535)},
                {"control_socket", BoolSetter(&ServerConfig::control_socket)},
            }},
+          {"nlm",
+           {
+               {"enable", BoolSetter(&ServerConfig::nlm)},
+               {"grace_period", UintSetter(&ServerConfig::nlm_grace_period, 0, 3600)},
+               {"max_locks", UintSetter(&ServerConfig::nlm_max_locks, 1, 1u << 24)},
+               {"max_locks_per_client",
+                UintSetter(&ServerConfig::nlm_max_locks_per_client, 1, 1u << 24)},
+           }},
       };
   return *schema;
 }
@@ -422,7 +430,8 @@ std::string Describe(const ServerConfig& c) {
       " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "",
       " metrics=",
       c.metrics ? text::Cat(Join(c.metrics_listen), " port ", c.metrics_port)
-                : std::string("off"));
+                : std::string("off"),
+      " nlm=", c.nlm ? text::Cat("grace ", c.nlm_grace_period, "s") : std::string("off"));
 }
 
 }  // namespace nfs3d::conf

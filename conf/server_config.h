@@ -69,6 +69,12 @@ struct ServerConfig {
   uint16_t metrics_port = 9049;
   bool control_socket = true;
 
+  // [nlm]: the lock manager (NLM + NSM), served on the NFS port.
+  bool nlm = true;
+  uint32_t nlm_grace_period = 90;  // seconds clients have to reclaim locks after a restart
+  uint32_t nlm_max_locks = 65536;  // lock records, all clients
+  uint32_t nlm_max_locks_per_client = 4096;
+
   bool operator==(const ServerConfig&) const = default;
 };
 

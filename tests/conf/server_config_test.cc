@@ -239,6 +239,20 @@ TEST(ServerConfigTest, MetricsSection) {
   ExpectError("[metrics]\nport = 70000\n", 2, "out of range");
 }
 
+TEST(ServerConfigTest, NlmSection) {
+  ServerConfig d = DefaultServerConfig();
+  EXPECT_TRUE(d.nlm);
+  EXPECT_EQ(d.nlm_grace_period, 90u);
+  ServerConfig c = ParseOk(
+      "[nlm]\nenable = off\ngrace_period = 5\nmax_locks = 100\nmax_locks_per_client = 10\n");
+  EXPECT_FALSE(c.nlm);
+  EXPECT_EQ(c.nlm_grace_period, 5u);
+  EXPECT_EQ(c.nlm_max_locks, 100u);
+  EXPECT_EQ(c.nlm_max_locks_per_client, 10u);
+  ExpectError("[nlm]\ngrace_period = 4000\n", 2, "out of range");
+  ExpectError("[nlm]\nmax_locks = 0\n", 2, "out of range");
+}
+
 TEST(ServerConfigTest, DuplicateKey) {
   ExpectError("[nfsd]\nport = 1\n[tcp]\n[nfsd]\nport = 2\n", 5,
               "duplicate key 'port' in [nfsd] (first set on line 2)");
