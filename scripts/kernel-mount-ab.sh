@@ -39,6 +39,7 @@ command -v mount.nfs > /dev/null || { echo "mount.nfs missing: apt-get install n
 
 CREATED_MNT=""
 if [ -z "$MNT" ]; then MNT=$(mktemp -d /tmp/kernel-mount-ab.XXXXXX); CREATED_MNT=$MNT; fi
+[ -d "$MNT" ] || { mkdir -p "$MNT"; CREATED_MNT=$MNT; }
 cleanup() {
   mountpoint -q "$MNT" && umount -f "$MNT" 2>/dev/null || true
   [ -n "$CREATED_MNT" ] && rmdir "$CREATED_MNT" 2>/dev/null || true
