@@ -1,7 +1,7 @@
 # The nfs3d daemon: Daemon wires the layers; main.cc is flags and signals.
 add_library(nfs3d_daemon daemon.cc)
 target_link_libraries(nfs3d_daemon PUBLIC nfs3d_nfsd nfs3d_mountd nfs3d_rpc_transport nfs3d_vfs
-                      nfs3d_conf nfs3d_common)
+                      nfs3d_conf nfs3d_common nfs3d_nlm)
 add_executable(nfs3d main.cc)
 target_link_libraries(nfs3d PRIVATE nfs3d_daemon absl::flags absl::flags_parse absl::flags_usage
                       absl::strings)

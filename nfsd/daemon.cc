@@ -11,6 +11,10 @@
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
+#include "nlm/nfs_file_resolver.h"
+#include "nlm/nlm_program.h"
+#include "nlm/nsm_program.h"
+#include "nlm/status_store.h"
 #include "rpc/dispatcher.h"
 #include "rpc/portmap_program.h"
 #include "rpc/portmap_registry.h"
@@ -48,6 +52,13 @@ struct Daemon::Impl {
   rpc::Program mount_program;
   rpc::PortmapRegistry portmap_registry;
   rpc::Program portmap_program;
+  // Lock manager (NLM + NSM on the NFS port) when [nlm] enable; see nlm/.
+  std::unique_ptr<nlm::StatusStore> nsm_store;
+  std::unique_ptr<nlm::RpcPeerCaller> peer_caller;  // outlives nlm
+  std::unique_ptr<nlm::NlmService> nlm;
+  std::unique_ptr<nsm::NsmService> nsm;
+  rpc::Program nlm_program;
+  rpc::Program nsm_program;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::unique_ptr<rpc::RpcServer> server;
   bool registered_with_rpcbind = false;
@@ -98,6 +109,25 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->dispatcher = std::make_unique<rpc::Dispatcher>();
   impl->dispatcher->AddProgram(&impl->nfs_program);
   impl->dispatcher->AddProgram(&impl->mount_program);
+  if (config.nlm) {
+    absl::StatusOr<std::unique_ptr<nlm::StatusStore>> store =
+        nlm::StatusStore::Open(config.state_dir);
+    if (!store.ok()) return store.status();
+    impl->nsm_store = std::move(*store);
+    nlm::NlmOptions nlm_options;
+    nlm_options.grace_period = absl::Seconds(config.nlm_grace_period);
+    nlm_options.limits.max_total = config.nlm_max_locks;
+    nlm_options.limits.max_per_host = config.nlm_max_locks_per_client;
+    impl->peer_caller = std::make_unique<nlm::RpcPeerCaller>();
+    impl->nlm = std::make_unique<nlm::NlmService>(
+        nlm_options, nlm::MakeNfsFileResolver(impl->nfs.get()), impl->peer_caller.get(),
+        impl->nsm_store.get());
+    impl->nsm = std::make_unique<nsm::NsmService>(impl->nlm.get());
+    impl->nlm_program = nlm::MakeNlmProgram(impl->nlm.get());
+    impl->nsm_program = nsm::MakeNsmProgram(impl->nsm.get());
+    impl->dispatcher->AddProgram(&impl->nlm_program);
+    impl->dispatcher->AddProgram(&impl->nsm_program);
+  }
   return std::unique_ptr<Daemon>(new Daemon(std::move(impl)));
 }
 
@@ -144,6 +174,12 @@ absl::Status Daemon::Start() {
   std::vector<Mapping> mappings = {{nfs3::kProgram, nfs3::kVersion, ports_.nfs},
                                    {mount3::kProgram, mount3::kVersion1, ports_.mount},
                                    {mount3::kProgram, mount3::kVersion3, ports_.mount}};
+  if (d.nlm) {  // NLM and NSM share the NFS port
+    for (uint32_t vers : {nlm::kVersion1, nlm::kVersion3, nlm::kVersion4}) {
+      mappings.push_back({nlm::kProgram, vers, ports_.nfs});
+    }
+    mappings.push_back({nsm::kProgram, nsm::kVersion, ports_.nfs});
+  }
   bool v4 = false, v6 = false;
   for (const std::string& address : c.listen) {
     (address.find(':') != std::string::npos ? v6 : v4) = true;
@@ -192,6 +228,14 @@ absl::Status Daemon::Start() {
     d.registered_with_rpcbind = true;
     ports_.rpcbind = true;
   }
+  if (d.nlm) {
+    // Reachable and registered now: tell the clients that held locks before
+    // this start to reclaim them, and give them the grace period for it.
+    bool grace = !d.nsm_store->previous_hosts().empty() && c.nlm_grace_period > 0;
+    d.nlm->Start(grace);
+    NFS3D_LOG_INFO("lock manager: NLM v1/v3/v4 and NSM on port %d, NSM state %d%s", ports_.nfs,
+                   d.nsm_store->state(), grace ? ", in grace period" : "");
+  }
   NFS3D_LOG_INFO("serving NFSv3 on port %d, MOUNT v1/v3 on port %d (%s%s%s); portmapper: %s",
                  ports_.nfs, ports_.mount, c.tcp ? "tcp" : "", c.tcp && c.udp ? "+" : "",
                  c.udp ? "udp" : "",
@@ -218,6 +262,7 @@ void Daemon::Stop() {
   d.stopped = true;
   if (d.registered_with_rpcbind) rpc::UnregisterAll();
   if (d.server) d.server->Stop();
+  if (d.nlm) d.nlm->Stop();
 }
 
 }  // namespace nfs3d::nfsd
