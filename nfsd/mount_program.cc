@@ -28,7 +28,16 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   std::shared_ptr<const conf::ExportTable> table = s.nfs().exports();
   const conf::Export* exp = table->FindByPath(dirpath);
   if (exp == nullptr) return mount3::MNT3ERR_NOENT;
-  if (s.nfs().MatchClient(*ctx.transport, *exp) == nullptr) return mount3::MNT3ERR_ACCES;
+  const conf::ExportClient* client = s.nfs().MatchClient(*ctx.transport, *exp);
+  if (client == nullptr) return mount3::MNT3ERR_ACCES;
+  // A `secure` export mounted from an unprivileged port: refused like Linux
+  // mountd does ("illegal port"), with MNT3ERR_ACCES rather than an RPC
+  // AUTH_ERROR, so the client reports "access denied" for this export only.
+  if (client->options.secure && !NfsServer::PrivilegedPort(*ctx.transport)) {
+    NFS3D_LOG_WARNING("refused MNT of %s from %s: unprivileged port on a secure export",
+                      exp->path, PeerName(ctx));
+    return mount3::MNT3ERR_ACCES;
+  }
   absl::StatusOr<vfs::FileHandle> root = s.nfs().backend().RootHandle(exp->export_id);
   if (!root.ok()) {
     NFS3D_LOG_WARNING("MNT %s: no root handle: %s", exp->path, root.status().ToString());

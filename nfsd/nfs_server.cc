@@ -12,8 +12,16 @@ namespace nfs3d::nfsd {
 
 NfsServer::NfsServer(vfs::Backend* backend, std::shared_ptr<const conf::ExportTable> exports,
                      TransferSettings sizes)
-    : backend_(backend), sizes_(sizes), exports_(std::move(exports)) {
+    : backend_(backend), exports_(std::move(exports)) {
   if (!exports_) exports_ = std::make_shared<const conf::ExportTable>();
+  all_sizes_.push_back(std::make_unique<const TransferSettings>(sizes));
+  sizes_.store(all_sizes_.back().get(), std::memory_order_release);
+}
+
+void NfsServer::SetTransferSettings(const TransferSettings& sizes) {
+  absl::MutexLock lock(&mu_);
+  all_sizes_.push_back(std::make_unique<const TransferSettings>(sizes));
+  sizes_.store(all_sizes_.back().get(), std::memory_order_release);
 }
 
 void NfsServer::SetExports(std::shared_ptr<const conf::ExportTable> exports) {
@@ -36,7 +44,7 @@ void NfsServer::SetHostnameResolver(HostnameResolver resolver) {
 
 TransportSizes NfsServer::SizesFor(const rpc::CallContext& ctx) const {
   static const rpc::TransportInfo kDefault{};
-  return nfsd::SizesFor(sizes_, ctx.transport ? *ctx.transport : kDefault);
+  return nfsd::SizesFor(transfer_settings(), ctx.transport ? *ctx.transport : kDefault);
 }
 
 const conf::ExportClient* NfsServer::MatchClient(const rpc::TransportInfo& transport,
@@ -97,7 +105,13 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
   const conf::ExportClient* client = MatchClient(*ctx.transport, *exp);
   if (client == nullptr) return nfs3::NFS3ERR_ACCES;
   const conf::ExportOptions& options = client->options;
-  if (options.secure && !PrivilegedPort(*ctx.transport)) return nfs3::NFS3ERR_PERM;
+  if (options.secure && !PrivilegedPort(*ctx.transport)) {
+    // knfsd's answer: an RPC-level AUTH_ERROR / AUTH_TOOWEAK. The dispatcher
+    // discards the results the procedure encodes (with this status) and sends
+    // the refusal instead.
+    ctx.reject_auth = kAuthTooWeak;
+    return nfs3::NFS3ERR_PERM;
+  }
 
   auth->export_id = *export_id;
   auth->read_only = options.read_only;

@@ -8,10 +8,12 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -49,19 +51,26 @@ class NfsServer {
   std::shared_ptr<const conf::ExportTable> exports() const;
   void SetHostnameResolver(HostnameResolver resolver);
 
-  const TransferSettings& transfer_settings() const { return sizes_; }
+  // The sizes in force. SetTransferSettings replaces them (SIGHUP): calls
+  // that already read them finish with the old ones, new calls see the new.
+  const TransferSettings& transfer_settings() const {
+    return *sizes_.load(std::memory_order_acquire);
+  }
+  void SetTransferSettings(const TransferSettings& sizes);
   // Sizes for the transport the call came on (TCP defaults without one).
   TransportSizes SizesFor(const rpc::CallContext& ctx) const;
 
   // The generic per-call check, in this order:
   //   handle authentic (BADHANDLE) and of a known export (STALE; also when
   //   the export left the table), peer listed for it (ACCES), privileged
-  //   source port on `secure` exports (PERM, see below), credential squashed
+  //   source port on `secure` exports (see below), credential squashed
   //   (AUTH_NONE is anonymous), and ctx.procedure->modifies on a ro export
   //   (ROFS).
-  // A `secure` violation should be an RPC AUTH_ERROR (AUTH_TOOWEAK) as in
-  // knfsd, but a procedure cannot emit RPC-level errors through its row, so
-  // nfs3d answers NFS3ERR_PERM.
+  // A `secure` violation is an RPC AUTH_ERROR (AUTH_TOOWEAK) as in knfsd:
+  // Authorize sets ctx.reject_auth, which makes the dispatcher replace the
+  // results with that refusal, and returns NFS3ERR_PERM for callers that run
+  // the procedure without a dispatcher.
+  static constexpr uint32_t kAuthTooWeak = 5;  // RFC 5531 auth_stat
   nfs3::nfsstat3 Authorize(const rpc::CallContext& ctx, const nfs3::nfs_fh3& fh,
                            CallAuth* auth) const;
   // For RENAME/LINK: `fh` must be authentic and in the same export as the
@@ -79,7 +88,11 @@ class NfsServer {
 
  private:
   vfs::Backend* const backend_;
-  const TransferSettings sizes_;
+  // One acquire load per call. Replaced versions are kept until the server
+  // dies (reloads are rare and each is a few bytes), so no reader ever holds
+  // a dangling pointer and no reference counting touches the hot path.
+  std::atomic<const TransferSettings*> sizes_;
+  std::vector<std::unique_ptr<const TransferSettings>> all_sizes_ ABSL_GUARDED_BY(mu_);
   mutable absl::Mutex mu_;
   std::shared_ptr<const conf::ExportTable> exports_ ABSL_GUARDED_BY(mu_);
   HostnameResolver resolver_ ABSL_GUARDED_BY(mu_);
