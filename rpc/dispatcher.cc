@@ -34,7 +34,13 @@ Dispatcher::Dispatcher(DispatcherOptions options) : stats_(options.stats) {
   if (options.enable_drc) drc_ = std::make_unique<DuplicateCache>(options.drc);
 }
 
-Dispatcher::~Dispatcher() = default;
+Dispatcher::~Dispatcher() {
+  if (drc_ == nullptr) return;
+  // Until there are metrics, the counters go to the log once, at shutdown.
+  DuplicateCacheStats s = drc_->stats();
+  NFS3D_LOG_INFO("drc: %d hits, %d in-progress drops, %d evictions, %d calls cached",
+                 s.hits, s.in_progress_drops, s.evictions, s.insertions);
+}
 
 void Dispatcher::AddProgram(const Program* program) {
   if (stats_ != nullptr) {

@@ -40,7 +40,8 @@ RpcServerOptions Sanitize(RpcServerOptions o) {
 RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
     : options_(Sanitize(options)),
       service_(service),
-      tcp_context_(service, nullptr, MakeTcpOptions(options_)) {
+      inflight_(options_.max_inflight_total),
+      tcp_context_(service, nullptr, MakeTcpOptions(options_), &inflight_) {
   for (size_t i = 0; i < options_.io_threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));
@@ -77,7 +78,8 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return absl::FailedPreconditionError("server stopped");
   auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
-                                      workers_.get(), &mtu_cache_, options_.udp_buffer_bytes);
+                                      workers_.get(), &mtu_cache_, options_.udp_buffer_bytes,
+                                      &inflight_);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
   if (started_) (*listener)->Start();
@@ -124,6 +126,10 @@ void RpcServer::Stop() {
   for (auto& l : tcp_listeners_) l->CloseNow();
   for (auto& l : udp_listeners_) l->CloseNow();
   tcp_context_.CloseAllNow();
+  if (inflight_.refused() > 0) {
+    NFS3D_LOG_INFO("rpc: %d calls waited for or were dropped at the in-flight limit (%d)",
+                   inflight_.refused(), inflight_.limit());
+  }
 }
 
 }  // namespace nfs3d::rpc

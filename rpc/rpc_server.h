@@ -34,6 +34,9 @@ struct RpcServerOptions {
   size_t max_record_size = (1 << 20) + (64 << 10);  // largest TCP record accepted
   size_t max_connections = 1024;
   size_t max_inflight_per_connection = 64;  // stop reading a connection at this many
+  // Calls queued for or running on the workers, all listeners together: UDP
+  // datagrams beyond it are dropped, TCP connections pause reading.
+  size_t max_inflight_total = 1024;
   size_t udp_buffer_bytes = 4 << 20;        // SO_RCVBUF / SO_SNDBUF of UDP sockets
 };
 
@@ -57,6 +60,7 @@ class RpcServer {
   void Stop();
 
   size_t open_connections() const { return tcp_context_.size(); }
+  const InflightLimit& inflight() const { return inflight_; }
 
  private:
   boost::asio::io_context& NextContext();
@@ -71,6 +75,7 @@ class RpcServer {
   // contexts (whose queued handlers may own connections), then the shared
   // state those connections unregister from.
   MtuCache mtu_cache_;
+  InflightLimit inflight_;
   TcpContext tcp_context_;
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guards_;

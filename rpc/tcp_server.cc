@@ -62,7 +62,8 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
     : socket_(std::move(socket)),
       context_(context),
       reassembler_(context->options().max_record_size),
-      read_buf_(kReadBufferSize) {
+      read_buf_(kReadBufferSize),
+      capacity_timer_(socket_.get_executor()) {
   info_.transport = Transport::kTcp;
   error_code ec;
   auto peer = socket_.remote_endpoint(ec);
@@ -95,11 +96,19 @@ void TcpConnection::ReadMore() {
 bool TcpConnection::ProcessBuffered() {
   while (buffered_begin_ < buffered_end_) {
     if (inflight_ >= context_->options().max_inflight_per_connection) return false;
+    // A slot is taken before feeding, so a completed record always has one;
+    // buffered bytes stay bounded by this connection's read buffer.
+    InflightLimit* limit = context_->limit();
+    if (limit != nullptr && !limit->TryAcquire()) {
+      WaitForCapacity();
+      return false;
+    }
     size_t used = 0;
     auto result = reassembler_.Feed(
         absl::MakeConstSpan(read_buf_.data() + buffered_begin_, buffered_end_ - buffered_begin_),
         &used);
     buffered_begin_ += used;
+    if (result != RecordReassembler::Result::kRecord && limit != nullptr) limit->Release();
     if (result == RecordReassembler::Result::kError) {
       NFS3D_LOG_WARNING("tcp: closing connection: %s", reassembler_.error());
       DoClose();
@@ -111,6 +120,16 @@ bool TcpConnection::ProcessBuffered() {
     }
   }
   return !closed_;
+}
+
+void TcpConnection::WaitForCapacity() {
+  if (waiting_capacity_ || closed_) return;
+  waiting_capacity_ = true;
+  capacity_timer_.expires_after(std::chrono::milliseconds(1));
+  capacity_timer_.async_wait([self = shared_from_this()](const error_code&) {
+    self->waiting_capacity_ = false;
+    self->ReadMore();
+  });
 }
 
 void TcpConnection::OnRead(const error_code& ec, size_t n) {
@@ -142,6 +161,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
       NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
       send = false;
     }
+    if (InflightLimit* limit = self->context_->limit()) limit->Release();
     asio::post(self->socket_.get_executor(),
                [self, send, reply = std::move(reply)]() mutable {
                  self->OnReply(send, std::move(reply));
@@ -210,6 +230,7 @@ void TcpConnection::DoClose() {
   closed_ = true;
   context_->Remove(this);
   queue_.clear();
+  capacity_timer_.cancel();
   error_code ec;
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.close(ec);

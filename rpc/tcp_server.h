@@ -6,6 +6,7 @@
 #define NFS3D_RPC_TCP_SERVER_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -35,19 +36,53 @@ struct TcpOptions {
   size_t max_inflight_per_connection = 64;
 };
 
+// Bounds the calls handed to the worker pool (queued or running) across
+// every listener of a server, so a flood of UDP datagrams or many pipelining
+// connections cannot queue unbounded work and memory. UDP drops what does
+// not fit; TCP connections stop reading until there is room.
+class InflightLimit {
+ public:
+  explicit InflightLimit(size_t limit) : limit_(limit == 0 ? 1 : limit) {}
+  InflightLimit(const InflightLimit&) = delete;
+  InflightLimit& operator=(const InflightLimit&) = delete;
+
+  bool TryAcquire() {
+    if (count_.fetch_add(1, std::memory_order_acq_rel) >= limit_) {
+      count_.fetch_sub(1, std::memory_order_acq_rel);
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
+    return true;
+  }
+  void Release() { count_.fetch_sub(1, std::memory_order_acq_rel); }
+
+  size_t limit() const { return limit_; }
+  size_t count() const { return count_.load(std::memory_order_relaxed); }
+  // Times a call had to wait (TCP) or was dropped (UDP) at the limit.
+  uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
+
+ private:
+  const size_t limit_;
+  std::atomic<size_t> count_{0};
+  std::atomic<uint64_t> refused_{0};
+};
+
 class TcpConnection;
 
 // Everything connections share; owned by the server and outliving every
 // connection (connections unregister themselves when destroyed).
 class TcpContext {
  public:
-  TcpContext(RpcService* service, boost::asio::thread_pool* workers, const TcpOptions& options)
-      : service_(service), workers_(workers), options_(options) {}
+  TcpContext(RpcService* service, boost::asio::thread_pool* workers, const TcpOptions& options,
+             InflightLimit* limit = nullptr)
+      : service_(service), workers_(workers), options_(options), limit_(limit) {}
 
   RpcService* service() const { return service_; }
   boost::asio::thread_pool* workers() const { return workers_; }
   void set_workers(boost::asio::thread_pool* workers) { workers_ = workers; }
   const TcpOptions& options() const { return options_; }
+  // The server-wide bound on calls at the workers; null: unbounded.
+  InflightLimit* limit() const { return limit_; }
 
   // Admits a new connection unless max_connections are open.
   bool Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak);
@@ -60,6 +95,7 @@ class TcpContext {
   RpcService* service_;
   boost::asio::thread_pool* workers_;
   TcpOptions options_;
+  InflightLimit* limit_;
   mutable std::mutex mu_;
   std::unordered_map<TcpConnection*, std::weak_ptr<TcpConnection>> open_ ABSL_GUARDED_BY(mu_);
 };
@@ -95,6 +131,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void OnWrite(const boost::system::error_code& ec);
   void MaybeFinish();
   void DoClose();
+  // At the server-wide in-flight limit: try reading records again shortly.
+  void WaitForCapacity();
 
   Socket socket_;
   TcpContext* context_;
@@ -107,6 +145,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool reading_ = false;
   bool eof_ = false;
   bool closed_ = false;
+  bool waiting_capacity_ = false;
+  boost::asio::steady_timer capacity_timer_;
   size_t inflight_ = 0;  // records read whose reply is not yet written (or dropped)
   std::deque<Reply> queue_;
   std::vector<Reply> writing_;  // the batch of the async_write in progress

@@ -61,7 +61,7 @@ uint32_t MtuCache::Get(int ifindex) {
 
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,
-    asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes) {
+    asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit) {
   asio::ip::udp::socket socket(io);
   error_code ec;
   socket.open(endpoint.protocol(), ec);
@@ -84,16 +84,17 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     return absl::UnavailableError(absl::StrCat("udp bind on ", endpoint.address().to_string(),
                                                " port ", endpoint.port(), ": ", ec.message()));
   }
-  std::unique_ptr<UdpListener> listener(new UdpListener(std::move(socket), service, workers, mtu));
+  std::unique_ptr<UdpListener> listener(new UdpListener(std::move(socket), service, workers, mtu, limit));
   return listener;
 }
 
 UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service,
-                         asio::thread_pool* workers, MtuCache* mtu)
+                         asio::thread_pool* workers, MtuCache* mtu, InflightLimit* limit)
     : socket_(std::move(socket)),
       service_(service),
       workers_(workers),
       mtu_(mtu),
+      limit_(limit),
       fd_(socket_.native_handle()),
       recv_buf_(kMaxDatagram) {
   error_code ec;
@@ -136,6 +137,8 @@ void UdpListener::OnReadable() {
       }
       return;
     }
+    // Over the server-wide in-flight bound: drop before copying anything.
+    if (limit_ != nullptr && !limit_->TryAcquire()) continue;
     // A truncated datagram (MSG_TRUNC) still goes to the service, which drops
     // what does not decode.
     d.info.transport = Transport::kUdp;
@@ -184,6 +187,7 @@ void UdpListener::Handle(Datagram& d) {
   } catch (const std::exception& e) {
     NFS3D_LOG_ERROR("udp: service threw: %s", e.what());
   }
+  if (limit_ != nullptr) limit_->Release();
   if (send) Send(d, reply);
 }
 

@@ -23,6 +23,7 @@
 #include "boost/asio/thread_pool.hpp"
 #include "rpc/call_context.h"
 #include "rpc/service.h"
+#include "rpc/tcp_server.h"  // InflightLimit
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
@@ -52,9 +53,12 @@ class MtuCache {
 class UdpListener {
  public:
   // buffer_bytes: SO_RCVBUF/SO_SNDBUF wanted (forced when privileged).
+  // limit (may be null): datagrams that find it full are dropped unread by
+  // the workers; the client retransmits.
   static absl::StatusOr<std::unique_ptr<UdpListener>> Create(
       boost::asio::io_context& io, const boost::asio::ip::udp::endpoint& endpoint,
-      RpcService* service, boost::asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes);
+      RpcService* service, boost::asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes,
+      InflightLimit* limit = nullptr);
 
   uint16_t port() const { return port_; }
   void Start();
@@ -70,7 +74,7 @@ class UdpListener {
   };
 
   UdpListener(boost::asio::ip::udp::socket socket, RpcService* service,
-              boost::asio::thread_pool* workers, MtuCache* mtu);
+              boost::asio::thread_pool* workers, MtuCache* mtu, InflightLimit* limit);
   void Wait();
   void OnReadable();
   // On a worker thread.
@@ -81,6 +85,7 @@ class UdpListener {
   RpcService* service_;
   boost::asio::thread_pool* workers_;
   MtuCache* mtu_;
+  InflightLimit* limit_;
   int fd_;  // fixed for the listener's life; workers send on it
   bool v6_;
   uint16_t port_ = 0;
