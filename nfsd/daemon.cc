@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
+#include <chrono>
+
 #include <set>
 #include <utility>
 #include <vector>
@@ -20,6 +23,9 @@
 #include "rpc/portmap_registry.h"
 #include "rpc/rpc_server.h"
 #include "rpc/rpcbind_client.h"
+#include "stats/metrics_server.h"
+#include "stats/prometheus.h"
+#include "stats/server_stats.h"
 #include "vfs/posix_backend.h"
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
@@ -63,6 +69,12 @@ struct Daemon::Impl {
   std::unique_ptr<rpc::RpcServer> server;
   bool registered_with_rpcbind = false;
   bool stopped = false;
+  stats::ServerStats stats;
+  std::unique_ptr<stats::MetricsServer> metrics;
+  std::atomic<uint64_t> reloads_ok{0};
+  std::atomic<uint64_t> reloads_failed{0};
+  std::atomic<size_t> export_count{0};
+  double start_time = 0;  // seconds since the epoch
 
   // Adds the roots of exports the backend does not know yet.
   absl::Status AddNewExports(const conf::ExportTable& table) {
@@ -106,7 +118,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->nfs_program = Nfs3Program(impl->nfs.get());
   impl->mount_program = MakeMountProgram(impl->mount.get());
   impl->portmap_program = rpc::MakePortmapProgram(&impl->portmap_registry);
-  impl->dispatcher = std::make_unique<rpc::Dispatcher>();
+  impl->export_count = table->exports.size();
+  rpc::DispatcherOptions dispatcher_options;
+  dispatcher_options.stats = &impl->stats;
+  impl->dispatcher = std::make_unique<rpc::Dispatcher>(dispatcher_options);
   impl->dispatcher->AddProgram(&impl->nfs_program);
   impl->dispatcher->AddProgram(&impl->mount_program);
   if (config.nlm) {
@@ -217,6 +232,7 @@ absl::Status Daemon::Start() {
     }
     ports_.own_portmapper = true;
   }
+  if (absl::Status s = StartMetrics(); !s.ok()) return s;
   d.server->Start();
   if (use_rpcbind) {
     for (const Mapping& m : mappings) {
@@ -245,24 +261,164 @@ absl::Status Daemon::Start() {
   return absl::OkStatus();
 }
 
-absl::Status Daemon::ReloadExports() {
+absl::Status Daemon::ReloadExports() { return Reload(impl_->config, /*reload_exports=*/true); }
+
+absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_exports) {
   Impl& d = *impl_;
-  absl::StatusOr<conf::ExportTable> table = conf::LoadExports(d.config.exports_path);
-  if (!table.ok()) return table.status();
-  if (absl::Status s = d.AddNewExports(*table); !s.ok()) return s;
-  size_t count = table->exports.size();
-  d.nfs->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
-  NFS3D_LOG_INFO("reloaded %s: %d exports", d.config.exports_path, count);
+  absl::StatusOr<conf::ExportTable> table;
+  if (reload_exports) {
+    table = conf::LoadExports(config.exports_path);
+    absl::Status s = table.ok() ? d.AddNewExports(*table) : table.status();
+    if (!s.ok()) {
+      ++d.reloads_failed;
+      return s;
+    }
+  }
+  // Only what can change under running connections is applied.
+  const conf::ServerConfig& old = d.config;
+  std::vector<std::string> ignored;
+  if (config.listen != old.listen) ignored.push_back("listen");
+  if (config.port != old.port) ignored.push_back("port");
+  if (config.mountd_port != old.mountd_port) ignored.push_back("mountd_port");
+  if (config.threads != old.threads) ignored.push_back("threads");
+  if (config.io_threads != old.io_threads) ignored.push_back("io_threads");
+  if (config.udp != old.udp || config.tcp != old.tcp) ignored.push_back("udp/tcp");
+  if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");
+  if (config.max_connections != old.max_connections) ignored.push_back("max_connections");
+  if (config.portmapper != old.portmapper) ignored.push_back("portmapper");
+  if (config.state_dir != old.state_dir) ignored.push_back("state_dir");
+  if (config.metrics != old.metrics || config.metrics_listen != old.metrics_listen ||
+      config.metrics_port != old.metrics_port || config.control_socket != old.control_socket) {
+    ignored.push_back("[metrics]");
+  }
+  for (const std::string& key : ignored) {
+    NFS3D_LOG_WARNING("reload: %s changed; it takes effect at the next restart", key);
+  }
+  const bool sizes_changed =
+      config.tcp_sizes != old.tcp_sizes || config.udp_sizes != old.udp_sizes ||
+      config.udp_fragments != old.udp_fragments;
+  if (sizes_changed) d.nfs->SetTransferSettings(ToTransferSettings(config));
+  log::SetLevel(config.log_level);
+  // Keep the settings that were not applied as they were, so the next
+  // reload compares against what is really in force.
+  conf::ServerConfig applied = old;
+  applied.tcp_sizes = config.tcp_sizes;
+  applied.udp_sizes = config.udp_sizes;
+  applied.udp_fragments = config.udp_fragments;
+  applied.log_level = config.log_level;
+  applied.exports_path = config.exports_path;
+  d.config = applied;
+  size_t count = d.export_count;
+  if (reload_exports) {
+    count = table->exports.size();
+    for (const std::string& warning : table->warnings) NFS3D_LOG_WARNING("%s", warning);
+    d.nfs->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
+    d.export_count = count;
+  }
+  ++d.reloads_ok;
+  NFS3D_LOG_INFO("reloaded configuration: %d exports%s%s; %s", count,
+                 reload_exports ? " from " : " (exports unchanged)",
+                 reload_exports ? config.exports_path : "",
+                 sizes_changed ? "new transfer sizes apply to new calls" : "transfer sizes unchanged");
   return absl::OkStatus();
 }
+
+void Daemon::CountFailedReload() { ++impl_->reloads_failed; }
 
 void Daemon::Stop() {
   Impl& d = *impl_;
   if (d.stopped) return;
   d.stopped = true;
-  if (d.registered_with_rpcbind) rpc::UnregisterAll();
+  // Clients must not find us while we go: unregister first.
+  if (d.registered_with_rpcbind) {
+    if (absl::Status s = rpc::UnregisterAll(); !s.ok()) {
+      NFS3D_LOG_WARNING("rpcbind unregistration: %s", s.message());
+    }
+  }
+  const auto begin = std::chrono::steady_clock::now();
+  // Stops accepting and receiving; calls already running finish.
   if (d.server) d.server->Stop();
   if (d.nlm) d.nlm->Stop();
+  // UNSTABLE writes sit in the page cache; put them on disk before exiting.
+  if (absl::Status synced = d.backend->SyncExports(); !synced.ok()) {
+    NFS3D_LOG_ERROR("shutdown: %s", synced.message());
+  }
+  if (d.metrics) d.metrics->Stop();
+  NFS3D_LOG_INFO("stopped serving and synced %d exports in %.3f s", d.export_count.load(),
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+}
+
+absl::Status Daemon::StartMetrics() {
+  Impl& d = *impl_;
+  const conf::ServerConfig& c = d.config;
+  d.start_time = std::chrono::duration<double>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+  if (!c.metrics && !c.control_socket) return absl::OkStatus();
+  d.metrics = std::make_unique<stats::MetricsServer>([this] { return RenderMetrics(); });
+  if (c.metrics) {
+    uint16_t port = c.metrics_port;
+    for (const std::string& address : c.metrics_listen) {
+      absl::StatusOr<uint16_t> bound = d.metrics->ListenTcp(address, port);
+      if (!bound.ok()) return bound.status();
+      port = *bound;
+    }
+    metrics_port_ = port;
+  }
+  if (c.control_socket) {
+    const std::string path = absl::StrCat(c.state_dir, "/nfs3d.sock");
+    if (absl::Status s = d.metrics->ListenUnix(path); !s.ok()) {
+      // nfs3stat then needs --server; serving NFS matters more.
+      NFS3D_LOG_WARNING("%s", s.message());
+    }
+  }
+  d.metrics->Start();
+  if (c.metrics) {
+    NFS3D_LOG_INFO("metrics at http://%s:%d/metrics", c.metrics_listen.front(), metrics_port_);
+  }
+  return absl::OkStatus();
+}
+
+std::string Daemon::RenderMetrics() const {
+  const Impl& d = *impl_;
+  auto counter = [](std::string name, std::string help, double v) {
+    return stats::Family{std::move(name), std::move(help), "counter", {{"", v}}};
+  };
+  auto gauge = [](std::string name, std::string help, double v) {
+    return stats::Family{std::move(name), std::move(help), "gauge", {{"", v}}};
+  };
+  std::vector<stats::Family> extra;
+  extra.push_back({"nfs3d_build_info", "nfs3d version; always 1.", "gauge",
+                   {{"version=\"" NFS3D_VERSION_STRING "\"", 1}}});
+  extra.push_back(gauge("nfs3d_start_time_seconds", "When the server started (Unix time).",
+                        d.start_time));
+  const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
+  extra.push_back(counter("nfs3d_drc_hits_total",
+                          "Retransmissions answered with a cached reply.", drc.hits));
+  extra.push_back(counter("nfs3d_drc_in_progress_drops_total",
+                          "Retransmissions dropped while the original call ran.",
+                          drc.in_progress_drops));
+  extra.push_back(counter("nfs3d_drc_insertions_total",
+                          "Non-idempotent calls entered in the duplicate request cache.",
+                          drc.insertions));
+  extra.push_back(counter("nfs3d_drc_evictions_total",
+                          "Duplicate request cache entries pushed out by its bounds.",
+                          drc.evictions));
+  const vfs::SyncStats sync = d.backend->sync_stats();
+  extra.push_back(counter("nfs3d_sync_requests_total",
+                          "Stable WRITEs and COMMITs that needed their file synced.",
+                          sync.requests));
+  extra.push_back(counter("nfs3d_fsyncs_total",
+                          "fsync calls made for them (write gathering: requests per fsync).",
+                          sync.fsyncs));
+  extra.push_back(gauge("nfs3d_tcp_connections", "Open TCP connections.",
+                        d.server ? d.server->open_connections() : 0));
+  extra.push_back(gauge("nfs3d_exports", "Exports in force.", d.export_count.load()));
+  extra.push_back({"nfs3d_config_reloads_total", "Configuration reloads (SIGHUP) by result.",
+                   "counter",
+                   {{"result=\"ok\"", static_cast<double>(d.reloads_ok.load())},
+                    {"result=\"failed\"", static_cast<double>(d.reloads_failed.load())}}});
+  return stats::RenderPrometheus(d.stats.Take(), extra);
 }
 
 }  // namespace nfs3d::nfsd

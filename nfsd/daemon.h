@@ -36,16 +36,31 @@ class Daemon {
   // Re-reads the exports file named in the config (SIGHUP). On error the old
   // table stays in force and the error is returned.
   absl::Status ReloadExports();
-  // Stops serving, unregisters from rpcbind. Idempotent.
+  // Applies a re-read configuration (SIGHUP): transfer sizes and the log
+  // level take effect for new calls; with reload_exports, the exports file
+  // it names is re-read too. Settings that need new sockets or threads
+  // (ports, listen, threads, ...) are logged as needing a restart. On any
+  // error nothing changes. Connections and running calls are not touched.
+  absl::Status Reload(const conf::ServerConfig& config, bool reload_exports);
+  // Counts a reload that failed before Reload (e.g. a config syntax error).
+  void CountFailedReload();
+  // Stops serving: unregisters from rpcbind, stops accepting, lets running
+  // calls finish, then syncs every export's file system. Idempotent.
   void Stop();
 
   const BoundPorts& ports() const { return ports_; }
+  // Port of the TCP metrics endpoint (0 when off).
+  uint16_t metrics_port() const { return metrics_port_; }
+  // The Prometheus text the metrics endpoint serves.
+  std::string RenderMetrics() const;
 
  private:
   struct Impl;
   explicit Daemon(std::unique_ptr<Impl> impl);
+  absl::Status StartMetrics();
   std::unique_ptr<Impl> impl_;
   BoundPorts ports_;
+  uint16_t metrics_port_ = 0;
 };
 
 }  // namespace nfs3d::nfsd

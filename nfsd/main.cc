@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -35,6 +36,11 @@ ABSL_FLAG(std::string, state_dir, "",
           "State directory (file handle key); overrides [paths] state_dir of the config.");
 ABSL_FLAG(bool, foreground, false, "Stay in the foreground and log to stderr.");
 ABSL_FLAG(bool, version, false, "Print the version and exit.");
+ABSL_FLAG(std::string, log_level, "",
+          "Log level (debug, info, warning, error); overrides [log] level of the config.");
+ABSL_FLAG(int, shutdown_timeout, 30,
+          "Seconds SIGTERM/SIGINT waits for running calls and the final sync before nfs3d "
+          "exits anyway (with status 1).");
 
 namespace nfs3d {
 namespace {
@@ -68,6 +74,13 @@ absl::StatusOr<conf::ServerConfig> LoadConfig() {
   if (!config.ok()) return config.status();
   if (!absl::GetFlag(FLAGS_state_dir).empty()) config->state_dir = absl::GetFlag(FLAGS_state_dir);
   if (!absl::GetFlag(FLAGS_exports).empty()) config->exports_path = absl::GetFlag(FLAGS_exports);
+  if (std::string level = absl::GetFlag(FLAGS_log_level); !level.empty()) {
+    if (level == "warn") level = "warning";
+    if (!log::ParseLevel(level, &config->log_level)) {
+      return absl::InvalidArgumentError(absl::StrCat("--log_level: '", level,
+                                                     "' is not debug, info, warning or error"));
+    }
+  }
   return config;
 }
 
@@ -106,6 +119,7 @@ int Run() {
     return 1;
   }
   log::SetLevel(config->log_level);
+  if (config->syslog) log::UseSyslog(true);
   absl::StatusOr<conf::ExportTable> exports = LoadExportTable(*config);
   if (!exports.ok()) {
     std::fprintf(stderr, "nfs3d: %s\n", std::string(exports.status().message()).c_str());
@@ -140,15 +154,31 @@ int Run() {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;
     if (sig == SIGHUP) {
-      absl::Status reloaded = (*daemon)->ReloadExports();
+      // Re-read the config file (transfer sizes, log level) and, unless the
+      // export came from --export, the exports file it names.
+      NFS3D_LOG_INFO("SIGHUP: reloading the configuration");
+      absl::StatusOr<conf::ServerConfig> fresh = LoadConfig();
+      absl::Status reloaded =
+          fresh.ok() ? (*daemon)->Reload(*fresh, absl::GetFlag(FLAGS_export).empty())
+                     : fresh.status();
       if (!reloaded.ok()) {
-        NFS3D_LOG_ERROR("reload failed, keeping the old exports: %s", reloaded.message());
+        if (!fresh.ok()) (*daemon)->CountFailedReload();
+        NFS3D_LOG_ERROR("reload failed, keeping the old configuration and exports: %s",
+                        reloaded.message());
       }
       continue;
     }
-    NFS3D_LOG_INFO("signal %d: shutting down", sig);
+    NFS3D_LOG_INFO("signal %d (%s): shutting down", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    // Bounded: a call stuck in the file system must not keep nfs3d alive.
+    const int timeout = absl::GetFlag(FLAGS_shutdown_timeout);
+    std::thread watchdog([timeout] {
+      sleep(static_cast<unsigned>(timeout > 0 ? timeout : 1));
+      NFS3D_LOG_ERROR("shutdown did not finish in %d s; exiting anyway", timeout);
+      std::_Exit(1);
+    });
+    watchdog.detach();
     (*daemon)->Stop();
-    NFS3D_LOG_INFO("stopped");
+    NFS3D_LOG_INFO("nfs3d stopped");
     return 0;
   }
 }
@@ -173,7 +203,9 @@ int main(int argc, char** argv) {
   nfs3d::NormalizeFlagNames(argc, argv);
   absl::SetProgramUsageMessage(
       "a userspace NFSv3 server.\n"
-      "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]");
+      "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]\n"
+      "        [--log-level LEVEL] [--shutdown-timeout SECONDS]\n"
+      "Statistics of a running server: nfs3stat (see docs/operations.md).");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return std::string("nfs3d ") + nfs3d::kVersion + "\n"; };
   // --help lists the flags defined in this file (absl's default looks for a

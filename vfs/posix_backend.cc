@@ -233,7 +233,9 @@ namespace {
 class SyncGroup {
  public:
   // on_failure runs once per failed fsync, before any waiter returns.
-  absl::Status Sync(int fd, const std::function<void()>& on_failure) {
+  // counters (backend-wide) count callers and the fsyncs made for them.
+  absl::Status Sync(int fd, const std::function<void()>& on_failure, SyncCounters* counters) {
+    counters->requests.fetch_add(1, std::memory_order_relaxed);
     absl::MutexLock lock(&mu_);
     const uint64_t needed = started_ + 1;
     while (finished_ < needed) {
@@ -244,6 +246,7 @@ class SyncGroup {
       running_ = true;
       const uint64_t seq = ++started_;
       mu_.Unlock();
+      counters->fsyncs.fetch_add(1, std::memory_order_relaxed);
       const int rc = fsync(fd);
       const int err = errno;
       if (rc != 0) on_failure();
@@ -358,6 +361,13 @@ class PosixBackend::Impl {
                                       const SetAttributes* attrs_to_apply);
 
   uint64_t verifier() const { return verifier_.load(); }
+  SyncCounters sync_counters;
+  std::vector<std::shared_ptr<const Export>> AllExports() {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    std::vector<std::shared_ptr<const Export>> out;
+    for (const auto& [id, exp] : exports_) out.push_back(exp);
+    return out;
+  }
   void RotateVerifier() {
     uint64_t old = verifier_.load();
     uint64_t next = RandomU64();
@@ -933,7 +943,8 @@ absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHand
   result.count = static_cast<uint32_t>(done);
   result.committed = StableHow::kUnstable;
   if (stable != StableHow::kUnstable) {
-    absl::Status synced = keep->sync.Sync(fd, [this] { impl_->RotateVerifier(); });
+    absl::Status synced =
+        keep->sync.Sync(fd, [this] { impl_->RotateVerifier(); }, &impl_->sync_counters);
     if (!synced.ok()) return synced;
     result.committed = StableHow::kFileSync;  // a full fsync was done
   }
@@ -1317,10 +1328,26 @@ absl::StatusOr<Verifier> PosixBackend::Commit(const Cred& cred, const FileHandle
   // No pre-op attributes: the sync runs unlocked, so they could be stale.
   // The whole file is synced whatever the range (fsync has no cheaper
   // durable range variant).
-  absl::Status synced = io->first->sync.Sync(io->second, [this] { impl_->RotateVerifier(); });
+  absl::Status synced = io->first->sync.Sync(
+      io->second, [this] { impl_->RotateVerifier(); }, &impl_->sync_counters);
   if (wcc) wcc->after = impl_->AttrsOrNone(n);
   if (!synced.ok()) return synced;
   return out;
+}
+
+absl::Status PosixBackend::SyncExports() {
+  absl::Status first;
+  for (const auto& exp : impl_->AllExports()) {
+    if (syncfs(exp->mount_fd.get()) != 0 && first.ok()) {
+      first = ErrnoError(errno, absl::StrCat("syncfs ", exp->path));
+    }
+  }
+  return first;
+}
+
+SyncStats PosixBackend::sync_stats() const {
+  return {impl_->sync_counters.requests.load(std::memory_order_relaxed),
+          impl_->sync_counters.fsyncs.load(std::memory_order_relaxed)};
 }
 
 Verifier PosixBackend::WriteVerifier() const {

@@ -81,6 +81,17 @@
 
 namespace nfs3d::vfs {
 
+// Write gathering, for statistics: requests / fsyncs is the number of
+// stable WRITEs and COMMITs one fsync answered on average.
+struct SyncStats {
+  uint64_t requests = 0;  // stable WRITEs and COMMITs that needed a sync
+  uint64_t fsyncs = 0;    // fsync calls made for them
+};
+struct SyncCounters {
+  std::atomic<uint64_t> requests{0};
+  std::atomic<uint64_t> fsyncs{0};
+};
+
 struct PosixBackendOptions {
   std::string state_dir;            // holds handle.key (created if missing)
   size_t handle_cache_size = 4096;  // resolved O_PATH descriptors
@@ -150,6 +161,11 @@ class PosixBackend : public Backend {
   absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, Wcc* wcc) override;
   Verifier WriteVerifier() const override;
+
+  SyncStats sync_stats() const;
+  // syncfs() on the file system of every export (clean shutdown). Returns
+  // the first failure; tries them all.
+  absl::Status SyncExports();
 
   // Implementation types, public only so the .cc's helpers can name them.
   struct Export;
