@@ -1,0 +1,487 @@
+// Shared pieces of the end-to-end tests that run the nfs3d binary: a child
+// nfs3d process on free loopback ports with its own exports, and a raw RPC
+// client that controls everything a hostile or retransmitting client would
+// (xid, source address and port, transport, exact bytes). Header-only.
+#ifndef NFS3D_TESTS_INTEGRATION_E2E_HARNESS_H_
+#define NFS3D_TESTS_INTEGRATION_E2E_HARNESS_H_
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "client/rpc_client.h"
+#include "rpc/call_context.h"
+#include "xdr/buffer_chain.h"
+#include "xdr/decoder.h"
+#include "xdr/encoder.h"
+#include "xdr/mount3_types.h"
+#include "xdr/nfs3_types.h"
+
+namespace nfs3d::e2e {
+
+namespace fs = std::filesystem;
+
+inline absl::Span<const uint8_t> Span(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+inline std::string Str(absl::Span<const uint8_t> s) {
+  return std::string(reinterpret_cast<const char*>(s.data()), s.size());
+}
+
+// A free port on 127.0.0.1 for both TCP and UDP (bound and released).
+inline uint16_t FreePort() {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    int t = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(t, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    socklen_t len = sizeof(a);
+    getsockname(t, reinterpret_cast<sockaddr*>(&a), &len);
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    bool udp_ok = bind(u, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    close(u);
+    close(t);
+    if (udp_ok) return ntohs(a.sin_port);
+  }
+  return 0;
+}
+
+// XDR argument builder.
+class Args {
+ public:
+  Args& U32(uint32_t v) { e_.U32(v); return *this; }
+  Args& U64(uint64_t v) { e_.U64(v); return *this; }
+  Args& Bool(bool v) { e_.Bool(v); return *this; }
+  Args& Opaque(const std::string& b) { e_.Opaque(Span(b)); return *this; }
+  Args& String(const std::string& s) { e_.Opaque(Span(s)); return *this; }
+  Args& Raw(const std::string& b) { chain_.Append(b.data(), b.size()); return *this; }
+  // sattr3 with only the mode set.
+  Args& ModeOnly(uint32_t mode) {
+    Bool(true).U32(mode);
+    return Bool(false).Bool(false).Bool(false).U32(0).U32(0);
+  }
+  std::string str() { return chain_.Flatten(); }
+
+ private:
+  xdr::BufferChain chain_;
+  xdr::Encoder e_{&chain_};
+};
+
+struct Fattr {
+  uint32_t type = 0, mode = 0, nlink = 0, uid = 0, gid = 0;
+  uint64_t size = 0, fileid = 0;
+};
+
+inline Fattr DecodeFattr(xdr::Decoder& d) {
+  Fattr a;
+  a.type = d.U32();
+  a.mode = d.U32();
+  a.nlink = d.U32();
+  a.uid = d.U32();
+  a.gid = d.U32();
+  a.size = d.U64();
+  d.U64();  // used
+  d.U64();  // rdev
+  d.U64();  // fsid
+  a.fileid = d.U64();
+  for (int i = 0; i < 6; ++i) d.U32();  // times
+  return a;
+}
+inline std::optional<Fattr> DecodePostOpAttr(xdr::Decoder& d) {
+  if (!d.Bool()) return std::nullopt;
+  return DecodeFattr(d);
+}
+inline void SkipWcc(xdr::Decoder& d) {
+  if (d.Bool()) {  // pre_op_attr: size, mtime, ctime
+    d.U64();
+    for (int i = 0; i < 4; ++i) d.U32();
+  }
+  DecodePostOpAttr(d);
+}
+
+// nfs3d as a child process, configured from a directory of its own.
+class NfsdProcess {
+ public:
+  // Writes dir/{state/,exports,nfs3d.conf}; `extra` is appended to [nfsd].
+  void Configure(const fs::path& dir, const std::string& exports, const std::string& extra = "") {
+    dir_ = dir;
+    fs::create_directories(dir_ / "state");
+    if (port_ == 0) port_ = FreePort();
+    if (mount_port_ == 0) mount_port_ = FreePort();
+    std::ofstream(dir_ / "exports") << exports;
+    std::ofstream(dir_ / "nfs3d.conf")
+        << "[nfsd]\nlisten = 0.0.0.0\nport = " << port_ << "\nmountd_port = " << mount_port_
+        << "\nportmapper = off\nthreads = 4\n"
+        << extra << "\n[paths]\nstate_dir = " << (dir_ / "state").string()
+        << "\nexports = " << (dir_ / "exports").string() << "\n";
+  }
+
+  // Starts nfs3d and waits until NFS answers NULL over TCP and UDP.
+  bool Start() {
+    std::string config = (dir_ / "nfs3d.conf").string();
+    std::string log = (dir_ / "nfs3d.log").string();
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) dup2(fd, 2);
+      execl(NFS3D_BINARY, "nfs3d", "--config", config.c_str(), "--foreground",
+            static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    for (int i = 0; i < 100; ++i) {
+      if (Answers(rpc::Transport::kTcp) && Answers(rpc::Transport::kUdp)) return true;
+      int status;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return false;
+      }
+      usleep(100000);
+    }
+    return false;
+  }
+
+  bool Answers(rpc::Transport transport) const {
+    client::RpcClientOptions o;
+    o.transport = transport;
+    o.timeout = absl::Milliseconds(300);
+    o.udp_retransmit = absl::Milliseconds(100);
+    auto c = client::RpcClient::Connect("127.0.0.1", port_, o);
+    if (!c.ok()) return false;
+    auto r = (*c)->Call(nfs3::kProgram, 3, nfs3::kNull, {});
+    return r.ok() && r->reply_stat == 0 && r->accept_stat == 0;
+  }
+
+  bool Alive() const { return pid_ > 0 && kill(pid_, 0) == 0; }
+
+  void Kill9() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    int status;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+  // SIGTERM and wait; true if it exited cleanly (status 0).
+  bool Stop() {
+    if (pid_ <= 0) return false;
+    kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+
+  std::string Log() const {
+    std::ifstream in(dir_ / "nfs3d.log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+  pid_t pid() const { return pid_; }
+  uint16_t port() const { return port_; }
+  uint16_t mount_port() const { return mount_port_; }
+  const fs::path& dir() const { return dir_; }
+
+ private:
+  fs::path dir_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0, mount_port_ = 0;
+};
+
+struct ClientOptions {
+  rpc::Transport transport = rpc::Transport::kTcp;
+  std::string local_ip = "127.0.0.1";  // source address (any 127/8 works on lo)
+  bool reserved_port = false;          // source port < 1024
+  uint32_t uid = 0, gid = 0;
+  bool auth_none = false;
+};
+
+// A raw RPC client on one socket (UDP or one TCP connection).
+class RawClient {
+ public:
+  static std::unique_ptr<RawClient> Open(uint16_t port, const ClientOptions& o = {}) {
+    const bool tcp = o.transport == rpc::Transport::kTcp;
+    int fd = socket(AF_INET, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC, 0);
+    if (fd < 0) return nullptr;
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, o.local_ip.c_str(), &local.sin_addr);
+    bool bound = false;
+    if (o.reserved_port) {
+      for (uint16_t p = 1023; p >= 600 && !bound; --p) {
+        local.sin_port = htons(p);
+        bound = bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) == 0;
+      }
+    } else {
+      local.sin_port = 0;
+      bound = bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) == 0;
+    }
+    sockaddr_in server{};
+    server.sin_family = AF_INET;
+    server.sin_port = htons(port);
+    server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!bound || connect(fd, reinterpret_cast<sockaddr*>(&server), sizeof(server)) != 0) {
+      close(fd);
+      return nullptr;
+    }
+    return std::unique_ptr<RawClient>(new RawClient(fd, o));
+  }
+  ~RawClient() { close(fd_); }
+
+  std::string EncodeCall(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                         const std::string& args) const {
+    Args a;
+    a.U32(xid).U32(0).U32(2).U32(prog).U32(vers).U32(proc);
+    if (o_.auth_none) {
+      a.U32(rpc::kAuthNone).U32(0);
+    } else {
+      Args body;
+      body.U32(0).String("e2e").U32(o_.uid).U32(o_.gid).U32(0);
+      a.U32(rpc::kAuthSys).Opaque(body.str());
+    }
+    a.U32(rpc::kAuthNone).U32(0);
+    return a.str() + args;
+  }
+
+  // One message: a datagram, or a TCP record in one last fragment.
+  bool SendMessage(const std::string& message) {
+    if (o_.transport == rpc::Transport::kUdp) return SendBytes(message);
+    uint32_t mark = htonl(0x80000000u | static_cast<uint32_t>(message.size()));
+    return SendBytes(std::string(reinterpret_cast<const char*>(&mark), 4) + message);
+  }
+  bool SendBytes(const std::string& bytes) {
+    if (o_.transport == rpc::Transport::kUdp) {
+      return send(fd_, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size());
+    }
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+      ssize_t n = send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // The next message, or nullopt after `wait` (or when the peer closed).
+  std::optional<std::string> Receive(absl::Duration wait) {
+    absl::Time deadline = absl::Now() + wait;
+    for (;;) {
+      if (o_.transport == rpc::Transport::kTcp) {
+        if (auto rec = TakeRecord()) return rec;
+        if (peer_closed_) return std::nullopt;
+      }
+      absl::Duration left = deadline - absl::Now();
+      if (left <= absl::ZeroDuration()) return std::nullopt;
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1) <= 0) continue;
+      char buf[65536];
+      ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (o_.transport == rpc::Transport::kUdp) {
+        if (n >= 0) return std::string(buf, static_cast<size_t>(n));
+        continue;  // e.g. ECONNREFUSED from an earlier datagram
+      }
+      if (n <= 0) {
+        peer_closed_ = true;
+        continue;
+      }
+      stream_.append(buf, static_cast<size_t>(n));
+    }
+  }
+
+  // A call with the given xid; UDP retransmits (same xid) every 500 ms.
+  std::optional<client::RpcReply> Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                                       const std::string& args,
+                                       absl::Duration timeout = absl::Seconds(5)) {
+    const std::string msg = EncodeCall(xid, prog, vers, proc, args);
+    absl::Time deadline = absl::Now() + timeout;
+    while (absl::Now() < deadline) {
+      if (!SendMessage(msg)) return std::nullopt;
+      absl::Time resend = o_.transport == rpc::Transport::kUdp
+                              ? std::min(deadline, absl::Now() + absl::Milliseconds(500))
+                              : deadline;
+      while (absl::Now() < resend) {
+        std::optional<std::string> m = Receive(resend - absl::Now());
+        if (!m) break;
+        client::RpcReply r;
+        if (client::ParseReply(Span(*m), &r) && r.xid == xid) {
+          r.raw = std::move(*m);
+          return r;
+        }
+      }
+      if (peer_closed_) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+  std::optional<client::RpcReply> Call(uint32_t prog, uint32_t vers, uint32_t proc,
+                                       const std::string& args) {
+    return Call(next_xid_++, prog, vers, proc, args);
+  }
+
+  // TCP: true once the server has closed the connection (within `wait`).
+  bool WaitClosed(absl::Duration wait) {
+    absl::Time deadline = absl::Now() + wait;
+    while (!peer_closed_ && absl::Now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      char buf[4096];
+      ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+      if (n <= 0) peer_closed_ = true;
+    }
+    return peer_closed_;
+  }
+
+  uint16_t local_port() const {
+    sockaddr_in a{};
+    socklen_t len = sizeof(a);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    return ntohs(a.sin_port);
+  }
+  int fd() const { return fd_; }
+
+ private:
+  RawClient(int fd, const ClientOptions& o) : fd_(fd), o_(o) {
+    next_xid_ = static_cast<uint32_t>(getpid()) << 12;
+  }
+
+  std::optional<std::string> TakeRecord() {
+    std::string record;
+    size_t pos = 0;
+    while (stream_.size() >= pos + 4) {
+      uint32_t mark;
+      std::memcpy(&mark, stream_.data() + pos, 4);
+      mark = ntohl(mark);
+      size_t len = mark & 0x7fffffffu;
+      if (stream_.size() < pos + 4 + len) return std::nullopt;
+      record.append(stream_, pos + 4, len);
+      pos += 4 + len;
+      if (mark & 0x80000000u) {
+        stream_.erase(0, pos);
+        return record;
+      }
+    }
+    return std::nullopt;
+  }
+
+  int fd_;
+  ClientOptions o_;
+  uint32_t next_xid_;
+  std::string stream_;
+  bool peer_closed_ = false;
+};
+
+// NFSv3/MOUNT calls on top of a RawClient, with the results split up.
+struct NfsReply {
+  bool ok = false;           // a reply arrived
+  uint32_t reply_stat = 0;   // 0 accepted, 1 denied
+  uint32_t accept_stat = 0;
+  uint32_t auth_stat = 0;
+  uint32_t status = 0;       // first word of the results (nfsstat3 / mountstat3)
+  std::string results;
+  std::string raw;
+};
+
+inline NfsReply ToNfsReply(const std::optional<client::RpcReply>& r) {
+  NfsReply out;
+  if (!r) return out;
+  out.ok = true;
+  out.reply_stat = r->reply_stat;
+  out.accept_stat = r->accept_stat;
+  out.auth_stat = r->auth_stat;
+  out.results = r->results;
+  out.raw = r->raw;
+  if (r->reply_stat == 0 && r->accept_stat == 0 && r->results.size() >= 4) {
+    xdr::Decoder d(Span(r->results));
+    out.status = d.U32();
+  }
+  return out;
+}
+
+inline NfsReply Nfs(RawClient& c, uint32_t proc, const std::string& args) {
+  return ToNfsReply(c.Call(nfs3::kProgram, 3, proc, args));
+}
+
+// MNT; returns the root handle ("" on failure, status in *status).
+inline std::string Mount(RawClient& c, const std::string& path, uint32_t* status = nullptr) {
+  NfsReply r = ToNfsReply(c.Call(mount3::kProgram, 3, mount3::kMnt, Args().String(path).str()));
+  if (status) *status = r.ok && r.reply_stat == 0 && r.accept_stat == 0 ? r.status : 0xffffffffu;
+  if (!r.ok || r.status != 0) return "";
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  return Str(d.Opaque(64));
+}
+
+inline std::string DirOp(const std::string& dir, const std::string& name) {
+  return Args().Opaque(dir).String(name).str();
+}
+
+// LOOKUP: the object's handle and attributes.
+struct LookupResult {
+  uint32_t status = 0xffffffffu;
+  std::string fh;
+  Fattr attr;
+};
+inline LookupResult Lookup(RawClient& c, const std::string& dir, const std::string& name) {
+  LookupResult out;
+  NfsReply r = Nfs(c, nfs3::kLookup, DirOp(dir, name));
+  if (!r.ok || r.reply_stat != 0 || r.accept_stat != 0) return out;
+  out.status = r.status;
+  if (r.status != 0) return out;
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  out.fh = Str(d.Opaque(64));
+  if (auto a = DecodePostOpAttr(d)) out.attr = *a;
+  return out;
+}
+
+inline std::optional<Fattr> Getattr(RawClient& c, const std::string& fh, uint32_t* status) {
+  NfsReply r = Nfs(c, nfs3::kGetattr, Args().Opaque(fh).str());
+  *status = r.ok && r.reply_stat == 0 && r.accept_stat == 0 ? r.status : 0xffffffffu;
+  if (*status != 0) return std::nullopt;
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  return DecodeFattr(d);
+}
+
+// CREATE/MKDIR results: the new handle (post_op_fh3), if any.
+inline std::string NewHandle(const NfsReply& r) {
+  if (!r.ok || r.status != 0) return "";
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  if (!d.Bool()) return "";
+  return Str(d.Opaque(64));
+}
+
+inline std::string CreateArgs(const std::string& dir, const std::string& name,
+                              uint32_t how = nfs3::GUARDED) {
+  return Args().Opaque(dir).String(name).U32(how).ModeOnly(0644).str();
+}
+inline std::string MkdirArgs(const std::string& dir, const std::string& name) {
+  return Args().Opaque(dir).String(name).ModeOnly(0755).str();
+}
+
+}  // namespace nfs3d::e2e
+
+#endif  // NFS3D_TESTS_INTEGRATION_E2E_HARNESS_H_
