@@ -1,0 +1,268 @@
+#!/bin/bash
+# File locking with the real Linux kernel client (../shared/lab), mounted with
+# the default "lock" option so the guest's lockd talks NLM to nfs3d (the lab
+# starts rpcbind and rpc.statd in the guest). nfs3d serves its own portmapper
+# in the lab namespace, so nothing touches the host's rpcbind.
+#   1. over TCP and UDP: flock(1) and fcntl (python3) locks from two processes
+#      block and release correctly, a blocked lock is granted promptly when
+#      released (GRANTED callback, not the client's 30 s poll), byte ranges
+#      and shared/exclusive modes behave, sqlite3 runs write transactions
+#      (also two writers at once).
+#   2. restart: nfs3d is restarted while a guest process holds a lock; nfs3d
+#      tells the client (SM_NOTIFY), the client reclaims the lock in the grace
+#      period, and another process still cannot take it afterwards.
+# Usage: lab_lock_test.sh NFS3D_BINARY
+TEST_NAME=lab_lock
+source "$(dirname "$0")/lib.sh"
+
+NFS3D=$1
+[ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
+export NFS_LAB_NS=nfs3d-nlm NFS_LAB_TAP=nfs3dnlm0
+GRACE=20
+PY=/usr/bin/python3
+command -v sqlite3 > /dev/null || fail "sqlite3 is not installed (apt-get install sqlite3)"
+[ -x "$PY" ] || fail "no $PY"
+
+cleanup() {
+  stop_started
+  "$LAB" down >/dev/null 2>&1 || true
+  [ -n "$WORK" ] && rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+make_work
+mkdir -p "$WORK/export" "$WORK/state"
+chmod 777 "$WORK/export"
+echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
+write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" on
+printf '\n[nlm]\ngrace_period = %d\n' "$GRACE" >> "$WORK/nfs3d.conf"
+
+"$LAB" up --no-rpcbind >/dev/null
+
+NFS3D_PID=""
+start_nfs3d() {
+  local log=$1
+  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2> "$log" &
+  NFS3D_PID=$!
+  PIDS+=("$NFS3D_PID")
+  wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100021 4 \
+    || { cat "$log" >&2; fail "nfs3d did not come up with NLM"; }
+}
+
+stop_nfs3d() {
+  kill -TERM "$NFS3D_PID"
+  timeout 20 tail --pid="$NFS3D_PID" -f /dev/null || fail "nfs3d did not stop"
+}
+
+# ---------------------------------------------------------------- guest code --
+# The guest has its own /tmp, so its scripts carry their python helpers.
+embed() {  # embed FILE: shell lines that recreate FILE as /tmp/NAME in the guest
+  echo "cat > /tmp/$(basename "$1") <<'PYEOF'"
+  cat "$1"
+  echo "PYEOF"
+}
+
+cat > "$WORK/locks.py" <<'EOF'
+# fcntl byte-range locks from two processes of one client.
+import errno, fcntl, os, sys, time
+
+path = sys.argv[1]
+fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+
+def child(fn):
+    pid = os.fork()
+    if pid == 0:
+        cfd = os.open(path, os.O_RDWR)
+        try:
+            os._exit(fn(cfd))
+        except Exception as e:
+            print("child error:", e, flush=True)
+            os._exit(99)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+def try_lock(mode, length, start):
+    def fn(cfd):
+        try:
+            fcntl.lockf(cfd, mode | fcntl.LOCK_NB, length, start)
+            return 0
+        except OSError as e:
+            return 1 if e.errno in (errno.EAGAIN, errno.EACCES) else 98
+    return child(fn)
+
+def check(what, got, want):
+    if got != want:
+        print("LOCKTEST FAIL: %s: got %s, want %s" % (what, got, want), flush=True)
+        sys.exit(1)
+    print("LOCKTEST OK: " + what, flush=True)
+
+fcntl.lockf(fd, fcntl.LOCK_EX, 100, 0)  # bytes 0..99
+check("exclusive 0-99 refuses exclusive 10-59", try_lock(fcntl.LOCK_EX, 50, 10), 1)
+check("exclusive 0-99 refuses shared 99", try_lock(fcntl.LOCK_SH, 1, 99), 1)
+check("exclusive 0-99 allows exclusive 100-299", try_lock(fcntl.LOCK_EX, 200, 100), 0)
+fcntl.lockf(fd, fcntl.LOCK_SH, 100, 0)  # downgrade
+check("after downgrade: shared 0-9 allowed", try_lock(fcntl.LOCK_SH, 10, 0), 0)
+check("after downgrade: exclusive 0-9 refused", try_lock(fcntl.LOCK_EX, 10, 0), 1)
+fcntl.lockf(fd, fcntl.LOCK_UN, 50, 25)  # split: 0-24 and 75-99 stay
+check("hole 25-74 after unlock is free", try_lock(fcntl.LOCK_EX, 50, 25), 0)
+check("split piece 75-99 still held", try_lock(fcntl.LOCK_EX, 1, 80), 1)
+fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)  # upgrade to the whole file
+
+# A blocked lock is granted when released.
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    os.close(r)
+    cfd = os.open(path, os.O_RDWR)
+    t0 = time.monotonic()
+    fcntl.lockf(cfd, fcntl.LOCK_EX, 0, 0)  # blocks
+    os.write(w, ("%.2f" % (time.monotonic() - t0)).encode())
+    os._exit(0)
+os.close(w)
+time.sleep(3)
+fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
+waited = float(os.read(r, 100).decode())
+os.waitpid(pid, 0)
+print("LOCKTEST blocked fcntl lock waited %.2f s" % waited, flush=True)
+check("blocked fcntl lock granted 3-12 s later", 2.5 <= waited <= 12, True)
+EOF
+
+{ echo "PY=$PY"; embed "$WORK/locks.py"; } > "$WORK/guest_locks.sh"
+cat >> "$WORK/guest_locks.sh" <<'EOF'
+cd "$MNT"
+ok() { echo "LOCKTEST OK: $*"; }
+bad() { echo "LOCKTEST FAIL: $*"; exit 1; }
+
+# flock(1): the Linux client turns flock() into whole-file NLM locks.
+touch f1
+flock -x f1 -c 'sleep 4' &
+holder=$!
+sleep 1.5
+if flock -n -x f1 true; then bad "flock -n got a lock another process holds"; fi
+ok "flock -n refused while another process holds the lock"
+t0=$(date +%s.%N)
+flock -x f1 true
+t1=$(date +%s.%N)
+wait $holder
+waited=$(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")
+echo "LOCKTEST blocked flock waited $waited s"
+awk "BEGIN { exit !($waited >= 1.5 && $waited <= 12) }" || bad "blocked flock waited $waited s"
+ok "blocked flock granted when released"
+flock -s f1 -c 'flock -s -n f1 true' || bad "two shared flocks"
+ok "shared flocks coexist"
+
+$PY /tmp/locks.py "$MNT/f2"
+
+sqlite3 "$MNT/test.db" "create table t(x integer);
+  begin immediate; insert into t values(1); insert into t values(2); commit;"
+[ "$(sqlite3 "$MNT/test.db" 'select count(*) from t;')" = 2 ] || bad "sqlite count"
+ok "sqlite3 write transaction"
+writers=()
+for w in 1 2; do
+  ( for i in $(seq 1 15); do
+      sqlite3 -cmd ".timeout 20000" "$MNT/test.db" \
+        "begin immediate; insert into t values($w$i); commit;" || exit 1
+    done ) &
+  writers+=($!)
+done
+wait "${writers[0]}" || bad "sqlite writer 1"
+wait "${writers[1]}" || bad "sqlite writer 2"
+n=$(sqlite3 "$MNT/test.db" 'select count(*) from t;')
+[ "$n" = 32 ] || bad "sqlite: $n rows after two concurrent writers, want 32"
+sqlite3 "$MNT/test.db" 'pragma integrity_check;' | grep -qx ok || bad "sqlite integrity"
+ok "sqlite3 two concurrent writers, 32 rows, integrity ok"
+echo "LOCKTEST DONE"
+EOF
+
+cat > "$WORK/holder.py" <<'EOF'
+# Holds an exclusive lock across the server restart until /tmp/release exists.
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
+fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)
+open(sys.argv[2], "w").close()
+print("LOCKTEST holder has the lock", flush=True)
+while not os.path.exists("/tmp/release"):
+    time.sleep(0.2)
+fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
+print("LOCKTEST holder released", flush=True)
+EOF
+
+{ echo "PY=$PY"; embed "$WORK/holder.py"; } > "$WORK/guest_restart.sh"
+cat >> "$WORK/guest_restart.sh" <<'EOF'
+cd "$MNT"
+ok() { echo "LOCKTEST OK: $*"; }
+bad() { echo "LOCKTEST FAIL: $*"; exit 1; }
+trylock() {  # 0: got it, 1: refused
+  $PY -c '
+import errno, fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+try:
+    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 0, 0)
+except OSError as e:
+    sys.exit(1 if e.errno in (errno.EAGAIN, errno.EACCES) else 2)
+' "$1"
+}
+$PY /tmp/holder.py "$MNT/held" "$MNT/holder-ready" &
+holder=$!
+# The host restarts nfs3d once it sees holder-ready, then creates "restarted".
+for i in $(seq 1 240); do
+  [ -e "$MNT/restarted" ] && break
+  sleep 0.5
+done
+[ -e "$MNT/restarted" ] || bad "the host never restarted nfs3d"
+ok "server restarted while the lock was held"
+t0=$(date +%s)
+rc=0; trylock "$MNT/held" || rc=$?
+t1=$(date +%s)
+echo "LOCKTEST second process after restart: status $rc after $((t1 - t0)) s"
+[ "$rc" = 1 ] || bad "after the restart another process got the lock (status $rc): not reclaimed"
+ok "reclaimed lock still refuses another process"
+touch /tmp/release
+wait $holder
+trylock "$MNT/held" || bad "lock not free after the holder released it"
+ok "lock free after release"
+echo "LOCKTEST DONE"
+EOF
+
+# ------------------------------------------------------------------ runs --
+start_nfs3d "$WORK/nfs3d.log"
+"$LAB" exec -- rpcinfo -p 127.0.0.1 >&2
+
+for proto in tcp udp; do
+  log "locks over $proto"
+  out="$WORK/locks-$proto.log"
+  "$LAB" mount-run --export "$WORK/export" --proto "$proto" --opts lock --cmd-timeout 300 \
+      --script "$WORK/guest_locks.sh" > "$out" 2>&1 \
+    || { cat "$out" >&2; tail -50 "$WORK/nfs3d.log" >&2; fail "lock test over $proto"; }
+  grep "LOCKTEST" "$out" | sed "s/^/[$proto] /" >&2
+  grep -q "LOCKTEST DONE" "$out" || { cat "$out" >&2; fail "lock test over $proto incomplete"; }
+  rm -f "$WORK/export/f1" "$WORK/export/f2" "$WORK/export/test.db"*
+  log "PASS: locks over $proto"
+done
+
+log "restart with a lock held (grace period $GRACE s)"
+out="$WORK/restart.log"
+rm -f "$WORK/export/holder-ready" "$WORK/export/restarted"
+"$LAB" mount-run --export "$WORK/export" --proto tcp --opts lock,actimeo=1 --cmd-timeout 300 \
+    --script "$WORK/guest_restart.sh" > "$out" 2>&1 &
+run_pid=$!
+for i in $(seq 1 600); do
+  [ -e "$WORK/export/holder-ready" ] && break
+  kill -0 "$run_pid" 2>/dev/null || break
+  sleep 0.5
+done
+[ -e "$WORK/export/holder-ready" ] || { cat "$out" >&2; fail "the guest never took the lock"; }
+stop_nfs3d
+log "nfs3d stopped; starting it again"
+start_nfs3d "$WORK/nfs3d-2.log"
+touch "$WORK/export/restarted"
+rc=0
+wait "$run_pid" || rc=$?
+grep "LOCKTEST" "$out" | sed "s/^/[restart] /" >&2
+grep -E "lock manager|status monitor" "$WORK/nfs3d-2.log" >&2 || true
+[ "$rc" = 0 ] && grep -q "LOCKTEST DONE" "$out" \
+  || { cat "$out" >&2; cat "$WORK/nfs3d-2.log" >&2; fail "restart test (status $rc)"; }
+grep -q "to reclaim its locks" "$WORK/nfs3d-2.log" || fail "nfs3d did not notify the client"
+grep -q "reclaimed a lock" "$WORK/nfs3d-2.log" || fail "the client did not reclaim"
+log "PASS: lock reclaimed after restart"
+log "all passed"
