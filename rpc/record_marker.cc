@@ -42,6 +42,12 @@ RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data
         return Result::kError;
       }
       in_fragment_ = true;
+      // One allocation of the final size (the cap was checked above): a
+      // growing vector would copy a 1 MiB WRITE several times and, at 2 MiB
+      // capacity, get fresh mmap()ed pages for every record. Untouched
+      // reserved pages cost no memory, so a client that announces a big
+      // fragment and stalls pins nothing real.
+      record_.reserve(record_.size() + fragment_left_);
     }
     size_t take = std::min(data.size() - pos, fragment_left_);
     record_.insert(record_.end(), data.data() + pos, data.data() + pos + take);

@@ -89,6 +89,12 @@ bool BuildConfig(const CommandLine& cl, bool grid_defaults, SweepConfig* c, std:
     o.dir_entries = static_cast<uint32_t>(v);
   }
   o.verify = !cl.Has("no-verify");
+  if (cl.Has("server-pid")) {
+    if (!ParseUint(cl.Get("server-pid"), &v) || v == 0 || v > 0x7fffffff) {
+      return *error = "--server-pid: bad pid", false;
+    }
+    o.server_pid = static_cast<int>(v);
+  }
   if (cl.Has("seed") && !ParseUint(cl.Get("seed"), &c->seed)) return *error = "--seed: bad number", false;
   SessionOptions& s = c->session;
   if (cl.Has("port")) {

@@ -11,7 +11,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kCommon = {
       "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
       "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
-      "resvport", "dir-entries", "csv", "plot", "no-json", "help"};
+      "resvport", "dir-entries", "csv", "plot", "no-json", "help", "server-pid"};
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
@@ -104,7 +104,8 @@ HOST is a numeric IPv4 address or [IPv6]. Sizes take k/m/g suffixes (binary).
 workload options:
   --proto tcp|udp            transport (sweep/lab: list, default udp,tcp; run: tcp)
   --workload LIST            write,read,randread,randwrite,getattr,lookup,create,readdirplus,
-                             meta (= the four metadata ones); default write,read
+                             meta (= the four metadata ones), null (NFS NULL), createsetattr
+                             (CREATE+SETATTR+REMOVE); default write,read
   --bs LIST                  bytes per READ/WRITE call, clamped to the server's rtmax/wtmax
                              (default 64k; sweep/lab 8k,16k,64k,1m)
   --outstanding LIST         calls in flight, 1 = a simple client (default 8)
@@ -124,6 +125,7 @@ connection options:
   --timeo MS                 UDP: first retransmit after MS, doubling (1000)
   --uid N --gid N            AUTH_SYS identity (0/0)
   --resvport                 use a source port < 1024
+  --server-pid PID           report this local process's CPU seconds over each timed part
 output:
   --csv FILE  --plot FILE.png|FILE.svg  (sweep, lab)   --no-json
 lab options (root; everything lives in private namespaces and is removed at the end):

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -106,7 +107,7 @@ const char* StableModeName(StableMode mode) {
 
 bool IsWorkloadName(const std::string& n) {
   for (const char* w : {"write", "read", "randread", "randwrite", "getattr", "lookup", "create",
-                        "readdirplus", "meta"}) {
+                        "readdirplus", "meta", "null", "createsetattr"}) {
     if (n == w) return true;
   }
   return false;
@@ -123,6 +124,36 @@ std::vector<std::string> ExpandWorkloads(const std::vector<std::string>& names) 
   }
   return out;
 }
+
+namespace {
+
+// utime+stime of a local process in seconds (/proc/PID/stat fields 14, 15);
+// -1 when unreadable. Lets a benchmark charge server CPU to the timed part only.
+double ProcessCpuSeconds(int pid) {
+  if (pid <= 0) return -1;
+  FILE* f = std::fopen(absl::StrCat("/proc/", pid, "/stat").c_str(), "r");
+  if (f == nullptr) return -1;
+  char buf[1024];
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // comm may contain spaces
+  if (p == nullptr) return -1;
+  unsigned long long utime = 0, stime = 0;
+  // After ")": state(3) ... utime(14) stime(15).
+  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                  &stime) != 2) {
+    return -1;
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double CpuSince(int pid, double start) {
+  double now = ProcessCpuSeconds(pid);
+  return now < 0 || start < 0 ? -1 : now - start;
+}
+
+}  // namespace
 
 // ---- READ/WRITE runs.
 
@@ -333,6 +364,8 @@ class MetaRun {
           if (kind == "getattr") StartGetattr();
           else if (kind == "lookup") StartLookup(i);
           else if (kind == "create") StartCreate(i);
+          else if (kind == "createsetattr") StartCreate(i, /*setattr=*/true);
+          else if (kind == "null") StartNull();
           else if (kind == "readdirplus") StartReaddirplus(0, nullptr, 0);
           else if (kind == "mkfiles") StartMkfile(i);
           return true;
@@ -360,28 +393,66 @@ class MetaRun {
                     });
   }
 
-  // CREATE (GUARDED) then REMOVE of a fresh name: one operation.
-  void StartCreate(uint64_t i) {
+  // NFS NULL: the RPC round trip alone.
+  void StartNull() {
+    rpc_->Start(kProg, kVers, nfs3::kNull, [](xdr::Encoder&) {},
+                [this](const absl::Status& s, absl::Span<const uint8_t>) {
+                  ++calls_;
+                  if (!s.ok()) {
+                    pipe_.Fail(absl::StrCat("NULL: ", s.message()));
+                  } else {
+                    ++ops_;
+                  }
+                  pipe_.Done();
+                });
+  }
+
+  // CREATE (GUARDED) then REMOVE of a fresh name: one operation. With
+  // setattr, a SETATTR (mode + mtime, like touch/chmod after create) runs
+  // between the two.
+  void StartCreate(uint64_t i, bool setattr = false) {
     std::string name = absl::StrFormat("c.%d.%d", getpid(), i);
     nfs3::CREATE3args args;
     args.where = {*ctx_->meta_dir_, name};
     args.mode = nfs3::GUARDED;
     args.obj_attributes.mode = 0644;
     rpc_->StartCall(kProg, kVers, nfs3::kCreate, args,
-                    [this, name](const absl::Status& s, absl::Span<const uint8_t> r) {
+                    [this, name, setattr](const absl::Status& s, absl::Span<const uint8_t> r) {
                       nfs3::diropres3 res;
                       if (!Check(s, r, &res, "CREATE", name)) {
                         pipe_.Done();
                         return;
                       }
-                      rpc_->StartCall(
-                          kProg, kVers, nfs3::kRemove,
-                          nfs3::REMOVE3args{{*ctx_->meta_dir_, name}},
-                          [this, name](const absl::Status& s2, absl::Span<const uint8_t> r2) {
-                            nfs3::REMOVE3res res2;
-                            if (Check(s2, r2, &res2, "REMOVE", name)) ++ops_;
-                            pipe_.Done();
-                          });
+                      if (setattr && res.obj) {
+                        StartSetattrThenRemove(*res.obj, name);
+                        return;
+                      }
+                      StartRemove(name);
+                    });
+  }
+
+  void StartSetattrThenRemove(const nfs3::nfs_fh3& fh, const std::string& name) {
+    nfs3::SETATTR3args args;
+    args.object = fh;
+    args.new_attributes.mode = 0600;
+    args.new_attributes.mtime_how = nfs3::SET_TO_SERVER_TIME;
+    rpc_->StartCall(kProg, kVers, nfs3::kSetattr, args,
+                    [this, name](const absl::Status& s, absl::Span<const uint8_t> r) {
+                      nfs3::SETATTR3res res;
+                      if (!Check(s, r, &res, "SETATTR", name)) {
+                        pipe_.Done();
+                        return;
+                      }
+                      StartRemove(name);
+                    });
+  }
+
+  void StartRemove(const std::string& name) {
+    rpc_->StartCall(kProg, kVers, nfs3::kRemove, nfs3::REMOVE3args{{*ctx_->meta_dir_, name}},
+                    [this, name](const absl::Status& s, absl::Span<const uint8_t> r) {
+                      nfs3::REMOVE3res res;
+                      if (Check(s, r, &res, "REMOVE", name)) ++ops_;
+                      pipe_.Done();
                     });
   }
 
@@ -527,6 +598,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
 
   client::AsyncRpcClient& rpc = session_->rpc();
   client::AsyncRpcStats before = rpc.stats();
+  double cpu_start = ProcessCpuSeconds(o.server_pid);
   absl::Time start = absl::Now();
   absl::Time end = timed ? start + o.time : absl::InfiniteFuture();
   if (io) {
@@ -539,6 +611,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       }
       file_ = *fh;
       file_pattern_size_ = 0;
+      cpu_start = ProcessCpuSeconds(o.server_pid);
       start = absl::Now();
       end = timed ? start + o.time : absl::InfiniteFuture();
       run.Write(false, timed ? 0 : o.size, timed ? o.file_size : o.size, end);
@@ -550,6 +623,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       run.Read(o.name == "randread", timed ? 0 : o.size, file_size, end, o.verify);
     }
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    r.server_cpu_sec = CpuSince(o.server_pid, cpu_start);
     r.bytes = run.done();
     r.calls = run.calls();
     r.ops = run.calls();
@@ -574,6 +648,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     MetaRun run(this, o);
     run.Run(o.name, timed ? 0 : (o.ops ? o.ops : 1000), end);
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    r.server_cpu_sec = CpuSince(o.server_pid, cpu_start);
     r.ops = run.ops();
     r.calls = run.calls();
     r.error = run.pipe().error();

@@ -43,6 +43,7 @@ struct WorkloadOptions {
   uint64_t file_size = 64u << 20;  // file for read/random, wrap point of timed writes
   bool verify = true;          // check read data / read back written data
   uint32_t dir_entries = 1000; // files in the READDIRPLUS/LOOKUP directory
+  int server_pid = 0;          // >0: report this local process's CPU time over the timed part
 };
 
 struct RunResult {
@@ -63,6 +64,7 @@ struct RunResult {
   std::string verified = "no";  // "ok", "no" (not checked), "FAILED"
   std::string error;            // empty when the run succeeded
   double wire_mbps = 0;         // lab: nuttcp Mbit/s on the same link and proto
+  double server_cpu_sec = -1;   // utime+stime of --server-pid over the timed part; -1: unknown
 
   double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
   double Mbitps() const { return seconds > 0 ? bytes * 8 / seconds / 1e6 : 0; }

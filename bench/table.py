@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Prints bench/run.sh's table from its results.jsonl (medians over runs).
+
+argv: results.jsonl iperf.txt nfs3d_peak_rss_kb ganesha_peak_rss_kb ncpu uptime
+"""
+import json
+import statistics
+import sys
+from collections import OrderedDict, defaultdict
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "-"
+    return f"{v:,.{digits}f}"
+
+
+def main():
+    results, iperf_file, rss_n, rss_g, ncpu, up = sys.argv[1:7]
+    rows = OrderedDict()
+    for line in open(results):
+        line = line.strip()
+        if not line:
+            continue
+        rec = json.loads(line)
+        rows.setdefault(rec["id"], defaultdict(list))[rec["server"]].append(rec)
+
+    iperf = [float(x) for x in open(iperf_file).read().split()]
+    iperf_mbs = statistics.median(iperf) / 8 if iperf else None  # MB/s
+
+    head = ("| workload | nfs3d | ganesha | ratio | nfs3d CPU | ganesha CPU | CPU ratio "
+            "| calls/fsync (nfs3d, ganesha) | retrans (n, g) | UDP rcvbuf drops (n, g) | verified |")
+    print()
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for wid, by in rows.items():
+        io = "write" in wid or "read" in wid
+        stats = {}
+        for srv in ("nfs3d", "ganesha"):
+            recs = by.get(srv, [])
+            good = [r["r"] for r in recs if not r["r"].get("error")]
+            st = {"n": len(good), "errors": len(recs) - len(good)}
+            if io:
+                st["perf"] = median([r["bytes"] / r["seconds"] / 1e6 for r in good if r["seconds"] > 0])
+                # seconds of server CPU per GB moved
+                st["cpu"] = median([r["server_cpu_sec"] / (r["bytes"] / 1e9) for r in good
+                                    if r.get("server_cpu_sec", -1) >= 0 and r["bytes"] > 0])
+            else:
+                st["perf"] = median([r["calls"] / r["seconds"] for r in good if r["seconds"] > 0])
+                # microseconds of server CPU per RPC
+                st["cpu"] = median([r["server_cpu_sec"] * 1e6 / r["calls"] for r in good
+                                    if r.get("server_cpu_sec", -1) >= 0 and r["calls"] > 0])
+            syncs = [(r["r"].get("calls", 0), r["syncs"]) for r in recs
+                     if r["syncs"] >= 0 and not r["r"].get("error")]
+            st["cps"] = median([c / s for c, s in syncs if s > 0]) if syncs else None
+            st["no_sync_calls"] = bool(syncs) and all(s == 0 for _, s in syncs)
+            st["retrans"] = sum(r["r"].get("retransmits", 0) for r in recs)
+            st["drops"] = sum(r.get("rcvbuf_errors", 0) for r in recs)
+            st["verified"] = sorted({r["r"].get("verified", "no") for r in recs})
+            stats[srv] = st
+        n, g = stats["nfs3d"], stats["ganesha"]
+        unit = "MB/s" if io else "RPC/s"
+        cpu_unit = "s/GB" if io else "µs/RPC"
+        ratio = n["perf"] / g["perf"] if n["perf"] and g["perf"] else None
+        cpu_ratio = n["cpu"] / g["cpu"] if n["cpu"] and g["cpu"] else None
+
+        def cps(st):
+            if st["cps"] is not None:
+                return fmt(st["cps"], 1)
+            return "no fsync" if st["no_sync_calls"] else "-"
+
+        extra = f"{cps(n)}, {cps(g)}" if "filesync" in wid else ""
+        ver = "/".join(f"{k}" for k in n["verified"]) + " , " + "/".join(g["verified"])
+        errs = ""
+        if n["errors"] or g["errors"]:
+            errs = f" (failed runs: nfs3d {n['errors']}, ganesha {g['errors']})"
+        cpu_digits = 2 if io else 1
+        print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
+              f"{fmt(ratio, 2)}x | {fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
+              f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | {extra} | "
+              f"{n['retrans']}, {g['retrans']} | {n['drops']}, {g['drops']} | {ver} |")
+    print()
+    if iperf_mbs:
+        print(f"loopback TCP baseline (iperf3, median of {len(iperf)}): {iperf_mbs:,.0f} MB/s "
+              f"({iperf_mbs * 8 / 1000:.1f} Gbit/s)")
+    print(f"peak RSS over the whole table: nfs3d {int(rss_n) / 1024:,.0f} MiB, "
+          f"ganesha {int(rss_g) / 1024:,.0f} MiB")
+    print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
+    print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
+          "ratio = nfs3d / ganesha")
+
+
+if __name__ == "__main__":
+    main()
