@@ -397,6 +397,7 @@ struct NfsReply {
   bool ok = false;           // a reply arrived
   uint32_t reply_stat = 0;   // 0 accepted, 1 denied
   uint32_t accept_stat = 0;
+  uint32_t reject_stat = 0;  // when denied: 0 RPC_MISMATCH, 1 AUTH_ERROR
   uint32_t auth_stat = 0;
   uint32_t status = 0;       // first word of the results (nfsstat3 / mountstat3)
   std::string results;
@@ -409,6 +410,7 @@ inline NfsReply ToNfsReply(const std::optional<client::RpcReply>& r) {
   out.ok = true;
   out.reply_stat = r->reply_stat;
   out.accept_stat = r->accept_stat;
+  out.reject_stat = r->reject_stat;
   out.auth_stat = r->auth_stat;
   out.results = r->results;
   out.raw = r->raw;
