@@ -417,6 +417,9 @@ void NlmService::SendGranted(uint64_t grant_id, const Blocked& b) {
     NFS3D_LOG_WARNING("lock manager: GRANTED callback to %s failed: %s", b.owner.host,
                       reply.status().ToString());
   }
+  if (reply.ok() && !refused) {
+    NFS3D_LOG_INFO("lock manager: GRANTED callback to %s delivered", b.owner.host);
+  }
   absl::MutexLock lock(&mu_);
   auto it = grants_.find(grant_id);
   if (it == grants_.end()) return;
@@ -433,6 +436,9 @@ void NlmService::SendGranted(uint64_t grant_id, const Blocked& b) {
 void NlmService::SendNotify(const MonitoredHost& host) {
   PeerCall call;
   if (!ParseAddress(host.address, &call.peer)) return;
+  // A client on this very machine (calling our own address) would be
+  // "notified" through nfs3d's own NSM, which would take it for a reboot.
+  if (host.address == host.local_address) return;
   call.transport = rpc::Transport::kUdp;
   call.prog = nsm::kProgram;
   call.vers = nsm::kVersion;

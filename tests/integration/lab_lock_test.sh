@@ -8,15 +8,22 @@
 #      released (GRANTED callback, not the client's 30 s poll), byte ranges
 #      and shared/exclusive modes behave, sqlite3 runs write transactions
 #      (also two writers at once).
-#   2. restart: nfs3d is restarted while a guest process holds a lock; nfs3d
+#   2. against another host (nlm_lock_tool, an NLM client in the lab
+#      namespace): its lock refuses the guest's; the guest's blocking request
+#      waits on the server and is granted by a GRANTED callback soon after
+#      the other host unlocks (processes of one client never reach that path:
+#      the client kernel arbitrates them first).
+#   3. restart: nfs3d is restarted while a guest process holds a lock; nfs3d
 #      tells the client (SM_NOTIFY), the client reclaims the lock in the grace
-#      period, and another process still cannot take it afterwards.
-# Usage: lab_lock_test.sh NFS3D_BINARY
+#      period, and the other host finds it held after the grace period.
+# Usage: lab_lock_test.sh NFS3D_BINARY [NLM_LOCK_TOOL]
 TEST_NAME=lab_lock
 source "$(dirname "$0")/lib.sh"
 
 NFS3D=$1
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
+TOOL=${2:-$(dirname "$NFS3D")/../tests/nlm/nlm_lock_tool}
+[ -x "$TOOL" ] || fail "no nlm_lock_tool at $TOOL"
 export NFS_LAB_NS=nfs3d-nlm NFS_LAB_TAP=nfs3dnlm0
 GRACE=20
 PY=/usr/bin/python3
@@ -47,6 +54,10 @@ start_nfs3d() {
   PIDS+=("$NFS3D_PID")
   wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100021 4 \
     || { cat "$log" >&2; fail "nfs3d did not come up with NLM"; }
+}
+
+tool() {  # tool NAME OP [--wait-grace]: the other host's lock on export/NAME
+  "$LAB" exec -- "$TOOL" 10.200.0.1 "$WORK/export" "$@"
 }
 
 stop_nfs3d() {
@@ -187,6 +198,38 @@ fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
 print("LOCKTEST holder released", flush=True)
 EOF
 
+cat > "$WORK/guest_cross.sh" <<EOF
+PY=$PY
+EOF
+cat >> "$WORK/guest_cross.sh" <<'EOF'
+cd "$MNT"
+ok() { echo "LOCKTEST OK: $*"; }
+bad() { echo "LOCKTEST FAIL: $*"; exit 1; }
+rc=0
+$PY -c '
+import errno, fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+try:
+    fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 0, 0)
+except OSError as e:
+    sys.exit(1 if e.errno in (errno.EAGAIN, errno.EACCES) else 2)
+' "$MNT/x" || rc=$?
+[ "$rc" = 1 ] || bad "lock held by another host not refused (status $rc)"
+ok "lock held by another host refuses the guest"
+touch "$MNT/waiting"
+waited=$($PY -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+t0 = time.monotonic()
+fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)
+print("%.2f" % (time.monotonic() - t0))
+' "$MNT/x")
+echo "LOCKTEST blocked lock behind another host waited $waited s"
+awk "BEGIN { exit !($waited >= 2 && $waited <= 20) }" || bad "waited $waited s"
+ok "blocked lock granted by callback after the other host unlocked"
+echo "LOCKTEST DONE"
+EOF
+
 { echo "PY=$PY"; embed "$WORK/holder.py"; } > "$WORK/guest_restart.sh"
 cat >> "$WORK/guest_restart.sh" <<'EOF'
 cd "$MNT"
@@ -217,6 +260,11 @@ t1=$(date +%s)
 echo "LOCKTEST second process after restart: status $rc after $((t1 - t0)) s"
 [ "$rc" = 1 ] || bad "after the restart another process got the lock (status $rc): not reclaimed"
 ok "reclaimed lock still refuses another process"
+for i in $(seq 1 240); do
+  [ -e "$MNT/checked" ] && break
+  sleep 0.5
+done
+[ -e "$MNT/checked" ] || bad "the host never checked the lock"
 touch /tmp/release
 wait $holder
 trylock "$MNT/held" || bad "lock not free after the holder released it"
@@ -240,6 +288,34 @@ for proto in tcp udp; do
   log "PASS: locks over $proto"
 done
 
+log "cross-host locks"
+for proto in tcp udp; do
+  out="$WORK/cross-$proto.log"
+  rm -f "$WORK/export/waiting"
+  touch "$WORK/export/x"
+  chmod 666 "$WORK/export/x"
+  tool x lock >&2 || fail "the other host could not lock x"
+  "$LAB" mount-run --export "$WORK/export" --proto "$proto" --opts lock,actimeo=1 \
+      --cmd-timeout 300 --script "$WORK/guest_cross.sh" > "$out" 2>&1 &
+  run_pid=$!
+  for i in $(seq 1 600); do
+    [ -e "$WORK/export/waiting" ] && break
+    kill -0 "$run_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  [ -e "$WORK/export/waiting" ] || { cat "$out" >&2; fail "cross-host guest did not get to wait"; }
+  sleep 4
+  tool x unlock >&2 || fail "the other host could not unlock x"
+  rc=0
+  wait "$run_pid" || rc=$?
+  grep "LOCKTEST" "$out" | sed "s/^/[cross $proto] /" >&2
+  [ "$rc" = 0 ] && grep -q "LOCKTEST DONE" "$out" \
+    || { cat "$out" >&2; tail -30 "$WORK/nfs3d.log" >&2; fail "cross-host test over $proto"; }
+  grep -q "GRANTED callback to nfs-lab-guest delivered" "$WORK/nfs3d.log" \
+    || fail "no GRANTED callback delivered over $proto"
+  log "PASS: cross-host locks over $proto"
+done
+
 log "restart with a lock held (grace period $GRACE s)"
 out="$WORK/restart.log"
 rm -f "$WORK/export/holder-ready" "$WORK/export/restarted"
@@ -256,6 +332,11 @@ stop_nfs3d
 log "nfs3d stopped; starting it again"
 start_nfs3d "$WORK/nfs3d-2.log"
 touch "$WORK/export/restarted"
+rc=0
+tool held test --wait-grace >&2 || rc=$?
+[ "$rc" = 1 ] || { cat "$out" >&2; fail "after the restart the other host found the lock free (status $rc)"; }
+log "after the grace period the other host finds the reclaimed lock held"
+touch "$WORK/export/checked"
 rc=0
 wait "$run_pid" || rc=$?
 grep "LOCKTEST" "$out" | sed "s/^/[restart] /" >&2
