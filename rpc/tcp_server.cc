@@ -14,6 +14,7 @@
 #include "boost/asio/strand.hpp"
 #include "boost/asio/write.hpp"
 #include "common/log.h"
+#include "rpc/inline_calls.h"
 
 namespace nfs3d::rpc {
 
@@ -152,6 +153,24 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
 }
 
 void TcpConnection::Dispatch(std::vector<uint8_t> record) {
+  if (RunsInline(record)) {
+    // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
+    // The reply goes through a post, not a direct OnReply: this runs inside
+    // ProcessBuffered, which OnReply could re-enter.
+    xdr::BufferChain reply;
+    bool send = false;
+    try {
+      send = context_->service()->HandleCall(record, info_, &reply);
+    } catch (const std::exception& e) {
+      NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
+    }
+    if (InflightLimit* limit = context_->limit()) limit->Release();
+    asio::post(socket_.get_executor(),
+               [self = shared_from_this(), send, reply = std::move(reply)]() mutable {
+                 self->OnReply(send, std::move(reply));
+               });
+    return;
+  }
   asio::post(*context_->workers(), [self = shared_from_this(), record = std::move(record)] {
     xdr::BufferChain reply;
     bool send = false;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
 #include "common/log.h"
+#include "rpc/inline_calls.h"
 
 namespace nfs3d::rpc {
 
@@ -173,17 +174,24 @@ void UdpListener::OnReadable() {
       d.info.local = bound_;
       d.info.local_len = bound_len_;
     }
-    d.data.assign(recv_buf_.data(), recv_buf_.data() + n);
-    asio::post(*workers_, [this, d = std::move(d)]() mutable { Handle(d); });
+    const absl::Span<const uint8_t> call(recv_buf_.data(), static_cast<size_t>(n));
+    if (RunsInline(call)) {
+      // NULL/GETATTR: answered from this io thread (see inline_calls.h),
+      // straight from the receive buffer.
+      Handle(call, d);
+      continue;
+    }
+    d.data.assign(call.begin(), call.end());
+    asio::post(*workers_, [this, d = std::move(d)]() mutable { Handle(d.data, d); });
   }
 }
 
-void UdpListener::Handle(Datagram& d) {
+void UdpListener::Handle(absl::Span<const uint8_t> data, Datagram& d) {
   d.info.mtu = mtu_->Get(d.ifindex);
   xdr::BufferChain reply;
   bool send = false;
   try {
-    send = service_->HandleCall(d.data, d.info, &reply);
+    send = service_->HandleCall(data, d.info, &reply);
   } catch (const std::exception& e) {
     NFS3D_LOG_ERROR("udp: service threw: %s", e.what());
   }

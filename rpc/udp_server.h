@@ -17,6 +17,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/udp.hpp"
 #include "boost/asio/ip/v6_only.hpp"
@@ -78,7 +79,8 @@ class UdpListener {
   void Wait();
   void OnReadable();
   // On a worker thread.
-  void Handle(Datagram& dgram);
+  // data: the call (dgram.data, or the receive buffer for inline calls).
+  void Handle(absl::Span<const uint8_t> data, Datagram& dgram);
   void Send(const Datagram& dgram, const xdr::BufferChain& reply);
 
   boost::asio::ip::udp::socket socket_;

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -146,6 +147,14 @@ double ProcessCpuSeconds(int pid) {
     return -1;
   }
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Transfer size of untimed preparation and read-back: the server's maximum,
+// at most 1 MiB, and over UDP at most 32 KiB (a server may advertise more
+// than a datagram can carry, e.g. ganesha's MaxRead applies to both).
+uint32_t UntimedXfer(const char* proto, uint32_t server_max) {
+  uint32_t cap = std::string_view(proto) == "udp" ? 32768u : 1u << 20;
+  return std::min(server_max, cap);
 }
 
 double CpuSince(int pid, double start) {
@@ -337,7 +346,7 @@ absl::Status BenchContext::EnsureDataFile(uint64_t size) {
   o.name = "write";
   o.outstanding = 8;
   RunResult r;
-  r.xfer = std::min<uint32_t>(session_->wtmax(), 1u << 20);
+  r.xfer = UntimedXfer(session_->proto(), session_->wtmax());
   IoRun run(this, o, &r);
   run.Write(false, size, size, absl::InfiniteFuture());
   run.Commit();
@@ -638,7 +647,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       WorkloadOptions v = o;
       v.name = "read";
       RunResult vr;
-      vr.xfer = std::min<uint32_t>(session_->rtmax(), 1u << 20);
+      vr.xfer = UntimedXfer(session_->proto(), session_->rtmax());
       IoRun check(this, v, &vr);
       check.Read(false, file_pattern_size_, file_pattern_size_, absl::InfiniteFuture(), true);
       r.verified = check.verify_failed() ? "FAILED" : check.pipe().failed() ? "no" : "ok";

@@ -1,0 +1,28 @@
+#include "rpc/inline_calls.h"
+
+namespace nfs3d::rpc {
+namespace {
+
+uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) {
+  const uint8_t* p = b.data() + 4 * index;
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+constexpr uint32_t kNfsProgram = 100003;
+constexpr uint32_t kNfsGetattr = 1;
+// A NULL or GETATTR call is small; anything bigger is not worth guessing about.
+constexpr size_t kMaxInlineCall = 1024;
+
+}  // namespace
+
+bool RunsInline(absl::Span<const uint8_t> call) {
+  if (call.size() < 24 || call.size() > kMaxInlineCall) return false;
+  if (WordAt(call, 1) != 0 || WordAt(call, 2) != 2) return false;  // CALL, RPC v2
+  const uint32_t prog = WordAt(call, 3);
+  const uint32_t vers = WordAt(call, 4);
+  const uint32_t proc = WordAt(call, 5);
+  if (proc == 0) return true;
+  return prog == kNfsProgram && vers == 3 && proc == kNfsGetattr;
+}
+
+}  // namespace nfs3d::rpc

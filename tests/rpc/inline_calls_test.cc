@@ -1,0 +1,43 @@
+#include "rpc/inline_calls.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace nfs3d::rpc {
+namespace {
+
+// xid, CALL, rpcvers, prog, vers, proc, then `extra` bytes of credentials etc.
+std::vector<uint8_t> Call(uint32_t prog, uint32_t vers, uint32_t proc, uint32_t mtype = 0,
+                          uint32_t rpcvers = 2, size_t extra = 16) {
+  std::vector<uint8_t> out;
+  for (uint32_t w : {0x1234u, mtype, rpcvers, prog, vers, proc}) {
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(w >> s));
+  }
+  out.resize(out.size() + extra);
+  return out;
+}
+
+TEST(InlineCallsTest, NullAndNfsGetattrRunInline) {
+  EXPECT_TRUE(RunsInline(Call(100003, 3, 0)));
+  EXPECT_TRUE(RunsInline(Call(100005, 3, 0)));  // MOUNT NULL
+  EXPECT_TRUE(RunsInline(Call(100003, 3, 1)));  // GETATTR
+}
+
+TEST(InlineCallsTest, EverythingElseGoesToWorkers) {
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 6)));   // READ
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 7)));   // WRITE
+  EXPECT_FALSE(RunsInline(Call(100003, 2, 1)));   // v2 GETATTR
+  EXPECT_FALSE(RunsInline(Call(100005, 3, 1)));   // MNT
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 1, /*mtype=*/1)));  // a REPLY
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 0, 0, /*rpcvers=*/3)));
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 1, 0, 2, /*extra=*/4096)));  // too big to be one
+  std::vector<uint8_t> truncated = Call(100003, 3, 0, 0, 2, 0);
+  truncated.resize(20);
+  EXPECT_FALSE(RunsInline(truncated));
+  EXPECT_FALSE(RunsInline({}));
+}
+
+}  // namespace
+}  // namespace nfs3d::rpc
