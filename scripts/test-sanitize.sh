@@ -1,0 +1,21 @@
+#!/bin/bash
+# Builds the whole tree with AddressSanitizer + UndefinedBehaviorSanitizer
+# (-DNFS3D_SANITIZE=ON) in build-asan/ and runs every test except the lab VM
+# ones (ctest -LE lab): unit tests and the end-to-end tests of the binary,
+# which then also runs instrumented.
+#   scripts/test-sanitize.sh [extra ctest arguments, e.g. -R drc]
+# Environment: BUILD_DIR (default <repo>/build-asan), JOBS (default 2).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD_DIR:-$REPO/build-asan}
+JOBS=${JOBS:-2}
+if [ ! -f "$BUILD/build.ninja" ]; then
+  # -O1: much faster to build and run than -O0 under ASan, same findings.
+  cmake -S "$REPO" -B "$BUILD" -G Ninja -DNFS3D_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" >/dev/null
+fi
+ninja -C "$BUILD" -j"$JOBS"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+cd "$BUILD"
+ctest --output-on-failure -j"$JOBS" -LE lab --timeout 600 "$@"
