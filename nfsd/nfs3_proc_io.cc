@@ -6,6 +6,7 @@
 #include "nfsd/nfs3_attr.h"
 #include "nfsd/nfs3_errors.h"
 #include "nfsd/nfs3_procs.h"
+#include "xdr/buffer_pool.h"
 #include "xdr/nfs3_codec.h"
 
 namespace nfs3d::nfsd::proc {
@@ -29,7 +30,9 @@ rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
   }
   // The server may return less than asked (§3.3.6); never more than rtmax.
   const uint32_t count = std::min(args.count, s.SizesFor(ctx).rtmax);
-  std::shared_ptr<uint8_t[]> data = std::make_shared_for_overwrite<uint8_t[]>(std::max(count, 1u));
+  // A pooled block: a fresh 1 MiB allocation per READ meant mmap, page
+  // faults and munmap every call.
+  std::shared_ptr<uint8_t[]> data = xdr::BlockPool::ForRead(std::max(count, 1u));
   absl::StatusOr<vfs::ReadResult> r =
       s.backend().Read(auth.cred, auth.handle, args.offset, count, data.get());
   if (!r.ok()) {

@@ -4,8 +4,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "xdr/buffer_pool.h"
 
 namespace nfs3d::rpc {
+namespace {
+// Records at least this big come from (and go back to) the record pool.
+constexpr size_t kPooledRecord = 64 << 10;
+}  // namespace
 
 void EncodeRecordMark(uint32_t length, bool last, uint8_t out[4]) {
   uint32_t v = (length & kMaxFragmentLength) | (last ? kLastFragmentBit : 0);
@@ -47,7 +52,16 @@ RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data
       // capacity, get fresh mmap()ed pages for every record. Untouched
       // reserved pages cost no memory, so a client that announces a big
       // fragment and stalls pins nothing real.
-      record_.reserve(record_.size() + fragment_left_);
+      const size_t need = record_.size() + fragment_left_;
+      if (need > record_.capacity() && need >= kPooledRecord) {
+        // Big records (WRITEs) reuse buffers the workers gave back.
+        std::vector<uint8_t> bigger = xdr::VectorPool::Records().Get(need);
+        bigger.insert(bigger.end(), record_.begin(), record_.end());
+        record_.swap(bigger);
+        xdr::VectorPool::Records().Put(std::move(bigger));
+      } else {
+        record_.reserve(need);
+      }
     }
     size_t take = std::min(data.size() - pos, fragment_left_);
     record_.insert(record_.end(), data.data() + pos, data.data() + pos + take);

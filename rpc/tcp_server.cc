@@ -15,6 +15,7 @@
 #include "boost/asio/write.hpp"
 #include "common/log.h"
 #include "rpc/inline_calls.h"
+#include "xdr/buffer_pool.h"
 
 namespace nfs3d::rpc {
 
@@ -171,7 +172,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
                });
     return;
   }
-  asio::post(*context_->workers(), [self = shared_from_this(), record = std::move(record)] {
+  asio::post(*context_->workers(), [self = shared_from_this(), record = std::move(record)]() mutable {
     xdr::BufferChain reply;
     bool send = false;
     try {
@@ -180,6 +181,8 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
       NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
       send = false;
     }
+    // The reply never points into the call, so the buffer can be reused now.
+    xdr::VectorPool::Records().Put(std::move(record));
     if (InflightLimit* limit = self->context_->limit()) limit->Release();
     asio::post(self->socket_.get_executor(),
                [self, send, reply = std::move(reply)]() mutable {
