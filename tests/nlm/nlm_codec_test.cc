@@ -92,7 +92,8 @@ TEST(NlmCodecTest, Version1StatusesAreMapped) {
   nlm_res r;
   r.stat = NLM4_STALE_FH;
   nlm4_res back;
-  xdr::Decoder d = Dec(Enc(r));
+  std::string wire = Enc(r);  // the decoder borrows it
+  xdr::Decoder d = Dec(wire);
   ASSERT_TRUE(Decode(d, &back));
   EXPECT_EQ(back.stat, NLM4_DENIED);
   EXPECT_EQ(ToV1Stat(NLM4_FAILED), NLM4_DENIED_NOLOCKS);
@@ -105,7 +106,8 @@ TEST(NlmCodecTest, MalformedInputIsRejected) {
   std::string wire = Enc(a);
   for (size_t cut = 0; cut < wire.size(); cut += 4) {
     nlm4_lockargs b;
-    xdr::Decoder d = Dec(wire.substr(0, cut));
+    std::string part = wire.substr(0, cut);
+    xdr::Decoder d = Dec(part);
     EXPECT_FALSE(Decode(d, &b)) << cut;
   }
   // A netobj longer than MAXNETOBJ_SZ.
@@ -139,7 +141,8 @@ TEST(NsmCodecTest, MonAndNotifyRoundTrip) {
   EXPECT_EQ(back.priv[15], 7);
   nsm::stat_chge c{"host", 5};
   nsm::stat_chge cb;
-  xdr::Decoder dc = Dec(Enc(c));
+  std::string change_wire = Enc(c);
+  xdr::Decoder dc = Dec(change_wire);
   ASSERT_TRUE(nsm::Decode(dc, &cb));
   EXPECT_EQ(cb.mon_name, "host");
   EXPECT_EQ(cb.state, 5);
