@@ -35,7 +35,10 @@ absl::Status SetThreadCredentials(uint32_t uid, uint32_t gid,
 }
 
 ScopedCredentials::ScopedCredentials(const Cred& cred) {
-  if (cred.uid == 0 && cred.gid == 0 && cred.groups.empty()) return;
+  // Root with group 0 is the server's own identity: fsuid 0 keeps every file
+  // capability, so its supplementary groups change no permission check (and
+  // clients send root with groups such as {0}). No syscalls on this path.
+  if (cred.uid == 0 && cred.gid == 0) return;
   active_ = true;
   status_ = SetThreadCredentials(cred.uid, cred.gid, cred.groups);
 }
