@@ -10,6 +10,7 @@ uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) {
 
 constexpr uint32_t kNfsProgram = 100003;
 constexpr uint32_t kNfsGetattr = 1;
+constexpr uint32_t kNfsCommit = 21;
 // A NULL or GETATTR call is small; anything bigger is not worth guessing about.
 constexpr size_t kMaxInlineCall = 1024;
 
@@ -23,6 +24,11 @@ bool RunsInline(absl::Span<const uint8_t> call) {
   const uint32_t proc = WordAt(call, 5);
   if (proc == 0) return true;
   return prog == kNfsProgram && vers == 3 && proc == kNfsGetattr;
+}
+
+bool WaitsForSync(absl::Span<const uint8_t> call) {
+  if (call.size() < 24 || WordAt(call, 1) != 0) return false;
+  return WordAt(call, 3) == kNfsProgram && WordAt(call, 4) == 3 && WordAt(call, 5) == kNfsCommit;
 }
 
 }  // namespace nfs3d::rpc

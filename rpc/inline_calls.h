@@ -20,6 +20,10 @@ namespace nfs3d::rpc {
 // not inline (the worker path reports them as usual).
 bool RunsInline(absl::Span<const uint8_t> call);
 
+// True for NFSv3 COMMIT: it waits for an fsync, so a transport that hands
+// calls to workers in batches posts it alone, never in front of others.
+bool WaitsForSync(absl::Span<const uint8_t> call);
+
 }  // namespace nfs3d::rpc
 
 #endif  // NFS3D_RPC_INLINE_CALLS_H_

@@ -39,5 +39,13 @@ TEST(InlineCallsTest, EverythingElseGoesToWorkers) {
   EXPECT_FALSE(RunsInline({}));
 }
 
+TEST(InlineCallsTest, OnlyCommitWaitsForSync) {
+  EXPECT_TRUE(WaitsForSync(Call(100003, 3, 21)));
+  EXPECT_FALSE(WaitsForSync(Call(100003, 3, 7)));
+  EXPECT_FALSE(WaitsForSync(Call(100005, 3, 21)));
+  EXPECT_FALSE(WaitsForSync(Call(100003, 3, 21, /*mtype=*/1)));
+  EXPECT_FALSE(WaitsForSync({}));
+}
+
 }  // namespace
 }  // namespace nfs3d::rpc
