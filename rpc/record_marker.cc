@@ -1,6 +1,7 @@
 #include "rpc/record_marker.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,10 @@ namespace nfs3d::rpc {
 namespace {
 // Records at least this big come from (and go back to) the record pool.
 constexpr size_t kPooledRecord = 64 << 10;
+// Fragment bodies at least this big are read straight into the record
+// (DirectSpan), in chunks of at most kDirectChunk.
+constexpr size_t kDirectRead = 64 << 10;
+constexpr size_t kDirectChunk = 256 << 10;
 }  // namespace
 
 void EncodeRecordMark(uint32_t length, bool last, uint8_t out[4]) {
@@ -39,32 +44,20 @@ RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data
       last_ = (mark & kLastFragmentBit) != 0;
       fragment_left_ = mark & kMaxFragmentLength;
       // Checked before reserving anything: a hostile length costs nothing.
-      if (fragment_left_ > max_record_size_ - record_.size()) {
+      if (fragment_left_ > max_record_size_ - len_) {
         failed_ = true;
         error_ = absl::StrCat("record exceeds ", max_record_size_, " bytes (have ",
-                              record_.size(), ", fragment of ", fragment_left_, ")");
+                              len_, ", fragment of ", fragment_left_, ")");
         *consumed = pos;
         return Result::kError;
       }
       in_fragment_ = true;
-      // One allocation of the final size (the cap was checked above): a
-      // growing vector would copy a 1 MiB WRITE several times and, at 2 MiB
-      // capacity, get fresh mmap()ed pages for every record. Untouched
-      // reserved pages cost no memory, so a client that announces a big
-      // fragment and stalls pins nothing real.
-      const size_t need = record_.size() + fragment_left_;
-      if (need > record_.capacity() && need >= kPooledRecord) {
-        // Big records (WRITEs) reuse buffers the workers gave back.
-        std::vector<uint8_t> bigger = xdr::VectorPool::Records().Get(need);
-        bigger.insert(bigger.end(), record_.begin(), record_.end());
-        record_.swap(bigger);
-        xdr::VectorPool::Records().Put(std::move(bigger));
-      } else {
-        record_.reserve(need);
-      }
+      Reserve(len_ + fragment_left_);
     }
     size_t take = std::min(data.size() - pos, fragment_left_);
-    record_.insert(record_.end(), data.data() + pos, data.data() + pos + take);
+    Grow(len_ + take);
+    std::memcpy(record_.data() + len_, data.data() + pos, take);
+    len_ += take;
     pos += take;
     fragment_left_ -= take;
     if (fragment_left_ > 0) break;  // data exhausted mid-fragment
@@ -80,11 +73,56 @@ RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data
   return Result::kNeedMore;
 }
 
+void RecordReassembler::Reserve(size_t need) {
+  // One allocation of the final size (the cap was checked): a growing vector
+  // would copy a 1 MiB WRITE several times and, at 2 MiB capacity, get fresh
+  // mmap()ed pages for every record. Reserved, untouched pages cost no
+  // memory, so a client that announces a big fragment and stalls pins
+  // nothing real.
+  if (need <= record_.capacity()) return;
+  if (need >= kPooledRecord) {
+    // Big records (WRITEs) reuse buffers the workers gave back.
+    std::vector<uint8_t> bigger = xdr::VectorPool::Records().Get(need);
+    if (bigger.size() < len_) bigger.resize(len_);
+    if (len_ > 0) std::memcpy(bigger.data(), record_.data(), len_);
+    record_.swap(bigger);
+    xdr::VectorPool::Records().Put(std::move(bigger));
+  } else {
+    record_.reserve(need);
+  }
+}
+
+void RecordReassembler::Grow(size_t size) {
+  // A pooled vector keeps the size of its last record, so in steady state
+  // this zero-fills nothing; only bytes about to arrive are ever touched.
+  if (record_.size() < size) record_.resize(size);
+}
+
+absl::Span<uint8_t> RecordReassembler::DirectSpan() {
+  if (failed_ || complete_ || !in_fragment_ || fragment_left_ < kDirectRead) return {};
+  const size_t n = std::min(fragment_left_, kDirectChunk);
+  Grow(len_ + n);
+  return absl::MakeSpan(record_.data() + len_, n);
+}
+
+RecordReassembler::Result RecordReassembler::CommitDirect(size_t n) {
+  n = std::min(n, fragment_left_);
+  len_ += n;
+  fragment_left_ -= n;
+  if (fragment_left_ > 0) return Result::kNeedMore;
+  in_fragment_ = false;
+  if (!last_) return Result::kNeedMore;
+  complete_ = true;
+  return Result::kRecord;
+}
+
 std::vector<uint8_t> RecordReassembler::TakeRecord() {
   complete_ = false;
   last_ = false;
+  record_.resize(len_);  // never grows here: size() >= len_
   std::vector<uint8_t> out = std::move(record_);
-  record_.clear();
+  record_ = std::vector<uint8_t>();
+  len_ = 0;
   return out;
 }
 

@@ -35,12 +35,22 @@ class RecordReassembler {
   // stream is unusable (close the connection).
   Result Feed(absl::Span<const uint8_t> data, size_t* consumed);
 
-  // The record completed by the last Feed(); resets for the next record.
+  // The record completed by the last Feed() or CommitDirect(); resets for
+  // the next record.
   std::vector<uint8_t> TakeRecord();
+
+  // Zero-copy path for big fragments: while inside a fragment body with at
+  // least 64 KiB still due, returns where the next bytes of the stream belong
+  // (up to 256 KiB of it), so the caller can read() straight into the record
+  // instead of into a buffer it would then copy; empty otherwise. After
+  // reading n bytes there, CommitDirect(n) accounts for them (kRecord when
+  // that completed the record).
+  absl::Span<uint8_t> DirectSpan();
+  Result CommitDirect(size_t n);
 
   const std::string& error() const { return error_; }
   // True when no bytes of a partial record are buffered (a clean EOF point).
-  bool idle() const { return header_have_ == 0 && !in_fragment_ && record_.empty() && !complete_; }
+  bool idle() const { return header_have_ == 0 && !in_fragment_ && len_ == 0 && !complete_; }
 
  private:
   size_t max_record_size_;
@@ -51,7 +61,13 @@ class RecordReassembler {
   size_t fragment_left_ = 0;  // body bytes of the current fragment still due
   bool complete_ = false;     // record_ holds a whole record
   bool failed_ = false;
+  void Reserve(size_t need);
+  void Grow(size_t size);
+
+  // record_[0, len_) holds the record so far; record_ may be bigger (a pooled
+  // buffer keeps its last size, so reusing it does not zero-fill it again).
   std::vector<uint8_t> record_;
+  size_t len_ = 0;
   std::string error_;
 };
 

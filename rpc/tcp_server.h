@@ -125,6 +125,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // until the in-flight bound; true when the buffer is used up.
   bool ProcessBuffered();
   void OnRead(const boost::system::error_code& ec, size_t n);
+  // Reads a big fragment body straight into the record; false when the
+  // reassembler is not inside one (then read_buf_ is used).
+  bool StartDirectRead();
+  void OnDirectRead(const boost::system::error_code& ec, size_t n);
   void Dispatch(std::vector<uint8_t> record);
   void OnReply(bool send, xdr::BufferChain reply);
   void StartWrite();

@@ -65,7 +65,6 @@ std::vector<uint8_t> VectorPool::Get(size_t capacity) {
       }
     }
   }
-  v.clear();
   v.reserve(capacity);
   return v;
 }

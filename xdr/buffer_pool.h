@@ -41,8 +41,10 @@ class BlockPool {
   std::vector<std::unique_ptr<uint8_t[]>> free_;
 };
 
-// Byte vectors reused by capacity (TCP records): Get() returns an empty
-// vector with at least the asked capacity, Put() takes one back.
+// Byte vectors reused by capacity (TCP records): Get() returns a vector with
+// at least the asked capacity, Put() takes one back. A reused vector keeps
+// the size and bytes its last user left, so growing it again up to that size
+// costs no zero-filling; callers track their own length.
 class VectorPool {
  public:
   VectorPool(size_t min_capacity, size_t max_free)
