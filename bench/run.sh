@@ -11,13 +11,15 @@
 # syscall tracepoints), UDP receive-buffer drops, peak RSS. Medians of RUNS runs.
 #
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep]
-#   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export)
+#   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
+#        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16; nfs3d.conf default 8)
 # Needs root. Stops only the processes it started.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${NFS3D_BENCH_BUILD:-$REPO/build-release}
 DISK_PARENT=${NFS3D_BENCH_DISK:-/var/tmp}
+NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}  # nfs3d [nfsd] threads; 16 lets a sync gather 16 calls
 RUNS=3
 SECS=3
 ONLY=""
@@ -134,6 +136,7 @@ listen = 0.0.0.0
 port = 2049
 mountd_port = 20048
 portmapper = off
+threads = $NFS3D_THREADS
 [paths]
 state_dir = $dir/state
 exports = $dir/exports
@@ -263,3 +266,5 @@ done
 
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)"
+echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
+echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"
