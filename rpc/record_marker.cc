@@ -55,9 +55,11 @@ RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data
       Reserve(len_ + fragment_left_);
     }
     size_t take = std::min(data.size() - pos, fragment_left_);
-    Grow(len_ + take);
-    std::memcpy(record_.data() + len_, data.data() + pos, take);
-    len_ += take;
+    if (take > 0) {  // zero-length fragments exist; memcpy wants real pointers
+      Grow(len_ + take);
+      std::memcpy(record_.data() + len_, data.data() + pos, take);
+      len_ += take;
+    }
     pos += take;
     fragment_left_ -= take;
     if (fragment_left_ > 0) break;  // data exhausted mid-fragment
