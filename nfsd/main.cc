@@ -196,16 +196,42 @@ void NormalizeFlagNames(int argc, char** argv) {
   }
 }
 
+// `nfs3d stat ARGS` runs nfs3stat ARGS: the one installed next to nfs3d,
+// the one in the build tree, or the first on PATH.
+[[noreturn]] void ExecStat(int argc, char** argv) {
+  std::vector<std::string> candidates;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<size_t>(n));
+    dir.resize(dir.rfind('/'));
+    candidates.push_back(dir + "/nfs3stat");
+    candidates.push_back(dir + "/../tools/nfs3stat/nfs3stat");
+  }
+  std::vector<char*> args;
+  args.push_back(const_cast<char*>("nfs3stat"));
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  for (const std::string& path : candidates) {
+    if (access(path.c_str(), X_OK) == 0) execv(path.c_str(), args.data());
+  }
+  execvp("nfs3stat", args.data());
+  std::perror("nfs3d stat: cannot run nfs3stat");
+  std::exit(2);
+}
+
 }  // namespace
 }  // namespace nfs3d
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "stat") nfs3d::ExecStat(argc, argv);
   nfs3d::NormalizeFlagNames(argc, argv);
   absl::SetProgramUsageMessage(
       "a userspace NFSv3 server.\n"
       "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]\n"
       "        [--log-level LEVEL] [--shutdown-timeout SECONDS]\n"
-      "Statistics of a running server: nfs3stat (see docs/operations.md).");
+      "  nfs3d stat [-i SECONDS] [--server TARGET]   statistics of a running server (runs nfs3stat,\n"
+      "        see docs/operations.md)");
   absl::FlagsUsageConfig usage;
   usage.version_string = [] { return std::string("nfs3d ") + nfs3d::kVersion + "\n"; };
   // --help lists the flags defined in this file (absl's default looks for a
