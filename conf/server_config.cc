@@ -183,6 +183,9 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"portmapper", ParsePortmapper},
                {"max_connections",
                 UintSetter(&ServerConfig::max_connections, 1, 1u << 20)},
+               {"max_requests_per_connection",
+                UintSetter(&ServerConfig::max_requests_per_connection, 1, 65536)},
+               {"max_requests", UintSetter(&ServerConfig::max_requests, 1, 1u << 20)},
            }},
           {"tcp",
            {
@@ -424,6 +427,7 @@ std::string Describe(const ServerConfig& c) {
       " io_threads=",
       c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
       " max_connections=", c.max_connections,
+      " max_requests=", c.max_requests, "(", c.max_requests_per_connection, "/conn)",
       " max_record=", c.max_record_size,
       " portmapper=", PortmapperModeName(c.portmapper),
       " exports=", c.exports_path, " state_dir=", c.state_dir,

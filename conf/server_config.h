@@ -48,6 +48,11 @@ struct ServerConfig {
   uint32_t max_record_size = 1114112;  // cap on one TCP record, in bytes
   PortmapperMode portmapper = PortmapperMode::kAuto;
   uint32_t max_connections = 1024;  // TCP connections held at once
+  // Calls one TCP connection may have in progress (reading pauses beyond).
+  uint32_t max_requests_per_connection = 64;
+  // Calls queued for or running on the workers, all clients together; UDP
+  // calls beyond it are dropped (clients retransmit), TCP reading pauses.
+  uint32_t max_requests = 1024;
 
   // [tcp] and [udp]
   TransferSizes tcp_sizes{1048576, 1048576, 1048576, 1048576, false};

@@ -154,6 +154,8 @@ absl::Status Daemon::Start() {
   options.worker_threads = c.threads;
   options.max_record_size = c.max_record_size;
   options.max_connections = c.max_connections;
+  options.max_inflight_per_connection = c.max_requests_per_connection;
+  options.max_inflight_total = c.max_requests;
   d.server = std::make_unique<rpc::RpcServer>(options, d.dispatcher.get());
 
   // Binds one service port on every listen address and transport; with port
@@ -285,6 +287,10 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   if (config.udp != old.udp || config.tcp != old.tcp) ignored.push_back("udp/tcp");
   if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");
   if (config.max_connections != old.max_connections) ignored.push_back("max_connections");
+  if (config.max_requests_per_connection != old.max_requests_per_connection ||
+      config.max_requests != old.max_requests) {
+    ignored.push_back("max_requests*");
+  }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");
   if (config.state_dir != old.state_dir) ignored.push_back("state_dir");
   if (config.metrics != old.metrics || config.metrics_listen != old.metrics_listen ||

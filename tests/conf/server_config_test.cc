@@ -52,6 +52,8 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_EQ(c.max_record_size, 1114112u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
   EXPECT_EQ(c.max_connections, 1024u);
+  EXPECT_EQ(c.max_requests_per_connection, 64u);
+  EXPECT_EQ(c.max_requests, 1024u);
   EXPECT_EQ(c.tcp_sizes,
             (TransferSizes{1048576, 1048576, 1048576, 1048576, false}));
   EXPECT_EQ(c.udp_sizes, (TransferSizes{32768, 32768, 32768, 32768, false}));
@@ -106,6 +108,8 @@ tcp = yes
 max_record_size = 2097152
 portmapper = off
 max_connections = 10
+max_requests_per_connection = 8
+max_requests = 100
 
 [tcp]
 rsize_max = 512K
@@ -138,6 +142,8 @@ syslog = true
   EXPECT_EQ(c.max_record_size, 2097152u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kOff);
   EXPECT_EQ(c.max_connections, 10u);
+  EXPECT_EQ(c.max_requests_per_connection, 8u);
+  EXPECT_EQ(c.max_requests, 100u);
   EXPECT_EQ(c.tcp_sizes, (TransferSizes{524288, 262144, 1048576, 65536, false}));
   EXPECT_EQ(c.udp_sizes.rsize_max, 64512u);
   EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
@@ -267,6 +273,7 @@ TEST(ServerConfigTest, NumberErrors) {
   ExpectError("[nfsd]\nthreads = 0", 2, "[nfsd] threads: 0 is out of range");
   ExpectError("[nfsd]\nio_threads = 5000", 2, "out of range");
   ExpectError("[nfsd]\nmax_connections = 0", 2, "out of range");
+  ExpectError("[nfsd]\nmax_requests = 0", 2, "out of range");
   ExpectError("[udp]\nudp_fragments = 0", 2, "out of range");
   ExpectError("[nfsd]\nmax_record_size = 100", 2, "out of range");
 }
