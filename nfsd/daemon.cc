@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "nfsd/hostname_resolver.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
@@ -52,6 +53,7 @@ struct Daemon::Impl {
   conf::ServerConfig config;
   std::unique_ptr<vfs::PosixBackend> backend;
   std::set<uint32_t> backend_exports;  // export ids already added to the backend
+  CachingHostnameResolver hostnames;  // for exports that name hosts
   std::unique_ptr<NfsServer> nfs;
   std::unique_ptr<MountService> mount;
   rpc::Program nfs_program;
@@ -114,6 +116,10 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
 
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
   impl->nfs = std::make_unique<NfsServer>(impl->backend.get(), table, ToTransferSettings(config));
+  impl->nfs->SetHostnameResolver([resolver = &impl->hostnames](const sockaddr* peer,
+                                                               socklen_t len) {
+    return resolver->Resolve(peer, len);
+  });
   impl->mount = std::make_unique<MountService>(impl->nfs.get());
   impl->nfs_program = Nfs3Program(impl->nfs.get());
   impl->mount_program = MakeMountProgram(impl->mount.get());

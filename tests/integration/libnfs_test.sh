@@ -10,7 +10,9 @@ enter_private_namespaces "$0" "$NFS3D"
 trap 'stop_started; [ -n "$WORK" ] && rm -rf "$WORK"' EXIT
 make_work
 mkdir -p "$WORK/export" "$WORK/state"
-echo "$WORK/export 127.0.0.1(rw,insecure,no_root_squash)" > "$WORK/exports"
+# A host-name entry: exercises reverse + forward-confirmed resolution
+# (127.0.0.1 is "localhost" in /etc/hosts, so no DNS query is sent).
+echo "$WORK/export localhost(rw,insecure,no_root_squash)" > "$WORK/exports"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto
 "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2> "$WORK/nfs3d.log" &
 PIDS+=($!)
