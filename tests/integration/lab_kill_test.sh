@@ -20,22 +20,10 @@ export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-rel} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3drel0}
 MB=40
 KILL_AT_MB=12
 
-# Source data the guest reads: not under /tmp, which is a tmpfs in the guest.
-DATA=""
-cleanup() {
-  stop_started
-  "$LAB" down >/dev/null 2>&1 || true
-  [ -n "$WORK" ] && rm -rf "$WORK"
-  [ -n "$DATA" ] && rm -rf "$DATA"
-}
-trap cleanup EXIT
-
-make_work
-DATA=$(mktemp -d /var/tmp/nfs3d-$TEST_NAME-data.XXXXXX)
-chmod 755 "$DATA"
-mkdir -p "$WORK/export" "$WORK/state"
+trap lab_cleanup EXIT
+make_lab_export
+make_lab_data
 chmod 777 "$WORK/export"
-echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto  # own portmapper: rpcinfo needs one
 head -c $((MB << 20)) /dev/urandom > "$DATA/src"
 chmod 644 "$DATA/src"

@@ -30,17 +30,9 @@ PY=/usr/bin/python3
 command -v sqlite3 > /dev/null || fail "sqlite3 is not installed (apt-get install sqlite3)"
 [ -x "$PY" ] || fail "no $PY"
 
-cleanup() {
-  stop_started
-  "$LAB" down >/dev/null 2>&1 || true
-  [ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-make_work
-mkdir -p "$WORK/export" "$WORK/state"
+trap lab_cleanup EXIT
+make_lab_export
 chmod 777 "$WORK/export"
-echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" on
 printf '\n[nlm]\ngrace_period = %d\n' "$GRACE" >> "$WORK/nfs3d.conf"
 

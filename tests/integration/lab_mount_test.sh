@@ -13,16 +13,8 @@ MODE=${2:-own}
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
 export NFS_LAB_NS=nfs3d-it NFS_LAB_TAP=nfs3dit0
 
-cleanup() {
-  stop_started
-  "$LAB" down >/dev/null 2>&1 || true
-  [ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-make_work
-mkdir -p "$WORK/export" "$WORK/state"
-echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
+trap lab_cleanup EXIT
+make_lab_export
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto
 
 if [ "$MODE" = rpcbind ]; then

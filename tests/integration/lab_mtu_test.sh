@@ -14,16 +14,8 @@ NFS3D=$1
 # A lab of its own, so it never meets lab_mount_test's namespace or tap.
 export NFS_LAB_NS=nfs3d-mtu NFS_LAB_TAP=nfs3dmtu0
 
-cleanup() {
-  stop_started
-  "$LAB" down >/dev/null 2>&1 || true
-  [ -n "$WORK" ] && rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-make_work
-mkdir -p "$WORK/export" "$WORK/state"
-echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
+trap lab_cleanup EXIT
+make_lab_export
 cat > "$WORK/nfs3d.conf" <<CONF
 [nfsd]
 listen = 0.0.0.0

@@ -81,3 +81,27 @@ enter_private_namespaces() {
   mount -t tmpfs tmpfs /run
   mkdir -p /run/rpcbind
 }
+
+# Lab tests (../shared/lab): `trap lab_cleanup EXIT` stops what the test
+# started, takes the lab down and removes WORK and DATA.
+DATA=""
+lab_cleanup() {
+  stop_started
+  "$LAB" down >/dev/null 2>&1 || true
+  if [ -n "$WORK" ]; then rm -rf "$WORK"; fi
+  if [ -n "$DATA" ]; then rm -rf "$DATA"; fi
+}
+
+# make_lab_export: WORK with state/ and export/, exported to the lab subnet.
+make_lab_export() {
+  make_work
+  mkdir -p "$WORK/export" "$WORK/state"
+  echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
+}
+
+# make_lab_data: DATA for the guest to read; not under /tmp, which is a tmpfs
+# in the guest.
+make_lab_data() {
+  DATA=$(mktemp -d "/var/tmp/nfs3d-$TEST_NAME-data.XXXXXX")
+  chmod 755 "$DATA"
+}
