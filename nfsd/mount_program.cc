@@ -3,9 +3,13 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "vfs/vfs_error.h"
 #include "common/log.h"
 #include "xdr/mount3_codec.h"
 #include "xdr/nfs3_codec.h"
@@ -22,11 +26,42 @@ std::string PeerName(const rpc::CallContext& ctx) {
   return ip ? ip->ToString() : "unknown";
 }
 
-// Resolves dirpath to an export root handle if the caller may mount it.
+// The export that holds `path`: the one with that exact path, else the one
+// with the longest path that is a parent of it (knfsd lets clients mount a
+// sub-directory of an export). *rest gets the remaining components.
+const conf::Export* FindExportFor(const conf::ExportTable& table, const std::string& path,
+                                  std::string* rest) {
+  const conf::Export* best = nullptr;
+  for (const conf::Export& exp : table.exports) {
+    const std::string& p = exp.path;
+    bool holds = path == p || (path.size() > p.size() && path.compare(0, p.size(), p) == 0 &&
+                               (p == "/" || path[p.size()] == '/'));
+    if (holds && (best == nullptr || p.size() > best->path.size())) best = &exp;
+  }
+  if (best != nullptr) *rest = path.substr(std::min(path.size(), best->path.size()));
+  return best;
+}
+
+mountstat3 ToMountStat(const absl::Status& status) {
+  switch (vfs::ErrnoOf(status)) {
+    case ENOENT: return mount3::MNT3ERR_NOENT;
+    case EACCES: case EPERM: return mount3::MNT3ERR_ACCES;
+    case ENOTDIR: return mount3::MNT3ERR_NOTDIR;
+    case ENAMETOOLONG: return mount3::MNT3ERR_NAMETOOLONG;
+    default: return mount3::MNT3ERR_IO;
+  }
+}
+
+// Resolves dirpath to a handle if the caller may mount it: an export's root,
+// or a directory below it found by LOOKUPs with the caller's credential
+// (symlinks are not followed).
 mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_view dirpath,
                      vfs::FileHandle* handle) {
+  std::optional<std::string> path = conf::NormalizeExportPath(dirpath);
+  if (!path) return mount3::MNT3ERR_NOENT;
   std::shared_ptr<const conf::ExportTable> table = s.nfs().exports();
-  const conf::Export* exp = table->FindByPath(dirpath);
+  std::string rest;
+  const conf::Export* exp = FindExportFor(*table, *path, &rest);
   if (exp == nullptr) return mount3::MNT3ERR_NOENT;
   const conf::ExportClient* client = s.nfs().MatchClient(*ctx.transport, *exp);
   if (client == nullptr) return mount3::MNT3ERR_ACCES;
@@ -38,14 +73,23 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
                       exp->path, PeerName(ctx));
     return mount3::MNT3ERR_ACCES;
   }
-  absl::StatusOr<vfs::FileHandle> root = s.nfs().backend().RootHandle(exp->export_id);
+  vfs::Backend& backend = s.nfs().backend();
+  absl::StatusOr<vfs::FileHandle> root = backend.RootHandle(exp->export_id);
   if (!root.ok()) {
     NFS3D_LOG_WARNING("MNT %s: no root handle: %s", exp->path, root.status().ToString());
     return mount3::MNT3ERR_SERVERFAULT;
   }
   *handle = *root;
-  s.AddMount(PeerName(ctx), exp->path);
-  NFS3D_LOG_INFO("client %s mounted %s", PeerName(ctx), exp->path);
+  const vfs::Cred cred = NfsServer::SquashCredential(ctx.cred, client->options);
+  for (absl::string_view name : absl::StrSplit(rest, '/', absl::SkipEmpty())) {
+    absl::StatusOr<vfs::LookupResult> next =
+        backend.Lookup(cred, *handle, std::string_view(name.data(), name.size()), nullptr);
+    if (!next.ok()) return ToMountStat(next.status());
+    if (next->attributes.type != vfs::FileType::kDirectory) return mount3::MNT3ERR_NOTDIR;
+    *handle = next->handle;
+  }
+  s.AddMount(PeerName(ctx), *path);
+  NFS3D_LOG_INFO("client %s mounted %s", PeerName(ctx), *path);
   return mount3::MNT3_OK;
 }
 
