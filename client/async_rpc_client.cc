@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "client/rpc_wire.h"
 
 namespace nfs3d::client {
 namespace {
@@ -42,26 +43,6 @@ const char* AcceptStatName(uint32_t s) {
 bool SetSocketBuffer(int fd, int option, int force_option, int size) {
   if (setsockopt(fd, SOL_SOCKET, force_option, &size, sizeof(size)) == 0) return true;
   return setsockopt(fd, SOL_SOCKET, option, &size, sizeof(size)) == 0;
-}
-
-bool BindReservedPort(int fd, int family) {
-  for (uint16_t port = 1023; port >= 600; --port) {
-    sockaddr_storage addr{};
-    socklen_t len;
-    if (family == AF_INET6) {
-      auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
-      a6->sin6_family = AF_INET6;
-      a6->sin6_port = htons(port);
-      len = sizeof(*a6);
-    } else {
-      auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
-      a4->sin_family = AF_INET;
-      a4->sin_port = htons(port);
-      len = sizeof(*a4);
-    }
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0) return true;
-  }
-  return false;
 }
 
 int PollMillis(absl::Duration d) {
@@ -114,21 +95,10 @@ AsyncRpcClient::~AsyncRpcClient() { close(fd_); }
 
 absl::StatusOr<std::unique_ptr<AsyncRpcClient>> AsyncRpcClient::Connect(
     const std::string& host, uint16_t port, const AsyncRpcOptions& options) {
-  sockaddr_storage addr{};
+  sockaddr_storage addr;
   socklen_t len;
-  auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
-  auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
-  if (inet_pton(AF_INET, host.c_str(), &a4->sin_addr) == 1) {
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons(port);
-    len = sizeof(*a4);
-  } else if (inet_pton(AF_INET6, host.c_str(), &a6->sin6_addr) == 1) {
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons(port);
-    len = sizeof(*a6);
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat("not a numeric address: ", host));
-  }
+  absl::Status parsed = ParseNumericAddress(host, port, &addr, &len);
+  if (!parsed.ok()) return parsed;
   bool tcp = options.transport == rpc::Transport::kTcp;
   int fd = socket(addr.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK,
                   0);
@@ -176,32 +146,7 @@ std::shared_ptr<AsyncRpcClient::Message> AsyncRpcClient::EncodeCall(
     absl::FunctionRef<void(xdr::Encoder&)> encode_args) const {
   auto m = std::make_shared<Message>();
   xdr::Encoder e(&m->body);
-  e.U32(xid);
-  e.U32(0);  // CALL
-  e.U32(2);  // RPC version
-  e.U32(prog);
-  e.U32(vers);
-  e.U32(proc);
-  const rpc::Credential& c = options_.cred;
-  if (c.flavor == rpc::kAuthSys) {
-    xdr::BufferChain cred_chain;
-    xdr::Encoder cred(&cred_chain);
-    cred.U32(c.stamp);
-    cred.String(c.machine);
-    cred.U32(c.uid);
-    cred.U32(c.gid);
-    cred.U32(static_cast<uint32_t>(c.gids.size()));
-    for (uint32_t g : c.gids) cred.U32(g);
-    std::string bytes = cred_chain.Flatten();
-    e.U32(rpc::kAuthSys);
-    e.Opaque(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                       bytes.size()));
-  } else {
-    e.U32(rpc::kAuthNone);
-    e.U32(0);
-  }
-  e.U32(rpc::kAuthNone);  // verifier
-  e.U32(0);
+  EncodeCallHeader(e, xid, prog, vers, proc, options_.cred);
   encode_args(e);
   m->size = m->body.size();
   if (tcp_) {

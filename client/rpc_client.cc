@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "client/rpc_wire.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -27,27 +28,6 @@ absl::Status ErrnoStatus(absl::string_view what) {
   return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(errno)));
 }
 
-// Binds fd to a free port below 1024, like bindresvport(3).
-bool BindReservedPort(int fd, int family) {
-  for (uint16_t port = 1023; port >= 600; --port) {
-    sockaddr_storage addr{};
-    socklen_t len;
-    if (family == AF_INET6) {
-      auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
-      a6->sin6_family = AF_INET6;
-      a6->sin6_port = htons(port);
-      len = sizeof(*a6);
-    } else {
-      auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
-      a4->sin_family = AF_INET;
-      a4->sin_port = htons(port);
-      len = sizeof(*a4);
-    }
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 RpcClient::RpcClient(int fd, const RpcClientOptions& options) : fd_(fd), options_(options) {
@@ -59,21 +39,10 @@ RpcClient::~RpcClient() { close(fd_); }
 absl::StatusOr<std::unique_ptr<RpcClient>> RpcClient::Connect(const std::string& host,
                                                               uint16_t port,
                                                               const RpcClientOptions& options) {
-  sockaddr_storage addr{};
+  sockaddr_storage addr;
   socklen_t len;
-  auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
-  auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
-  if (inet_pton(AF_INET, host.c_str(), &a4->sin_addr) == 1) {
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons(port);
-    len = sizeof(*a4);
-  } else if (inet_pton(AF_INET6, host.c_str(), &a6->sin6_addr) == 1) {
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons(port);
-    len = sizeof(*a6);
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat("not a numeric address: ", host));
-  }
+  absl::Status parsed = ParseNumericAddress(host, port, &addr, &len);
+  if (!parsed.ok()) return parsed;
   return Connect(reinterpret_cast<sockaddr*>(&addr), len, options);
 }
 
@@ -124,31 +93,7 @@ std::string RpcClient::EncodeCall(uint32_t xid, uint32_t prog, uint32_t vers, ui
                                   absl::Span<const uint8_t> args) const {
   xdr::BufferChain chain;
   xdr::Encoder e(&chain);
-  e.U32(xid);
-  e.U32(0);  // CALL
-  e.U32(2);  // RPC version
-  e.U32(prog);
-  e.U32(vers);
-  e.U32(proc);
-  const rpc::Credential& c = options_.cred;
-  if (c.flavor == rpc::kAuthSys) {
-    xdr::BufferChain body_chain;
-    xdr::Encoder body(&body_chain);
-    body.U32(c.stamp);
-    body.String(c.machine);
-    body.U32(c.uid);
-    body.U32(c.gid);
-    body.U32(static_cast<uint32_t>(c.gids.size()));
-    for (uint32_t g : c.gids) body.U32(g);
-    std::string bytes = body_chain.Flatten();
-    e.U32(rpc::kAuthSys);
-    e.Opaque(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
-  } else {
-    e.U32(rpc::kAuthNone);
-    e.U32(0);
-  }
-  e.U32(rpc::kAuthNone);  // verifier
-  e.U32(0);
+  EncodeCallHeader(e, xid, prog, vers, proc, options_.cred);
   chain.Append(args.data(), args.size());
   return chain.Flatten();
 }

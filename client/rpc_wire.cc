@@ -1,0 +1,80 @@
+#include "client/rpc_wire.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
+#include "xdr/buffer_chain.h"
+
+namespace nfs3d::client {
+
+absl::Status ParseNumericAddress(const std::string& host, uint16_t port, sockaddr_storage* addr,
+                                 socklen_t* len) {
+  *addr = sockaddr_storage{};
+  auto* a4 = reinterpret_cast<sockaddr_in*>(addr);
+  auto* a6 = reinterpret_cast<sockaddr_in6*>(addr);
+  if (inet_pton(AF_INET, host.c_str(), &a4->sin_addr) == 1) {
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons(port);
+    *len = sizeof(*a4);
+  } else if (inet_pton(AF_INET6, host.c_str(), &a6->sin6_addr) == 1) {
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(port);
+    *len = sizeof(*a6);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("not a numeric address: ", host));
+  }
+  return absl::OkStatus();
+}
+
+bool BindReservedPort(int fd, int family) {
+  for (uint16_t port = 1023; port >= 600; --port) {
+    sockaddr_storage addr{};
+    socklen_t len;
+    if (family == AF_INET6) {
+      auto* a6 = reinterpret_cast<sockaddr_in6*>(&addr);
+      a6->sin6_family = AF_INET6;
+      a6->sin6_port = htons(port);
+      len = sizeof(*a6);
+    } else {
+      auto* a4 = reinterpret_cast<sockaddr_in*>(&addr);
+      a4->sin_family = AF_INET;
+      a4->sin_port = htons(port);
+      len = sizeof(*a4);
+    }
+    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), len) == 0) return true;
+  }
+  return false;
+}
+
+void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                      const rpc::Credential& cred) {
+  e.U32(xid);
+  e.U32(0);  // CALL
+  e.U32(2);  // RPC version
+  e.U32(prog);
+  e.U32(vers);
+  e.U32(proc);
+  if (cred.flavor == rpc::kAuthSys) {
+    xdr::BufferChain body_chain;
+    xdr::Encoder body(&body_chain);
+    body.U32(cred.stamp);
+    body.String(cred.machine);
+    body.U32(cred.uid);
+    body.U32(cred.gid);
+    body.U32(static_cast<uint32_t>(cred.gids.size()));
+    for (uint32_t g : cred.gids) body.U32(g);
+    std::string bytes = body_chain.Flatten();
+    e.U32(rpc::kAuthSys);
+    e.Opaque(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                       bytes.size()));
+  } else {
+    e.U32(rpc::kAuthNone);
+    e.U32(0);
+  }
+  e.U32(rpc::kAuthNone);  // verifier
+  e.U32(0);
+}
+
+}  // namespace nfs3d::client
