@@ -27,6 +27,24 @@ std::string EncodeToString(const T& value) {
 
 LockOwner OwnerOf(const nlm4_lock& l) { return {l.caller_name, l.svid, l.oh}; }
 
+// What an nlm4_lock names: the resolved file, the owner and the byte range.
+struct LockTarget {
+  std::string file;
+  LockOwner owner;
+  uint64_t first = 0, last = 0;
+};
+
+// Resolves alock's handle into *t; anything but NLM4_GRANTED means the call
+// ends with that status.
+nlm4_stats ResolveLock(const FileResolver& resolver, const rpc::CallContext& ctx,
+                       const nlm4_lock& alock, LockTarget* t) {
+  nlm4_stats stat = resolver(ctx, alock.fh, &t->file);
+  if (stat != NLM4_GRANTED) return stat;
+  t->owner = OwnerOf(alock);
+  NlmRange(alock.l_offset, alock.l_len, &t->first, &t->last);
+  return stat;
+}
+
 bool ParseAddress(const std::string& text, sockaddr_storage* out) {
   *out = {};
   auto* sin = reinterpret_cast<sockaddr_in*>(out);
@@ -130,18 +148,17 @@ nlm4_stats NlmService::NoteHost(const rpc::CallContext& ctx, const std::string& 
 nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& args) {
   nlm4_testres res;
   res.cookie = args.cookie;
-  std::string file;
-  res.stat = resolver_(ctx, args.alock.fh, &file);
+  LockTarget target;
+  res.stat = ResolveLock(resolver_, ctx, args.alock, &target);
   if (res.stat != NLM4_GRANTED) return res;
+  const auto& [file, owner, first, last] = target;
   if (InGrace()) {
     res.stat = NLM4_DENIED_GRACE_PERIOD;
     return res;
   }
-  uint64_t first, last;
-  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
   absl::MutexLock lock(&mu_);
   std::optional<nlm::Lock> conflict =
-      table_.Test(file, OwnerOf(args.alock), first, last, args.exclusive);
+      table_.Test(file, owner, first, last, args.exclusive);
   if (conflict) {
     res.stat = NLM4_DENIED;
     res.holder.exclusive = conflict->exclusive;
@@ -156,16 +173,14 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
                           bool monitored) {
   nlm4_res res;
   res.cookie = args.cookie;
-  std::string file;
-  res.stat = resolver_(ctx, args.alock.fh, &file);
+  LockTarget target;
+  res.stat = ResolveLock(resolver_, ctx, args.alock, &target);
   if (res.stat != NLM4_GRANTED) return res;
+  const auto& [file, owner, first, last] = target;
   if (!args.reclaim && InGrace()) {
     res.stat = NLM4_DENIED_GRACE_PERIOD;
     return res;
   }
-  LockOwner owner = OwnerOf(args.alock);
-  uint64_t first, last;
-  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
 
   absl::MutexLock lock(&mu_);
   res.stat = NoteHost(ctx, owner.host, monitored);
@@ -234,12 +249,10 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
 nlm4_res NlmService::Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& args) {
   nlm4_res res;
   res.cookie = args.cookie;
-  std::string file;
-  res.stat = resolver_(ctx, args.alock.fh, &file);
+  LockTarget target;
+  res.stat = ResolveLock(resolver_, ctx, args.alock, &target);
   if (res.stat != NLM4_GRANTED) return res;
-  LockOwner owner = OwnerOf(args.alock);
-  uint64_t first, last;
-  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
+  const auto& [file, owner, first, last] = target;
   auto same_request = [&](const auto& r) {
     return r.file == file && r.owner == owner && r.first == first && r.last == last &&
            r.exclusive == args.exclusive;
@@ -266,12 +279,10 @@ nlm4_res NlmService::Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& ar
 nlm4_res NlmService::Unlock(const rpc::CallContext& ctx, const nlm4_unlockargs& args) {
   nlm4_res res;
   res.cookie = args.cookie;
-  std::string file;
-  res.stat = resolver_(ctx, args.alock.fh, &file);
+  LockTarget target;
+  res.stat = ResolveLock(resolver_, ctx, args.alock, &target);
   if (res.stat != NLM4_GRANTED) return res;
-  LockOwner owner = OwnerOf(args.alock);
-  uint64_t first, last;
-  NlmRange(args.alock.l_offset, args.alock.l_len, &first, &last);
+  const auto& [file, owner, first, last] = target;
   absl::MutexLock lock(&mu_);
   if (table_.Unlock(file, owner, first, last) == LockResult::kNoLocks) {
     res.stat = NLM4_DENIED_NOLOCKS;
