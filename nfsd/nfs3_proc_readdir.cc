@@ -22,6 +22,28 @@ vfs::Verifier ToVerifier(const uint8_t (&v)[n3::kCookieVerfSize]) {
   return out;
 }
 
+// The listing both procedures share: reads the directory through emit (which
+// fills res->entries within the budget), then sets the directory attributes,
+// cookie verifier and eof. False, with res->status set and no entries, on an
+// error or when not even one entry fits.
+template <typename Args, typename Res, typename Emit>
+bool ListDirectory(NfsServer& s, const CallAuth& auth, const Args& args, Emit& emit, Res* res) {
+  vfs::Verifier verf = ToVerifier(args.cookieverf);
+  bool eof = false;
+  std::optional<vfs::Attributes> dir_attrs;
+  absl::Status st =
+      s.backend().ReadDir(auth.cred, auth.handle, args.cookie, &verf, emit, &eof, &dir_attrs);
+  res->dir_attributes = ToPostOpAttr(dir_attrs);
+  if (!st.ok() || (res->entries.empty() && !eof)) {
+    res->status = st.ok() ? n3::NFS3ERR_TOOSMALL : StatusToNfsStat(st);
+    res->entries.clear();
+    return false;
+  }
+  std::memcpy(res->cookieverf, verf.data(), sizeof(res->cookieverf));
+  res->eof = eof;
+  return true;
+}
+
 }  // namespace
 
 void Readdir(NfsServer& s, const CallContext& ctx, const n3::READDIR3args& args,
@@ -38,19 +60,7 @@ void Readdir(NfsServer& s, const CallContext& ctx, const n3::READDIR3args& args,
     res->entries.push_back(std::move(entry));
     return true;
   };
-  vfs::Verifier verf = ToVerifier(args.cookieverf);
-  bool eof = false;
-  std::optional<vfs::Attributes> dir_attrs;
-  absl::Status st =
-      s.backend().ReadDir(auth.cred, auth.handle, args.cookie, &verf, emit, &eof, &dir_attrs);
-  res->dir_attributes = ToPostOpAttr(dir_attrs);
-  if (!st.ok() || (res->entries.empty() && !eof)) {
-    res->status = st.ok() ? n3::NFS3ERR_TOOSMALL : StatusToNfsStat(st);
-    res->entries.clear();
-    return;
-  }
-  std::memcpy(res->cookieverf, verf.data(), sizeof(res->cookieverf));
-  res->eof = eof;
+  ListDirectory(s, auth, args, emit, res);
 }
 
 void Readdirplus(NfsServer& s, const CallContext& ctx, const n3::READDIRPLUS3args& args,
@@ -84,17 +94,7 @@ void Readdirplus(NfsServer& s, const CallContext& ctx, const n3::READDIRPLUS3arg
     entry.cookie = e.cookie;
     return true;
   };
-  vfs::Verifier verf = ToVerifier(args.cookieverf);
-  bool eof = false;
-  std::optional<vfs::Attributes> dir_attrs;
-  absl::Status st =
-      s.backend().ReadDir(auth.cred, auth.handle, args.cookie, &verf, emit, &eof, &dir_attrs);
-  res->dir_attributes = ToPostOpAttr(dir_attrs);
-  if (!st.ok() || (res->entries.empty() && !eof)) {
-    res->status = st.ok() ? n3::NFS3ERR_TOOSMALL : StatusToNfsStat(st);
-    res->entries.clear();
-    return;
-  }
+  if (!ListDirectory(s, auth, args, emit, res)) return;
   // Handles and attributes per entry; one that vanished meanwhile is sent
   // without them (both are optional on the wire).
   for (n3::entryplus3& entry : res->entries) {
@@ -104,8 +104,6 @@ void Readdirplus(NfsServer& s, const CallContext& ctx, const n3::READDIRPLUS3arg
     entry.name_attributes = ToFattr3(r->attributes);
     entry.name_handle = ToNfsHandle(r->handle);
   }
-  std::memcpy(res->cookieverf, verf.data(), sizeof(res->cookieverf));
-  res->eof = eof;
 }
 
 }  // namespace nfs3d::nfsd::proc
