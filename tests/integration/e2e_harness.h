@@ -30,6 +30,7 @@
 #include "absl/types/span.h"
 #include "client/rpc_client.h"
 #include "rpc/call_context.h"
+#include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -40,31 +41,9 @@ namespace nfs3d::e2e {
 
 namespace fs = std::filesystem;
 
-inline absl::Span<const uint8_t> Span(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
-inline std::string Str(absl::Span<const uint8_t> s) {
-  return std::string(reinterpret_cast<const char*>(s.data()), s.size());
-}
-
-// A free port on 127.0.0.1 for both TCP and UDP (bound and released).
-inline uint16_t FreePort() {
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    int t = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(t, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    getsockname(t, reinterpret_cast<sockaddr*>(&a), &len);
-    int u = socket(AF_INET, SOCK_DGRAM, 0);
-    bool udp_ok = bind(u, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-    close(u);
-    close(t);
-    if (udp_ok) return ntohs(a.sin_port);
-  }
-  return 0;
-}
+using test_support::FreePort;
+using test_support::Span;
+using test_support::Str;
 
 // XDR argument builder.
 class Args {

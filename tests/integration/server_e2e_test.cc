@@ -16,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "client/rpc_client.h"
 #include "gtest/gtest.h"
+#include "tests/integration/e2e_harness.h"
+#include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -29,23 +31,10 @@ namespace fs = std::filesystem;
 using client::RpcClient;
 using client::RpcClientOptions;
 
-// A free TCP+UDP port on 127.0.0.1 (bound and released).
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
+using test_support::FreePort;
+using test_support::Span;
 
 std::string Bytes(xdr::BufferChain& chain) { return chain.Flatten(); }
-absl::Span<const uint8_t> Span(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
 
 // Encodes a few NFSv3 argument structures by hand (the test is a client).
 std::string FhArgs(const std::string& fh) {
@@ -87,27 +76,8 @@ std::string WriteArgs(const std::string& fh, const std::string& data) {
   return Bytes(c);
 }
 
-struct Fattr {
-  uint32_t type, mode, nlink, uid, gid;
-  uint64_t size, fileid;
-};
-
-Fattr DecodeFattr(xdr::Decoder& d) {
-  Fattr a{};
-  a.type = d.U32();
-  a.mode = d.U32();
-  a.nlink = d.U32();
-  a.uid = d.U32();
-  a.gid = d.U32();
-  a.size = d.U64();
-  d.U64();  // used
-  d.U32();  // rdev
-  d.U32();
-  d.U64();  // fsid
-  a.fileid = d.U64();
-  for (int i = 0; i < 6; ++i) d.U32();  // times
-  return a;
-}
+using e2e::DecodeFattr;
+using e2e::Fattr;
 
 class ServerE2eTest : public ::testing::Test {
  protected:

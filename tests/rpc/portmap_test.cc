@@ -21,6 +21,7 @@
 #include "rpc/record_marker.h"
 #include "rpc/rpc_server.h"
 #include "rpc/rpcbind_client.h"
+#include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -446,29 +447,17 @@ TEST_F(PortmapEndToEndTest, RpcbindAvailableSeesTheEmbeddedPortmapper) {
 
 TEST(RpcbindAvailableTest, FalseQuicklyWhenNothingListens) {
   // Grab a free port and release it: ECONNREFUSED comes back at once.
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
+  uint16_t port = test_support::FreePort();
   auto start = std::chrono::steady_clock::now();
-  EXPECT_FALSE(RpcbindAvailable("127.0.0.1", ntohs(a.sin_port), std::chrono::milliseconds(500)));
+  EXPECT_FALSE(RpcbindAvailable("127.0.0.1", port, std::chrono::milliseconds(500)));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(700));
 }
 
 TEST(RpcbindAvailableTest, FalseWithinTimeoutWhenPeerIsSilent) {
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  uint16_t port = 0;
+  int fd = test_support::BindLoopback(SOCK_DGRAM, &port);  // silent: never answers
   auto start = std::chrono::steady_clock::now();
-  EXPECT_FALSE(RpcbindAvailable("127.0.0.1", ntohs(a.sin_port), std::chrono::milliseconds(300)));
+  EXPECT_FALSE(RpcbindAvailable("127.0.0.1", port, std::chrono::milliseconds(300)));
   auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GE(took, std::chrono::milliseconds(250));
   EXPECT_LT(took, std::chrono::milliseconds(800));

@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
+#include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -35,21 +36,8 @@ namespace fs = std::filesystem;
 using client::RpcClient;
 using client::RpcClientOptions;
 
-uint16_t FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
-}
-
-absl::Span<const uint8_t> Span(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+using test_support::FreePort;
+using test_support::Span;
 
 // Builds XDR argument bytes.
 class Args {
