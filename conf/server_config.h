@@ -41,7 +41,7 @@ struct ServerConfig {
   std::vector<std::string> listen = {"0.0.0.0", "::"};  // numeric addresses
   uint16_t port = 2049;          // NFS; 0 = ephemeral (tests)
   uint16_t mountd_port = 20048;  // MOUNT; 0 = ephemeral
-  uint32_t threads = 8;          // worker threads running procedures
+  uint32_t threads = 16;         // worker threads running procedures
   uint32_t io_threads = 0;       // network io_contexts; 0 = number of cores
   bool udp = true;
   bool tcp = true;

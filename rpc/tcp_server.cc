@@ -24,6 +24,9 @@ using boost::system::error_code;
 
 namespace {
 constexpr size_t kReadBufferSize = 64 << 10;
+// Unsent reply bytes at which a connection stops reading calls. Calls already
+// in progress may still add their replies (bounded by the in-flight limit).
+constexpr size_t kMaxUnsentReplyBytes = 4 << 20;
 constexpr int kSendBufferSize = 4 << 20;
 
 void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
@@ -65,7 +68,6 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
     : socket_(std::move(socket)),
       context_(context),
       reassembler_(context->options().max_record_size),
-      read_buf_(kReadBufferSize),
       capacity_timer_(socket_.get_executor()) {
   info_.transport = Transport::kTcp;
   error_code ec;
@@ -93,9 +95,25 @@ void TcpConnection::ReadMore() {
   if (reading_ || eof_ || closed_) return;
   // Back-pressure: at the in-flight bound, or with records still buffered,
   // nothing more is read; a client that does not read its replies stalls.
+  if (RepliesBacklogged()) return;  // OnWrite reads again as replies drain
   if (!ProcessBuffered()) return;
   if (StartDirectRead()) return;
   reading_ = true;
+  if (read_buf_.empty()) {
+    // The read buffer is allocated when the first bytes arrive, so idle
+    // connections (1000s of mounts) cost no 64 KiB each.
+    socket_.async_wait(asio::socket_base::wait_read,
+                       [self = shared_from_this()](const error_code& ec) {
+                         self->reading_ = false;
+                         if (ec) {
+                           self->OnRead(ec, 0);
+                           return;
+                         }
+                         self->read_buf_.resize(kReadBufferSize);
+                         self->ReadMore();
+                       });
+    return;
+  }
   socket_.async_read_some(asio::buffer(read_buf_),
                           [self = shared_from_this()](const error_code& ec, size_t n) {
                             self->OnRead(ec, n);
@@ -249,6 +267,7 @@ void TcpConnection::OnReply(bool send, xdr::BufferChain reply) {
   }
   Reply r;
   EncodeRecordMark(static_cast<uint32_t>(reply.size()), /*last=*/true, r.mark.data());
+  unsent_bytes_ += reply.size();
   r.body = std::move(reply);
   queue_.push_back(std::move(r));
   StartWrite();
@@ -275,8 +294,11 @@ void TcpConnection::StartWrite() {
                     });
 }
 
+bool TcpConnection::RepliesBacklogged() const { return unsent_bytes_ >= kMaxUnsentReplyBytes; }
+
 void TcpConnection::OnWrite(const error_code& ec) {
   inflight_ -= writing_.size();
+  for (const Reply& r : writing_) unsent_bytes_ -= r.body.size();
   writing_.clear();
   if (ec) {
     if (ec != asio::error::operation_aborted) NFS3D_LOG_DEBUG("tcp: write: %s", ec.message());

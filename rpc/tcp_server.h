@@ -137,6 +137,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void DoClose();
   // At the server-wide in-flight limit: try reading records again shortly.
   void WaitForCapacity();
+  // True while replies the client has not taken yet exceed the budget: a
+  // client that does not read its replies gets no more calls read.
+  bool RepliesBacklogged() const;
 
   Socket socket_;
   TcpContext* context_;
@@ -152,6 +155,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
   size_t inflight_ = 0;  // records read whose reply is not yet written (or dropped)
+  size_t unsent_bytes_ = 0;  // reply bytes queued or being written
   std::deque<Reply> queue_;
   std::vector<Reply> writing_;  // the batch of the async_write in progress
 };

@@ -45,7 +45,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_EQ(c.listen, (std::vector<std::string>{"0.0.0.0", "::"}));
   EXPECT_EQ(c.port, 2049);
   EXPECT_EQ(c.mountd_port, 20048);
-  EXPECT_EQ(c.threads, 8u);
+  EXPECT_EQ(c.threads, 16u);
   EXPECT_EQ(c.io_threads, 0u);
   EXPECT_TRUE(c.udp);
   EXPECT_TRUE(c.tcp);
@@ -363,7 +363,7 @@ TEST(ServerConfigTest, DescribeMentionsTheEssentials) {
   for (const char* part :
        {"listen=0.0.0.0,::", "port=2049", "mountd_port=20048",
         "tcp(r1048576/1048576 w1048576/1048576)", "udp(r32768/32768 w32768/32768)",
-        "threads=8", "io_threads=auto", "portmapper=auto",
+        "threads=16", "io_threads=auto", "portmapper=auto",
         "exports=/etc/nfs3d/exports", "log=info"}) {
     EXPECT_NE(d.find(part), std::string::npos) << d << " lacks " << part;
   }
