@@ -301,7 +301,9 @@ class PosixBackend::Impl {
 
   absl::Status AddExport(uint32_t id, const std::string& path);
   absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
-  absl::StatusOr<FileHandle> MakeHandle(const Export& exp, int fd);
+  // Handle of fd itself, or of `name` in directory fd (not following a
+  // final symlink) when name is given.
+  absl::StatusOr<FileHandle> MakeHandle(const Export& exp, int fd, const char* name = nullptr);
   NodePtr Adopt(std::shared_ptr<const Export> exp, UniqueFd fd, const FileHandle& handle,
                 const struct stat& st);
   // fstat of the object; ESTALE (and the node dropped from the caches) once
@@ -502,11 +504,13 @@ PosixBackend::Impl::NodePtr PosixBackend::Impl::Adopt(std::shared_ptr<const Expo
   return nodes_.Insert(node->key, node);
 }
 
-absl::StatusOr<FileHandle> PosixBackend::Impl::MakeHandle(const Export& exp, int fd) {
+absl::StatusOr<FileHandle> PosixBackend::Impl::MakeHandle(const Export& exp, int fd,
+                                                          const char* name) {
   KernelHandle kh;
   kh.header.handle_bytes = MAX_HANDLE_SZ;
   int mount_id = -1;
-  if (name_to_handle_at(fd, "", &kh.header, &mount_id, AT_EMPTY_PATH) != 0) {
+  if (name_to_handle_at(fd, name ? name : "", &kh.header, &mount_id, name ? 0 : AT_EMPTY_PATH) !=
+      0) {
     return Errno("name_to_handle_at");
   }
   if (mount_id != exp.mount_id) return ErrnoError(EACCES, "object on another mount");
@@ -757,6 +761,25 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(dir);
   if (!node.ok()) return node.status();
   const Impl::NodePtr& d = *node;
+  if (dir_attributes == nullptr && name != "." && name != "..") {
+    // READDIRPLUS (hundreds of entries per call): attributes and handle come
+    // straight from the name, without opening each entry or pushing hot
+    // descriptors out of the cache. Search permission is still checked as
+    // the caller; a handle that is not a directory gets ENOTDIR from fstatat.
+    absl::Status valid = CheckName(name);
+    if (!valid.ok()) return valid;
+    const std::string n(name);
+    struct stat st;
+    {
+      ScopedCredentials creds(cred);
+      if (!creds.status().ok()) return creds.status();
+      if (fstatat(d->fd.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Errno("lookup");
+    }
+    if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+    absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, d->fd.get(), n.c_str());
+    if (!fh.ok()) return fh.status();
+    return LookupResult{*fh, impl_->ToAttributes(st, *d->exp)};
+  }
   absl::StatusOr<struct stat> dst = impl_->Stat(*d);
   if (!dst.ok()) return dst.status();
   if (dir_attributes) *dir_attributes = impl_->ToAttributes(*dst, *d->exp);
