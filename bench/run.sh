@@ -12,7 +12,7 @@
 #
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
-#        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16; nfs3d.conf default 8)
+#        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf)
 # Needs root. Stops only the processes it started.
 set -euo pipefail
 
