@@ -11,12 +11,35 @@
 
 namespace nfs3d::nfsd::proc {
 
-// READ builds its reply by hand so the data is never copied after pread. The
-// reply is status, post_op_attr, count, eof, then the data opaque -- but the
-// head is known only after the read (attributes and count come from it). So
-// the data is read into a buffer of its own and attached to the reply chain by
-// reference (BufferChain::AppendExternal) after the head has been encoded:
-// one pread into memory that goes to sendmsg as is.
+namespace {
+// READs at least this big go out by sendfile where the transport can; for
+// smaller ones a pread into the reply costs less than the extra syscall.
+constexpr uint32_t kSendfileMinBytes = 16 << 10;
+
+void EncodeReadOk(xdr::Encoder& out, const std::optional<vfs::Attributes>& attributes,
+                  uint32_t count, bool eof) {
+  n3::READ3resok_head head;
+  head.file_attributes = ToPostOpAttr(attributes);
+  head.count = count;
+  head.eof = eof;
+  out.U32(n3::NFS3_OK);
+  n3::EncodeReadHead(out, head);
+  out.U32(count);
+}
+
+void PadOpaque(xdr::Encoder& out, uint32_t count) {
+  static constexpr uint8_t kPad[4] = {};
+  if (count % 4) out.chain()->Append(kPad, 4 - count % 4);
+}
+}  // namespace
+
+// READ builds its reply by hand so file data is copied at most once. The
+// reply is status, post_op_attr, count, eof, then the data opaque, and the
+// head is known only once the file has been looked at. Over TCP the data is
+// a file segment that the transport sends with sendfile (no copy in user
+// space). Otherwise it is read into a pooled buffer of its own and attached
+// to the reply chain by reference after the head: one pread into memory that
+// goes to sendmsg as is.
 rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
                      xdr::Encoder& out) {
   n3::READ3args args;
@@ -30,6 +53,21 @@ rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
   }
   // The server may return less than asked (§3.3.6); never more than rtmax.
   const uint32_t count = std::min(args.count, s.SizesFor(ctx).rtmax);
+  if (count >= kSendfileMinBytes && ctx.transport != nullptr && ctx.transport->file_segments) {
+    absl::StatusOr<vfs::FileSlice> slice =
+        s.backend().ReadSlice(auth.cred, auth.handle, args.offset, count);
+    if (slice.ok()) {
+      EncodeReadOk(out, slice->attributes, slice->count, slice->eof);
+      const int fd = slice->fd;
+      out.chain()->AppendFile(std::move(slice->owner), fd, args.offset, slice->count);
+      PadOpaque(out, slice->count);
+      return rpc::ProcResult::kSuccess;
+    }
+    if (!absl::IsUnimplemented(slice.status())) {
+      n3::EncodeReadFail(out, StatusToNfsStat(slice.status()), std::nullopt);
+      return rpc::ProcResult::kSuccess;
+    }
+  }
   // A pooled block: a fresh 1 MiB allocation per READ meant mmap, page
   // faults and munmap every call.
   std::shared_ptr<uint8_t[]> data = xdr::BlockPool::ForRead(std::max(count, 1u));
@@ -39,19 +77,14 @@ rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
     n3::EncodeReadFail(out, StatusToNfsStat(r.status()), std::nullopt);
     return rpc::ProcResult::kSuccess;
   }
-  n3::READ3resok_head head;
-  head.file_attributes = ToPostOpAttr(r->attributes);
-  head.count = std::min(r->count, count);
+  const uint32_t got = std::min(r->count, count);
   // eof: the read reached the end of the file, as the backend saw it or as
   // the post-op size says.
-  head.eof = r->eof || (r->attributes && args.offset + head.count >= r->attributes->size);
-  out.U32(n3::NFS3_OK);
-  n3::EncodeReadHead(out, head);
-  out.U32(head.count);
+  EncodeReadOk(out, r->attributes, got,
+               r->eof || (r->attributes && args.offset + got >= r->attributes->size));
   const uint8_t* bytes = data.get();
-  out.chain()->AppendExternal(std::move(data), bytes, head.count);
-  static constexpr uint8_t kPad[4] = {};
-  if (head.count % 4) out.chain()->Append(kPad, 4 - head.count % 4);
+  out.chain()->AppendExternal(std::move(data), bytes, got);
+  PadOpaque(out, got);
   return rpc::ProcResult::kSuccess;
 }
 

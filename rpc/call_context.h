@@ -21,6 +21,9 @@ struct TransportInfo {
   sockaddr_storage local{};  // address and port the call arrived on
   socklen_t local_len = 0;
   uint32_t mtu = 0;  // MTU of the receiving interface; 0 if unknown
+  // The transport sends file segments of a reply chain (sendfile); without
+  // this a procedure must put every byte of its reply in memory.
+  bool file_segments = false;
 };
 
 // RFC 5531 auth flavors nfs3d accepts.

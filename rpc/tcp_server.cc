@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
 #include "boost/asio/strand.hpp"
-#include "boost/asio/write.hpp"
 #include "common/log.h"
 #include "rpc/inline_calls.h"
 #include "xdr/buffer_pool.h"
@@ -83,6 +82,11 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   // autotuning grows the buffer (READ at 4 in flight ran at 60% of ganesha's
   // rate, which sets 4 MiB too).
   socket_.set_option(asio::socket_base::send_buffer_size(kSendBufferSize), ec);
+  // Replies are written with sendmsg/sendfile on the descriptor itself
+  // (TcpReplyWriter), which must never block the io thread.
+  socket_.native_non_blocking(true, ec);
+  // READ over TCP may answer with file segments (sendfile).
+  info_.file_segments = true;
 }
 
 TcpConnection::~TcpConnection() { context_->Remove(this); }
@@ -275,28 +279,47 @@ void TcpConnection::OnReply(bool send, xdr::BufferChain reply) {
 
 void TcpConnection::StartWrite() {
   if (!writing_.empty() || queue_.empty() || closed_) return;
-  // Everything queued goes out in one gathered write: mark + chain segments.
+  // Everything queued goes out as one batch: gathered sendmsg for marks and
+  // encoded fields, sendfile for READ data (see TcpReplyWriter).
   while (!queue_.empty()) {
     writing_.push_back(std::move(queue_.front()));
     queue_.pop_front();
   }
-  std::vector<asio::const_buffer> buffers;
-  std::vector<iovec> iov;
+  writer_.Clear();
   for (const Reply& r : writing_) {
-    buffers.emplace_back(r.mark.data(), r.mark.size());
-    iov.clear();
-    r.body.AppendIovecs(&iov);
-    for (const iovec& v : iov) buffers.emplace_back(v.iov_base, v.iov_len);
+    writer_.Add(r.mark.data(), r.mark.size());
+    writer_.Add(r.body);
   }
-  asio::async_write(socket_, buffers,
-                    [self = shared_from_this()](const error_code& ec, size_t) {
-                      self->OnWrite(ec);
-                    });
+  ContinueWrite();
+}
+
+void TcpConnection::ContinueWrite() {
+  if (closed_) return;
+  int err = 0;
+  switch (writer_.WriteSome(socket_.native_handle(), &err)) {
+    case TcpReplyWriter::Progress::kDone:
+      OnWrite(error_code());
+      return;
+    case TcpReplyWriter::Progress::kError:
+      OnWrite(error_code(err, boost::system::system_category()));
+      return;
+    case TcpReplyWriter::Progress::kWouldBlock:
+      socket_.async_wait(asio::socket_base::wait_write,
+                         [self = shared_from_this()](const error_code& ec) {
+                           if (ec) {
+                             self->OnWrite(ec);
+                           } else {
+                             self->ContinueWrite();
+                           }
+                         });
+      return;
+  }
 }
 
 bool TcpConnection::RepliesBacklogged() const { return unsent_bytes_ >= kMaxUnsentReplyBytes; }
 
 void TcpConnection::OnWrite(const error_code& ec) {
+  writer_.Clear();  // its pieces point into writing_
   inflight_ -= writing_.size();
   for (const Reply& r : writing_) unsent_bytes_ -= r.body.size();
   writing_.clear();

@@ -26,6 +26,7 @@
 #include "rpc/call_context.h"
 #include "rpc/record_marker.h"
 #include "rpc/service.h"
+#include "rpc/tcp_reply_writer.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
@@ -132,6 +133,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void Dispatch(std::vector<uint8_t> record);
   void OnReply(bool send, xdr::BufferChain reply);
   void StartWrite();
+  // Writes what the socket takes; waits for writability and comes back.
+  void ContinueWrite();
   void OnWrite(const boost::system::error_code& ec);
   void MaybeFinish();
   void DoClose();
@@ -157,7 +160,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   size_t inflight_ = 0;  // records read whose reply is not yet written (or dropped)
   size_t unsent_bytes_ = 0;  // reply bytes queued or being written
   std::deque<Reply> queue_;
-  std::vector<Reply> writing_;  // the batch of the async_write in progress
+  std::vector<Reply> writing_;  // the batch being written
+  TcpReplyWriter writer_;       // writes writing_
 };
 
 // Accepts connections on one address; each new connection goes to the io

@@ -114,6 +114,16 @@ struct ReadResult {
   std::optional<Attributes> attributes;
 };
 
+// A READ answered by reference: count bytes of the open file fd from offset,
+// which owner keeps open. The caller sends them later (sendfile).
+struct FileSlice {
+  std::shared_ptr<const void> owner;
+  int fd = -1;
+  uint32_t count = 0;
+  bool eof = false;
+  std::optional<Attributes> attributes;
+};
+
 struct WriteResult {
   uint32_t count = 0;
   StableHow committed = StableHow::kUnstable;
@@ -170,6 +180,15 @@ class Backend {
   // Reads up to count bytes into buf (which holds at least count bytes).
   virtual absl::StatusOr<ReadResult> Read(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                           uint32_t count, uint8_t* buf) = 0;
+  // Like Read, with the same checks and errors, but reads nothing: returns
+  // the descriptor and how many bytes from offset (clipped at end of file)
+  // the reply should carry. Backends without descriptors keep this default,
+  // and callers then use Read.
+  virtual absl::StatusOr<FileSlice> ReadSlice(const Cred& cred, const FileHandle& fh,
+                                              uint64_t offset, uint32_t count) {
+    (void)cred, (void)fh, (void)offset, (void)count;
+    return absl::UnimplementedError("no file slices");
+  }
   virtual absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh,
                                             uint64_t offset, absl::Span<const uint8_t> data,
                                             StableHow stable, Wcc* wcc) = 0;

@@ -341,6 +341,8 @@ class PosixBackend::Impl {
   // Under the caller's credentials: may the caller read/write this regular
   // file (with knfsd's owner override and read-if-execute)?
   absl::Status CheckIo(const Cred& cred, const Node& node, const struct stat& st, bool write);
+  struct ReadAccess;
+  absl::StatusOr<ReadAccess> OpenForRead(const Cred& cred, const FileHandle& fh, uint64_t offset);
 
   absl::Mutex& Stripe(const Node& n) { return stripes_[StripeIndex(n)]; }
   size_t StripeIndex(const Node& n) const {
@@ -870,45 +872,76 @@ absl::StatusOr<std::string> PosixBackend::Readlink(const Cred& cred, const FileH
   return target;
 }
 
-absl::StatusOr<ReadResult> PosixBackend::Read(const Cred& cred, const FileHandle& fh,
-                                              uint64_t offset, uint32_t count, uint8_t* buf) {
-  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+// What READ and ReadSlice share: the file resolved, checked to be a regular
+// file the caller may read, and a descriptor to read it with.
+struct PosixBackend::Impl::ReadAccess {
+  NodePtr node;
+  struct stat st;
+  std::shared_ptr<IoFds> keep;  // keeps fd open
+  int fd;
+};
+
+absl::StatusOr<PosixBackend::Impl::ReadAccess> PosixBackend::Impl::OpenForRead(
+    const Cred& cred, const FileHandle& fh, uint64_t offset) {
+  absl::StatusOr<NodePtr> node = Resolve(fh);
   if (!node.ok()) return node.status();
-  const Node& n = **node;
-  absl::StatusOr<struct stat> st = impl_->Stat(n);
+  absl::StatusOr<struct stat> st = Stat(**node);
   if (!st.ok()) return st.status();
-  ReadResult result;
-  result.attributes = impl_->ToAttributes(*st, *n.exp);
   if (S_ISDIR(st->st_mode)) return ErrnoError(EISDIR, "read of a directory");
   if (!S_ISREG(st->st_mode)) return ErrnoError(EINVAL, "read of a special file");
   if (offset > static_cast<uint64_t>(std::numeric_limits<off_t>::max())) {
     return ErrnoError(EINVAL, "offset too large");
   }
-  auto io = impl_->IoFd(n, /*write=*/false);
+  auto io = IoFd(**node, /*write=*/false);
   if (!io.ok()) return io.status();
-  size_t done = 0;
   {
     ScopedCredentials creds(cred);
     if (!creds.status().ok()) return creds.status();
-    absl::Status allowed = impl_->CheckIo(cred, n, *st, /*write=*/false);
+    absl::Status allowed = CheckIo(cred, **node, *st, /*write=*/false);
     if (!allowed.ok()) return allowed;
-    while (done < count) {
-      ssize_t got = pread(io->second, buf + done, count - done, static_cast<off_t>(offset + done));
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        if (done > 0) break;  // report what was read
-        return Errno("pread");
-      }
-      if (got == 0) break;
-      done += static_cast<size_t>(got);
-    }
   }
+  return ReadAccess{*std::move(node), *st, std::move(io->first), io->second};
+}
+
+absl::StatusOr<ReadResult> PosixBackend::Read(const Cred& cred, const FileHandle& fh,
+                                              uint64_t offset, uint32_t count, uint8_t* buf) {
+  absl::StatusOr<Impl::ReadAccess> access = impl_->OpenForRead(cred, fh, offset);
+  if (!access.ok()) return access.status();
+  const Node& n = *access->node;
+  // The descriptor was opened with the server's identity and the caller's
+  // permission is checked: the pread itself needs no credential switch.
+  size_t done = 0;
+  while (done < count) {
+    ssize_t got = pread(access->fd, buf + done, count - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      if (done > 0) break;  // report what was read
+      return Errno("pread");
+    }
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  ReadResult result;
   absl::StatusOr<struct stat> after = impl_->Stat(n);
-  if (after.ok()) result.attributes = impl_->ToAttributes(*after, *n.exp);
-  uint64_t size = after.ok() ? static_cast<uint64_t>(after->st_size) : st->st_size;
+  const struct stat& st = after.ok() ? *after : access->st;
+  result.attributes = impl_->ToAttributes(st, *n.exp);
   result.count = static_cast<uint32_t>(done);
-  result.eof = offset + done >= size;
+  result.eof = offset + done >= static_cast<uint64_t>(st.st_size);
   return result;
+}
+
+absl::StatusOr<FileSlice> PosixBackend::ReadSlice(const Cred& cred, const FileHandle& fh,
+                                                  uint64_t offset, uint32_t count) {
+  absl::StatusOr<Impl::ReadAccess> access = impl_->OpenForRead(cred, fh, offset);
+  if (!access.ok()) return access.status();
+  const uint64_t size = static_cast<uint64_t>(access->st.st_size);
+  FileSlice slice;
+  slice.count = offset >= size ? 0 : static_cast<uint32_t>(std::min<uint64_t>(count, size - offset));
+  slice.eof = offset + slice.count >= size;
+  slice.attributes = impl_->ToAttributes(access->st, *access->node->exp);
+  slice.fd = access->fd;
+  slice.owner = std::move(access->keep);
+  return slice;
 }
 
 absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHandle& fh,

@@ -124,6 +124,8 @@ class PosixBackend : public Backend {
                                        std::optional<Attributes>* attributes) override;
   absl::StatusOr<ReadResult> Read(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, uint8_t* buf) override;
+  absl::StatusOr<FileSlice> ReadSlice(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                      uint32_t count) override;
   absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                     absl::Span<const uint8_t> data, StableHow stable,
                                     Wcc* wcc) override;

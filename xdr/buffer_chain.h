@@ -1,7 +1,9 @@
 // A reply under construction: an ordered list of byte segments that can be
 // handed to sendmsg/writev as iovecs. Small fields are packed into owned
 // blocks; bulk data (READ) is read straight into a reserved region of a block,
-// or attached by reference, so file data is never copied after pread.
+// or attached by reference, so file data is never copied after pread. Over
+// TCP, READ data can instead be a file segment: a range of an open file that
+// the transport sends with sendfile, so it is never copied in user space.
 #ifndef NFS3D_XDR_BUFFER_CHAIN_H_
 #define NFS3D_XDR_BUFFER_CHAIN_H_
 
@@ -35,20 +37,32 @@ class BufferChain {
   // Adds bytes owned by someone else; owner keeps them alive as long as the
   // chain (or anything it is moved into) lives.
   void AppendExternal(std::shared_ptr<const void> owner, const uint8_t* data, size_t len);
+  // Adds len bytes of the open file fd from offset, to be read when the chain
+  // is sent; owner keeps fd open. If the file is shorter by then, the missing
+  // bytes are sent as zeros (the reply's length is already promised).
+  void AppendFile(std::shared_ptr<const void> owner, int fd, uint64_t offset, size_t len);
+
+  // A memory segment (fd < 0: data, len) or a file segment (fd, file_offset, len).
+  struct Segment {
+    const uint8_t* data = nullptr;
+    size_t len = 0;
+    int fd = -1;
+    uint64_t file_offset = 0;
+  };
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // Appends one iovec per segment to out.
+  bool has_file_segments() const { return has_file_segments_; }
+  const std::vector<Segment>& segments() const { return segments_; }
+  // Appends one iovec per segment to out. Only for chains without file
+  // segments (transports that cannot send them never ask for them).
   void AppendIovecs(std::vector<iovec>* out) const;
-  // Copies every segment into one string (tests, DRC storage, UDP fallback).
+  // Copies every segment into one string, reading file segments (tests, DRC
+  // storage).
   std::string Flatten() const;
   void Clear();
 
  private:
-  struct Segment {
-    const uint8_t* data;
-    size_t len;
-  };
   struct Block {
     std::unique_ptr<uint8_t[]> bytes;
     size_t capacity;
@@ -63,6 +77,7 @@ class BufferChain {
   std::vector<Block> blocks_;
   std::vector<std::shared_ptr<const void>> owners_;
   size_t size_ = 0;
+  bool has_file_segments_ = false;
 };
 
 }  // namespace nfs3d::xdr

@@ -28,13 +28,16 @@ wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 \
   || { cat "$WORK/nfs3d.log" >&2; fail "nfs3d did not come up"; }
 "$LAB" exec -- rpcinfo -p 127.0.0.1 >&2
 
+clear_export() { rm -rf "${WORK:?}/export/"*; }
+LAB_RETRY_RESET=clear_export
+
 run_one() {
   local proto=$1 how=$2 expect_size=$3
   local out="$WORK/out-$proto-$how" ports=()
   [ "$how" = ports ] && ports=(--port 2049 --mountport 20048)
   log "mount over $proto ($how)"
-  "$LAB" mount-run --export "$WORK/export" --proto "$proto" "${ports[@]}" --out-dir "$out" \
-      --script "$(dirname "$0")/guest_fileops.sh" > "$out.log" 2>&1 \
+  lab_mount_run "$out.log" --export "$WORK/export" --proto "$proto" "${ports[@]}" --out-dir "$out" \
+      --timeout 600 --script "$(dirname "$0")/guest_fileops.sh" \
     || { cat "$out.log" >&2; tail -50 "$WORK/nfs3d.log" >&2; fail "mount-run over $proto ($how)"; }
   local line
   line=$(grep "effective mount:" "$out.log" | head -n 1)

@@ -53,11 +53,11 @@ run_at_mtu() {
   done
   grep -q "serving NFSv3" "$WORK/nfs3d-$mtu.log" || { cat "$WORK/nfs3d-$mtu.log" >&2; fail "nfs3d did not come up"; }
   # No rsize/wsize options: the client uses the server's preferred sizes.
-  "$LAB" mount-run --export "$WORK/export" --proto udp --port 2049 --mountport 20048 \
-      --out-dir "$out" -- \
+  lab_mount_run "$out.log" --export "$WORK/export" --proto udp --port 2049 --mountport 20048 \
+      --out-dir "$out" --timeout 600 -- \
       'head -c 300000 /dev/urandom > $OUT/src; cp $OUT/src $MNT/f-'"$mtu"'; sync;
        echo 3 > /proc/sys/vm/drop_caches; cmp $OUT/src $MNT/f-'"$mtu"' && echo readback-ok;
-       grep " nfs " /proc/mounts' > "$out.log" 2>&1 \
+       grep " nfs " /proc/mounts' \
     || { cat "$out.log" >&2; tail -30 "$WORK/nfs3d-$mtu.log" >&2; fail "mount-run at MTU $mtu"; }
   local line
   line=$(grep "effective mount:" "$out.log" | head -n 1)

@@ -92,6 +92,29 @@ lab_cleanup() {
   if [ -n "$DATA" ]; then rm -rf "$DATA"; fi
 }
 
+# lab_nic_stalled LOG: true if the guest kernel log in LOG shows its virtio
+# NIC's transmit queue timing out (NETDEV WATCHDOG). That is QEMU (TCG) not
+# servicing the guest's NIC on a starved host; no server behaviour causes it.
+lab_nic_stalled() { grep -q "NETDEV WATCHDOG" "$1"; }
+
+# lab_mount_run LOG ARGS...: `$LAB mount-run ARGS` with its output in LOG. If
+# it failed because the guest's NIC stalled, it says so and runs once more
+# (after the function named by LAB_RETRY_RESET, if set); the first output is
+# kept in LOG.stalled. Any other failure is returned as it is.
+lab_mount_run() {
+  local log_file=$1 rc=0
+  shift
+  "$LAB" mount-run "$@" > "$log_file" 2>&1 || rc=$?
+  if [ $rc -ne 0 ] && lab_nic_stalled "$log_file"; then
+    log "the guest's NIC stalled (NETDEV WATCHDOG: QEMU starved on this host, not a server fault); running again once"
+    mv "$log_file" "$log_file.stalled"
+    if [ -n "${LAB_RETRY_RESET:-}" ]; then "$LAB_RETRY_RESET"; fi
+    rc=0
+    "$LAB" mount-run "$@" > "$log_file" 2>&1 || rc=$?
+  fi
+  return $rc
+}
+
 # make_lab_export: WORK with state/ and export/, exported to the lab subnet.
 make_lab_export() {
   make_work

@@ -294,6 +294,31 @@ TEST_F(PosixBackendTest, WriteReadAndWcc) {
   EXPECT_EQ(ErrnoOf(WriteString(root_, 0, "x")), EISDIR);
 }
 
+// ReadSlice answers like Read, without reading: the count is clipped at end
+// of file and the descriptor reads the same bytes.
+TEST_F(PosixBackendTest, ReadSliceMatchesRead) {
+  FileHandle f = MakeFile(root_, "f");
+  ASSERT_TRUE(WriteString(f, 0, "0123456789").ok());
+  ASSERT_OK_AND_ASSIGN(mid, backend_->ReadSlice(kRoot, f, 2, 4));
+  EXPECT_EQ(mid.count, 4u);
+  EXPECT_FALSE(mid.eof);
+  ASSERT_TRUE(mid.attributes);
+  EXPECT_EQ(mid.attributes->size, 10u);
+  ASSERT_NE(mid.owner, nullptr);
+  char buf[4];
+  ASSERT_EQ(pread(mid.fd, buf, sizeof(buf), 2), 4);
+  EXPECT_EQ(std::string(buf, 4), "2345");
+  ASSERT_OK_AND_ASSIGN(tail, backend_->ReadSlice(kRoot, f, 7, 100));
+  EXPECT_EQ(tail.count, 3u);
+  EXPECT_TRUE(tail.eof);
+  ASSERT_OK_AND_ASSIGN(past, backend_->ReadSlice(kRoot, f, 100, 10));
+  EXPECT_EQ(past.count, 0u);
+  EXPECT_TRUE(past.eof);
+  EXPECT_EQ(ErrnoOf(backend_->ReadSlice(kRoot, root_, 0, 10).status()), EISDIR);
+  FileHandle secret = MakeFile(root_, "secret", 0600);
+  EXPECT_EQ(ErrnoOf(backend_->ReadSlice(kUser, secret, 0, 10).status()), EACCES);
+}
+
 TEST_F(PosixBackendTest, StableWritesAndCommit) {
   FileHandle f = MakeFile(root_, "f");
   std::string data(8192, 'd');

@@ -1,0 +1,49 @@
+// Writes a batch of RPC replies to a non-blocking TCP socket: each reply is its
+// record mark and its body chain. Memory segments go out gathered with
+// sendmsg; file segments (READ data over TCP) go out with sendfile, so file
+// data is never copied in user space. The writer only moves bytes; waiting
+// for the socket to become writable is the caller's job.
+#ifndef NFS3D_RPC_TCP_REPLY_WRITER_H_
+#define NFS3D_RPC_TCP_REPLY_WRITER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "xdr/buffer_chain.h"
+
+namespace nfs3d::rpc {
+
+class TcpReplyWriter {
+ public:
+  enum class Progress { kDone, kWouldBlock, kError };
+
+  // Queues bytes that must outlive the writer's use of them (until Clear or
+  // kDone): a reply's record mark, then its body.
+  void Add(const uint8_t* data, size_t len);
+  void Add(const xdr::BufferChain& body);
+
+  // Writes until everything is sent (kDone), the socket is full
+  // (kWouldBlock: call again once it is writable) or fails (kError, *error
+  // set to the errno).
+  Progress WriteSome(int socket_fd, int* error);
+
+  bool done() const { return next_ == pieces_.size(); }
+  void Clear();
+
+ private:
+  using Piece = xdr::BufferChain::Segment;
+  // Sends memory pieces from next_ on with one sendmsg.
+  Progress SendMemory(int socket_fd, int* error);
+  // Sends (part of) the file piece at next_.
+  Progress SendFile(int socket_fd, int* error);
+  void Advance(size_t n);
+
+  std::vector<Piece> pieces_;
+  size_t next_ = 0;      // first piece not completely sent
+  size_t next_off_ = 0;  // bytes of pieces_[next_] already sent
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_TCP_REPLY_WRITER_H_
