@@ -66,6 +66,15 @@ absl::Status Errno(std::string_view context) { return ErrnoError(errno, context)
 
 std::string ProcPath(int fd) { return absl::StrCat("/proc/self/fd/", fd); }
 
+// The path the kernel has for descriptor fd now (follows renames).
+bool FdPath(int fd, std::string* out) {
+  char buf[PATH_MAX];
+  ssize_t n = readlink(ProcPath(fd).c_str(), buf, sizeof(buf));
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof(buf)) return false;
+  out->assign(buf, static_cast<size_t>(n));
+  return true;
+}
+
 FileType TypeOf(mode_t mode) {
   switch (mode & S_IFMT) {
     case S_IFDIR: return FileType::kDirectory;
@@ -222,6 +231,7 @@ struct PosixBackend::Node {
   std::string key;  // handle bytes, the cache key
   dev_t dev = 0;
   ino_t ino = 0;
+  bool is_dir = false;
 };
 
 namespace {
@@ -383,6 +393,8 @@ class PosixBackend::Impl {
   // ESTALE unless the object is on the export's file system and, for a
   // directory of a sub-directory export, below the export root.
   absl::Status CheckInsideExport(const Export& exp, int fd, const struct stat& st);
+  // For a cached directory: CheckInsideExport, made cheap in the usual case.
+  absl::Status StillInsideExport(const Node& node);
 
  private:
 
@@ -466,9 +478,37 @@ absl::Status PosixBackend::Impl::CheckInsideExport(const Export& exp, int fd,
   return ErrnoError(ESTALE, "directory too deep");
 }
 
+absl::Status PosixBackend::Impl::StillInsideExport(const Node& node) {
+  // The kernel tracks each descriptor's current path: a directory still
+  // below the export root's path is inside. Anything else (moved out, or a
+  // path the check cannot judge, e.g. across bind mounts) gets the walk.
+  std::string dir, root;
+  if (FdPath(node.fd.get(), &dir) && FdPath(node.exp->root_fd.get(), &root) &&
+      dir.compare(0, root.size(), root) == 0 &&
+      (dir.size() == root.size() || dir[root.size()] == '/' || root == "/")) {
+    return absl::OkStatus();
+  }
+  struct stat st;
+  if (fstatat(node.fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    return ErrnoError(ESTALE, "fstat of a cached directory");
+  }
+  return CheckInsideExport(*node.exp, node.fd.get(), st);
+}
+
 absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const FileHandle& fh) {
   std::string key(reinterpret_cast<const char*>(fh.data), fh.len);
-  if (NodePtr hit = nodes_.Get(key)) return hit;
+  if (NodePtr hit = nodes_.Get(key)) {
+    // A directory of a sub-directory export may have been moved out of the
+    // export (itself or an ancestor) since it was checked.
+    if (hit->is_dir && hit->exp->walk_check) {
+      absl::Status inside = StillInsideExport(*hit);
+      if (!inside.ok()) {
+        nodes_.Erase(key);
+        return inside;
+      }
+    }
+    return hit;
+  }
   absl::StatusOr<DecodedHandle> decoded = codec_.Decode(fh);
   if (!decoded.ok()) return decoded.status();
   std::shared_ptr<const Export> exp = FindExport(decoded->export_id);
@@ -503,6 +543,7 @@ PosixBackend::Impl::NodePtr PosixBackend::Impl::Adopt(std::shared_ptr<const Expo
   node->key.assign(reinterpret_cast<const char*>(handle.data), handle.len);
   node->dev = st.st_dev;
   node->ino = st.st_ino;
+  node->is_dir = S_ISDIR(st.st_mode);
   return nodes_.Insert(node->key, node);
 }
 

@@ -14,7 +14,9 @@
 //  - Export containment: a resolved object must be on the export's file system
 //    (st_dev and mount id). For an export that is a sub-directory of its file
 //    system, directories are also checked by walking ".." up to the export
-//    root. Non-directories cannot be walked (a handle carries no parent): a
+//    root, and a cached directory is re-checked on every use (its current
+//    path must still be below the export root's; if not, the walk decides),
+//    so moving it or an ancestor out makes its handle stale. Non-directories cannot be walked (a handle carries no parent): a
 //    file whose handle was issued inside the export and which was later moved
 //    or hard-linked outside stays reachable through that handle (knfsd with
 //    no_subtree_check behaves the same). Handles are only ever issued for

@@ -245,12 +245,10 @@ TEST_F(ConfinementTest, DirectoryMovedOutOfSubExportIsStale) {
   EXPECT_EQ(Lookup(*nfs_, moving, "x").status, nfs3::NFS3ERR_STALE);
 }
 
-// KNOWN GAP (vfs): while the directory's handle is still in the backend's
-// handle cache, a cache hit skips the "below the export root" walk, so the
-// moved directory stays reachable (GETATTR OK, LOOKUP inside it resolves
-// names in the sibling tree). Enable once vfs re-checks cached directories
-// of sub-directory exports.
-TEST_F(ConfinementTest, DISABLED_DirectoryMovedOutWhileCachedIsStale) {
+// The same while the directory's handle is still in the backend's handle
+// cache: a cache hit re-checks directories of sub-directory exports, so the
+// moved directory is no way into the sibling tree.
+TEST_F(ConfinementTest, DirectoryMovedOutWhileCachedIsStale) {
   std::string sub = MountRoot("tree/sub");
   NfsReply mk = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(sub, "moving"));
   ASSERT_EQ(mk.status, nfs3::NFS3_OK);
@@ -260,6 +258,22 @@ TEST_F(ConfinementTest, DISABLED_DirectoryMovedOutWhileCachedIsStale) {
   std::ofstream(dir_ / "tree/sibling/moved/x") << "x";
   EXPECT_EQ(GetattrStatus(moving), nfs3::NFS3ERR_STALE);
   EXPECT_EQ(Lookup(*nfs_, moving, "x").status, nfs3::NFS3ERR_STALE);
+}
+
+// A cached directory whose ancestor (not itself) moves out of the export.
+TEST_F(ConfinementTest, DirectoryWhoseParentMovedOutIsStale) {
+  std::string sub = MountRoot("tree/sub");
+  NfsReply outer = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(sub, "outer"));
+  ASSERT_EQ(outer.status, nfs3::NFS3_OK);
+  NfsReply inner = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(NewHandle(outer), "inner"));
+  ASSERT_EQ(inner.status, nfs3::NFS3_OK);
+  std::string inner_fh = NewHandle(inner);
+  ASSERT_EQ(GetattrStatus(inner_fh), nfs3::NFS3_OK);
+  fs::rename(dir_ / "tree/sub/outer", dir_ / "tree/sibling/outer");
+  EXPECT_EQ(GetattrStatus(inner_fh), nfs3::NFS3ERR_STALE);
+  // Moved back in, it is reachable again.
+  fs::rename(dir_ / "tree/sibling/outer", dir_ / "tree/sub/outer");
+  EXPECT_EQ(GetattrStatus(inner_fh), nfs3::NFS3_OK);
 }
 
 TEST_F(ConfinementTest, SecureExportRefusesUnprivilegedPorts) {
