@@ -95,11 +95,23 @@ void TcpConnection::Start() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
 }
 
+bool TcpConnection::AtCallLimit() const {
+  return inflight_.load() >= context_->options().max_inflight_per_connection ||
+         unsent_bytes_.load() >= kMaxUnsentReplyBytes;
+}
+
+bool TcpConnection::WaitForReplies() {
+  // Set the flag, then look again: a writer that finished calls in between
+  // either sees the flag (and wakes us) or we see its counts.
+  reader_waiting_.store(true);
+  return AtCallLimit();
+}
+
 void TcpConnection::ReadMore() {
   if (reading_ || eof_ || closed_) return;
-  // Back-pressure: at the in-flight bound, or with records still buffered,
-  // nothing more is read; a client that does not read its replies stalls.
-  if (RepliesBacklogged()) return;  // OnWrite reads again as replies drain
+  // Back-pressure: at the in-flight bound, or with replies piling up unsent,
+  // nothing more is read; FinishCalls wakes the reader as replies drain.
+  if (AtCallLimit() && WaitForReplies()) return;
   if (!ProcessBuffered()) return;
   if (StartDirectRead()) return;
   reading_ = true;
@@ -126,7 +138,7 @@ void TcpConnection::ReadMore() {
 
 bool TcpConnection::ProcessBuffered() {
   while (buffered_begin_ < buffered_end_) {
-    if (inflight_ >= context_->options().max_inflight_per_connection) return false;
+    if (AtCallLimit() && WaitForReplies()) return false;
     // A slot is taken before feeding, so a completed record always has one;
     // buffered bytes stay bounded by this connection's read buffer.
     InflightLimit* limit = context_->limit();
@@ -160,7 +172,7 @@ bool TcpConnection::StartDirectRead() {
   // complete: the connection's in-flight bound and a server-wide slot.
   absl::Span<uint8_t> direct = reassembler_.DirectSpan();
   if (direct.empty()) return false;
-  if (inflight_ >= context_->options().max_inflight_per_connection) return true;
+  if (AtCallLimit() && WaitForReplies()) return true;
   InflightLimit* limit = context_->limit();
   if (limit != nullptr && !limit->TryAcquire()) {
     WaitForCapacity();
@@ -227,8 +239,6 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
 void TcpConnection::Dispatch(std::vector<uint8_t> record) {
   if (RunsInline(record)) {
     // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
-    // The reply goes through a post, not a direct OnReply: this runs inside
-    // ProcessBuffered, which OnReply could re-enter.
     xdr::BufferChain reply;
     bool send = false;
     try {
@@ -237,10 +247,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
       NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
     }
     if (InflightLimit* limit = context_->limit()) limit->Release();
-    asio::post(socket_.get_executor(),
-               [self = shared_from_this(), send, reply = std::move(reply)]() mutable {
-                 self->OnReply(send, std::move(reply));
-               });
+    Deliver(send, std::move(reply));
     return;
   }
   asio::post(*context_->workers(), [self = shared_from_this(), record = std::move(record)]() mutable {
@@ -255,101 +262,136 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
     // The reply never points into the call, so the buffer can be reused now.
     xdr::VectorPool::Records().Put(std::move(record));
     if (InflightLimit* limit = self->context_->limit()) limit->Release();
-    asio::post(self->socket_.get_executor(),
-               [self, send, reply = std::move(reply)]() mutable {
-                 self->OnReply(send, std::move(reply));
-               });
+    self->Deliver(send, std::move(reply));
   });
 }
 
-void TcpConnection::OnReply(bool send, xdr::BufferChain reply) {
+void TcpConnection::Deliver(bool send, xdr::BufferChain reply) {
   if (!send || closed_ || reply.size() > kMaxFragmentLength) {
-    --inflight_;
-    ReadMore();
-    MaybeFinish();
+    FinishCalls(1);
     return;
   }
   Reply r;
   EncodeRecordMark(static_cast<uint32_t>(reply.size()), /*last=*/true, r.mark.data());
   unsent_bytes_ += reply.size();
   r.body = std::move(reply);
-  queue_.push_back(std::move(r));
-  StartWrite();
+  {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    queue_.push_back(std::move(r));
+    if (writer_busy_) return;  // the writer takes it with its next batch
+    writer_busy_ = true;
+  }
+  WriteLoop();
 }
 
-void TcpConnection::StartWrite() {
-  if (!writing_.empty() || queue_.empty() || closed_) return;
-  // Everything queued goes out as one batch: gathered sendmsg for marks and
-  // encoded fields, sendfile for READ data (see TcpReplyWriter).
-  while (!queue_.empty()) {
-    writing_.push_back(std::move(queue_.front()));
-    queue_.pop_front();
+void TcpConnection::WriteLoop() {
+  size_t finished = 0;
+  for (;;) {
+    if (writer_.done()) {
+      // The batch is out: account it and take everything queued since as
+      // the next batch (marks and encoded fields gathered into sendmsg, READ
+      // data by sendfile; see TcpReplyWriter).
+      size_t bytes = 0;
+      for (const Reply& r : writing_) bytes += r.body.size();
+      unsent_bytes_ -= bytes;
+      finished += writing_.size();
+      writer_.Clear();  // its pieces point into writing_
+      writing_.clear();
+      std::lock_guard<std::mutex> lock(write_mu_);
+      if (queue_.empty() || closed_) {
+        finished += queue_.size();
+        for (const Reply& r : queue_) unsent_bytes_ -= r.body.size();
+        queue_.clear();
+        writer_busy_ = false;
+        break;
+      }
+      while (!queue_.empty()) {
+        writing_.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      for (const Reply& r : writing_) {
+        writer_.Add(r.mark.data(), r.mark.size());
+        writer_.Add(r.body);
+      }
+    }
+    // The socket calls run without the lock: only this writer writes.
+    int err = 0;
+    TcpReplyWriter::Progress p = writer_.WriteSome(socket_.native_handle(), &err);
+    if (p == TcpReplyWriter::Progress::kError) {
+      FinishCalls(finished);
+      FailWrites(error_code(err, boost::system::system_category()));
+      return;
+    }
+    if (p == TcpReplyWriter::Progress::kWouldBlock) {
+      // The socket is full: the strand waits until it drains, then this
+      // writer (still busy) goes on.
+      FinishCalls(finished);
+      asio::post(socket_.get_executor(), [self = shared_from_this()] {
+        self->socket_.async_wait(asio::socket_base::wait_write, [self](const error_code& ec) {
+          if (ec) {
+            self->FailWrites(ec);
+          } else {
+            self->WriteLoop();
+          }
+        });
+      });
+      return;
+    }
   }
-  writer_.Clear();
-  for (const Reply& r : writing_) {
-    writer_.Add(r.mark.data(), r.mark.size());
-    writer_.Add(r.body);
-  }
-  ContinueWrite();
+  FinishCalls(finished);
 }
 
-void TcpConnection::ContinueWrite() {
-  if (closed_) return;
-  int err = 0;
-  switch (writer_.WriteSome(socket_.native_handle(), &err)) {
-    case TcpReplyWriter::Progress::kDone:
-      OnWrite(error_code());
-      return;
-    case TcpReplyWriter::Progress::kError:
-      OnWrite(error_code(err, boost::system::system_category()));
-      return;
-    case TcpReplyWriter::Progress::kWouldBlock:
-      socket_.async_wait(asio::socket_base::wait_write,
-                         [self = shared_from_this()](const error_code& ec) {
-                           if (ec) {
-                             self->OnWrite(ec);
-                           } else {
-                             self->ContinueWrite();
-                           }
-                         });
-      return;
+void TcpConnection::FailWrites(const error_code& ec) {
+  if (ec != asio::error::operation_aborted && !closed_) {
+    NFS3D_LOG_DEBUG("tcp: write: %s", ec.message());
   }
-}
-
-bool TcpConnection::RepliesBacklogged() const { return unsent_bytes_ >= kMaxUnsentReplyBytes; }
-
-void TcpConnection::OnWrite(const error_code& ec) {
-  writer_.Clear();  // its pieces point into writing_
-  inflight_ -= writing_.size();
+  size_t dropped = writing_.size();
   for (const Reply& r : writing_) unsent_bytes_ -= r.body.size();
+  writer_.Clear();
   writing_.clear();
-  if (ec) {
-    if (ec != asio::error::operation_aborted) NFS3D_LOG_DEBUG("tcp: write: %s", ec.message());
-    DoClose();
-    return;
+  {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    dropped += queue_.size();
+    for (const Reply& r : queue_) unsent_bytes_ -= r.body.size();
+    queue_.clear();
+    writer_busy_ = false;
   }
-  StartWrite();
-  ReadMore();
-  MaybeFinish();
+  closed_ = true;
+  FinishCalls(dropped);
+  asio::post(socket_.get_executor(), [self = shared_from_this()] { self->DoClose(); });
+}
+
+void TcpConnection::FinishCalls(size_t n) {
+  if (n > 0) inflight_ -= n;
+  // Wake a reader that stopped for the in-flight bound, the reply budget or
+  // to close after EOF (see WaitForReplies).
+  if (reader_waiting_.load() && reader_waiting_.exchange(false)) {
+    asio::post(socket_.get_executor(), [self = shared_from_this()] {
+      self->ReadMore();
+      self->MaybeFinish();
+    });
+  }
 }
 
 void TcpConnection::MaybeFinish() {
   // After the client's EOF, close once every reply it is owed has gone out.
-  if (eof_ && !closed_ && inflight_ == 0 && writing_.empty() && queue_.empty() &&
-      buffered_begin_ == buffered_end_) {
-    DoClose();
-  }
+  // (Reading stops only with the read buffer used up, so nothing is pending
+  // there.) The flag first: a writer finishing the last call wakes us.
+  if (!eof_ || closed_) return;
+  reader_waiting_.store(true);
+  if (inflight_ == 0) DoClose();
 }
 
 void TcpConnection::DoClose() {
-  if (closed_) return;
+  // Only shutdown here: a writer on another thread may still use the
+  // descriptor, so it is closed with the socket when the last reference
+  // (handlers, workers) lets go of the connection.
   closed_ = true;
   context_->Remove(this);
-  queue_.clear();
   capacity_timer_.cancel();
   error_code ec;
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
-  socket_.close(ec);
+  socket_.cancel(ec);
 }
 
 absl::StatusOr<std::unique_ptr<TcpListener>> TcpListener::Create(

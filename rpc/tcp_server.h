@@ -1,7 +1,10 @@
 // RPC over TCP: a listener per address and a connection object per client.
 // Connections pipeline: they keep reading records while earlier calls run on
-// the worker pool, and write replies in whatever order the calls finish. All
-// socket work of a connection runs on its strand, so writes are serialised.
+// the worker pool, and write replies in whatever order the calls finish.
+// Reading runs on the connection's strand. Replies are written by the thread
+// that finished the call (a worker, or the strand for inline calls), one
+// writer at a time per connection, without a hop back to the io thread; only
+// a full socket hands the rest of the writing to the strand.
 #ifndef NFS3D_RPC_TCP_SERVER_H_
 #define NFS3D_RPC_TCP_SERVER_H_
 
@@ -112,7 +115,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
 
   // Starts reading (on the strand).
   void Start();
-  // Closes the socket from outside the strand; only while no io thread runs.
+  // Shuts the connection down from outside the strand; only while no io
+  // thread runs.
   void CloseNow() { DoClose(); }
 
  private:
@@ -121,6 +125,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     xdr::BufferChain body;
   };
 
+  // ---- Reading, on the strand.
   void ReadMore();
   // Feeds buffered bytes to the reassembler and dispatches whole records
   // until the in-flight bound; true when the buffer is used up.
@@ -131,35 +136,51 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool StartDirectRead();
   void OnDirectRead(const boost::system::error_code& ec, size_t n);
   void Dispatch(std::vector<uint8_t> record);
-  void OnReply(bool send, xdr::BufferChain reply);
-  void StartWrite();
-  // Writes what the socket takes; waits for writability and comes back.
-  void ContinueWrite();
-  void OnWrite(const boost::system::error_code& ec);
-  void MaybeFinish();
-  void DoClose();
   // At the server-wide in-flight limit: try reading records again shortly.
   void WaitForCapacity();
-  // True while replies the client has not taken yet exceed the budget: a
-  // client that does not read its replies gets no more calls read.
-  bool RepliesBacklogged() const;
+  // True while this connection may not read more calls: its in-flight bound
+  // is reached, or replies the client has not taken exceed the budget (a
+  // client that does not read its replies gets no more calls read).
+  bool AtCallLimit() const;
+  // Marks the reader as waiting for replies to drain; false if they drained
+  // meanwhile (then read on).
+  bool WaitForReplies();
+  void MaybeFinish();
+  void DoClose();
+
+  // ---- Writing, on any thread.
+  // Hands over the reply of a finished call (send false: no reply).
+  void Deliver(bool send, xdr::BufferChain reply);
+  // Writes queued replies until none are left or the socket is full; only
+  // the thread that set writer_busy_ runs it.
+  void WriteLoop();
+  // Accounts n calls whose replies are written or dropped; wakes the reader
+  // if it waits for that.
+  void FinishCalls(size_t n);
+  // After a write error: drops every queued reply and closes.
+  void FailWrites(const boost::system::error_code& ec);
 
   Socket socket_;
   TcpContext* context_;
   TransportInfo info_;
+  // Reader state, touched only on the strand.
   RecordReassembler reassembler_;
   std::vector<uint8_t> read_buf_;
   size_t buffered_begin_ = 0;  // read_buf_[begin, end) is read but not yet fed
   size_t buffered_end_ = 0;
-  // State below is touched only on the strand.
   bool reading_ = false;
   bool eof_ = false;
-  bool closed_ = false;
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
-  size_t inflight_ = 0;  // records read whose reply is not yet written (or dropped)
-  size_t unsent_bytes_ = 0;  // reply bytes queued or being written
-  std::deque<Reply> queue_;
+  // Shared by reader and writers.
+  std::atomic<bool> closed_{false};
+  std::atomic<bool> reader_waiting_{false};  // FinishCalls must wake the reader
+  std::atomic<size_t> inflight_{0};      // records read whose reply is not yet written (or dropped)
+  std::atomic<size_t> unsent_bytes_{0};  // reply bytes queued or being written
+  std::mutex write_mu_;
+  std::deque<Reply> queue_ ABSL_GUARDED_BY(write_mu_);
+  bool writer_busy_ ABSL_GUARDED_BY(write_mu_) = false;
+  // Only the busy writer touches these.
   std::vector<Reply> writing_;  // the batch being written
   TcpReplyWriter writer_;       // writes writing_
 };
