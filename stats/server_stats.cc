@@ -1,7 +1,6 @@
 #include "stats/server_stats.h"
 
 #include <pthread.h>
-#include <sys/uio.h>
 
 #include <utility>
 
@@ -18,28 +17,23 @@ constexpr uint32_t kNfsWrite = 7;
 constexpr uint32_t kFattr3Size = 84;    // fattr3 on the wire
 constexpr uint32_t kWccAttrSize = 24;   // wcc_attr on the wire
 
-// Reads big-endian words at byte offsets of a reply chain. The chain's
-// segments are listed once per call into a per-thread vector (no allocation
-// after warm-up).
+// Reads big-endian words at byte offsets of a reply chain (its memory
+// segments; words inside a file segment, i.e. READ data sent by sendfile,
+// are never needed and read as absent).
 class ChainWords {
  public:
-  explicit ChainWords(const xdr::BufferChain& chain) {
-    thread_local std::vector<iovec> iov;
-    iov.clear();
-    chain.AppendIovecs(&iov);
-    iov_ = &iov;
-  }
+  explicit ChainWords(const xdr::BufferChain& chain) : segments_(chain.segments()) {}
 
   bool U32At(size_t offset, uint32_t* out) const {
     uint8_t b[4];
     size_t got = 0;
-    for (const iovec& v : *iov_) {
-      if (offset >= v.iov_len) {
-        offset -= v.iov_len;
+    for (const xdr::BufferChain::Segment& s : segments_) {
+      if (offset >= s.len) {
+        offset -= s.len;
         continue;
       }
-      const auto* p = static_cast<const uint8_t*>(v.iov_base);
-      while (got < 4 && offset < v.iov_len) b[got++] = p[offset++];
+      if (s.fd >= 0) return false;
+      while (got < 4 && offset < s.len) b[got++] = s.data[offset++];
       if (got == 4) break;
       offset = 0;
     }
@@ -49,7 +43,7 @@ class ChainWords {
   }
 
  private:
-  const std::vector<iovec>* iov_;
+  const std::vector<xdr::BufferChain::Segment>& segments_;
 };
 
 // Where the procedure's status word sits in its results (bytes from their
