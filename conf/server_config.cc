@@ -189,6 +189,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            }},
           {"tcp",
            {
+               {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
                {"rsize_max", SizeSetter(&ServerConfig::tcp_sizes,
                                         &TransferSizes::rsize_max,
                                         kMaxTcpTransferSize)},
@@ -428,7 +429,7 @@ std::string Describe(const ServerConfig& c) {
       c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
       " max_connections=", c.max_connections,
       " max_requests=", c.max_requests, "(", c.max_requests_per_connection, "/conn)",
-      " max_record=", c.max_record_size,
+      " max_record=", c.max_record_size, c.tcp_sendfile ? " tcp_sendfile" : "",
       " portmapper=", PortmapperModeName(c.portmapper),
       " exports=", c.exports_path, " state_dir=", c.state_dir,
       " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "",

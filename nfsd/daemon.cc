@@ -162,6 +162,7 @@ absl::Status Daemon::Start() {
   options.max_connections = c.max_connections;
   options.max_inflight_per_connection = c.max_requests_per_connection;
   options.max_inflight_total = c.max_requests;
+  options.tcp_sendfile = c.tcp_sendfile;
   d.server = std::make_unique<rpc::RpcServer>(options, d.dispatcher.get());
 
   // Binds one service port on every listen address and transport; with port
@@ -292,6 +293,7 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   if (config.io_threads != old.io_threads) ignored.push_back("io_threads");
   if (config.udp != old.udp || config.tcp != old.tcp) ignored.push_back("udp/tcp");
   if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");
+  if (config.tcp_sendfile != old.tcp_sendfile) ignored.push_back("tcp sendfile");
   if (config.max_connections != old.max_connections) ignored.push_back("max_connections");
   if (config.max_requests_per_connection != old.max_requests_per_connection ||
       config.max_requests != old.max_requests) {

@@ -26,6 +26,7 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.max_record_size = o.max_record_size;
   t.max_connections = o.max_connections;
   t.max_inflight_per_connection = std::max<size_t>(1, o.max_inflight_per_connection);
+  t.sendfile = o.tcp_sendfile;
   return t;
 }
 

@@ -38,6 +38,7 @@ struct RpcServerOptions {
   // datagrams beyond it are dropped, TCP connections pause reading.
   size_t max_inflight_total = 1024;
   size_t udp_buffer_bytes = 4 << 20;        // SO_RCVBUF / SO_SNDBUF of UDP sockets
+  bool tcp_sendfile = false;                // TCP replies may carry file segments
 };
 
 class RpcServer {

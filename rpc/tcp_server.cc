@@ -86,7 +86,7 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   // (TcpReplyWriter), which must never block the io thread.
   socket_.native_non_blocking(true, ec);
   // READ over TCP may answer with file segments (sendfile).
-  info_.file_segments = true;
+  info_.file_segments = context->options().sendfile;
 }
 
 TcpConnection::~TcpConnection() { context_->Remove(this); }

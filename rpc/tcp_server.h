@@ -38,6 +38,8 @@ struct TcpOptions {
   size_t max_record_size = (1 << 20) + (64 << 10);
   size_t max_connections = 1024;
   size_t max_inflight_per_connection = 64;
+  // Replies may carry file segments, sent with sendfile (READ over TCP).
+  bool sendfile = false;
 };
 
 // Bounds the calls handed to the worker pool (queued or running) across
