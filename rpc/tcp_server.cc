@@ -284,6 +284,22 @@ void TcpConnection::Deliver(bool send, xdr::BufferChain reply) {
   WriteLoop();
 }
 
+size_t TcpConnection::ReleaseBatch() {
+  const size_t n = writing_.size();
+  for (const Reply& r : writing_) unsent_bytes_ -= r.body.size();
+  writer_.Clear();  // its pieces point into writing_
+  writing_.clear();
+  return n;
+}
+
+size_t TcpConnection::DropQueued() {
+  const size_t n = queue_.size();
+  for (const Reply& r : queue_) unsent_bytes_ -= r.body.size();
+  queue_.clear();
+  writer_busy_ = false;
+  return n;
+}
+
 void TcpConnection::WriteLoop() {
   size_t finished = 0;
   for (;;) {
@@ -291,18 +307,10 @@ void TcpConnection::WriteLoop() {
       // The batch is out: account it and take everything queued since as
       // the next batch (marks and encoded fields gathered into sendmsg, READ
       // data by sendfile; see TcpReplyWriter).
-      size_t bytes = 0;
-      for (const Reply& r : writing_) bytes += r.body.size();
-      unsent_bytes_ -= bytes;
-      finished += writing_.size();
-      writer_.Clear();  // its pieces point into writing_
-      writing_.clear();
+      finished += ReleaseBatch();
       std::lock_guard<std::mutex> lock(write_mu_);
       if (queue_.empty() || closed_) {
-        finished += queue_.size();
-        for (const Reply& r : queue_) unsent_bytes_ -= r.body.size();
-        queue_.clear();
-        writer_busy_ = false;
+        finished += DropQueued();  // nothing, unless closed
         break;
       }
       while (!queue_.empty()) {
@@ -345,16 +353,10 @@ void TcpConnection::FailWrites(const error_code& ec) {
   if (ec != asio::error::operation_aborted && !closed_) {
     NFS3D_LOG_DEBUG("tcp: write: %s", ec.message());
   }
-  size_t dropped = writing_.size();
-  for (const Reply& r : writing_) unsent_bytes_ -= r.body.size();
-  writer_.Clear();
-  writing_.clear();
+  size_t dropped = ReleaseBatch();
   {
     std::lock_guard<std::mutex> lock(write_mu_);
-    dropped += queue_.size();
-    for (const Reply& r : queue_) unsent_bytes_ -= r.body.size();
-    queue_.clear();
-    writer_busy_ = false;
+    dropped += DropQueued();
   }
   closed_ = true;
   FinishCalls(dropped);

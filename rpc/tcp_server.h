@@ -161,6 +161,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void FinishCalls(size_t n);
   // After a write error: drops every queued reply and closes.
   void FailWrites(const boost::system::error_code& ec);
+  // Accounts the batch just written (or dropped); returns its call count.
+  size_t ReleaseBatch();
+  // Drops the queued replies and ends the writer's turn; returns how many.
+  size_t DropQueued() ABSL_EXCLUSIVE_LOCKS_REQUIRED(write_mu_);
 
   Socket socket_;
   TcpContext* context_;
