@@ -175,6 +175,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"port", UintSetter(&ServerConfig::port, 0, 65535)},
                {"mountd_port", UintSetter(&ServerConfig::mountd_port, 0, 65535)},
                {"threads", UintSetter(&ServerConfig::threads, 1, 4096)},
+               {"metadata_threads", UintSetter(&ServerConfig::metadata_threads, 0, 4096)},
                {"io_threads", UintSetter(&ServerConfig::io_threads, 0, 1024)},
                {"udp", BoolSetter(&ServerConfig::udp)},
                {"tcp", BoolSetter(&ServerConfig::tcp)},
@@ -424,7 +425,8 @@ std::string Describe(const ServerConfig& c) {
   }
   return text::Cat(
       "listen=", Join(c.listen), " port=", c.port,
-      " mountd_port=", c.mountd_port, transports, " threads=", c.threads,
+      " mountd_port=", c.mountd_port, transports, " threads=", c.threads, "+",
+      c.metadata_threads == 0 ? std::string("auto") : text::Cat(c.metadata_threads),
       " io_threads=",
       c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
       " max_connections=", c.max_connections,

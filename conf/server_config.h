@@ -42,6 +42,8 @@ struct ServerConfig {
   uint16_t port = 2049;          // NFS; 0 = ephemeral (tests)
   uint16_t mountd_port = 20048;  // MOUNT; 0 = ephemeral
   uint32_t threads = 16;         // worker threads running procedures
+  // Threads of the NFSv3 metadata pool; 0 = auto (2 per core, at least 4).
+  uint32_t metadata_threads = 0;
   uint32_t io_threads = 0;       // network io_contexts; 0 = number of cores
   bool udp = true;
   bool tcp = true;

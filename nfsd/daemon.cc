@@ -2,10 +2,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
 #include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -158,6 +160,9 @@ absl::Status Daemon::Start() {
   rpc::RpcServerOptions options;
   options.io_threads = c.io_threads;
   options.worker_threads = c.threads;
+  options.metadata_threads =
+      c.metadata_threads != 0 ? c.metadata_threads
+                              : std::max(4u, 2 * std::max(1u, std::thread::hardware_concurrency()));
   options.max_record_size = c.max_record_size;
   options.max_connections = c.max_connections;
   options.max_inflight_per_connection = c.max_requests_per_connection;
@@ -290,6 +295,7 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   if (config.port != old.port) ignored.push_back("port");
   if (config.mountd_port != old.mountd_port) ignored.push_back("mountd_port");
   if (config.threads != old.threads) ignored.push_back("threads");
+  if (config.metadata_threads != old.metadata_threads) ignored.push_back("metadata_threads");
   if (config.io_threads != old.io_threads) ignored.push_back("io_threads");
   if (config.udp != old.udp || config.tcp != old.tcp) ignored.push_back("udp/tcp");
   if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");

@@ -10,6 +10,8 @@ uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) {
 
 constexpr uint32_t kNfsProgram = 100003;
 constexpr uint32_t kNfsGetattr = 1;
+constexpr uint32_t kNfsRead = 6;
+constexpr uint32_t kNfsWrite = 7;
 constexpr uint32_t kNfsCommit = 21;
 // A NULL or GETATTR call is small; anything bigger is not worth guessing about.
 constexpr size_t kMaxInlineCall = 1024;
@@ -29,6 +31,13 @@ bool RunsInline(absl::Span<const uint8_t> call) {
 bool WaitsForSync(absl::Span<const uint8_t> call) {
   if (call.size() < 24 || WordAt(call, 1) != 0) return false;
   return WordAt(call, 3) == kNfsProgram && WordAt(call, 4) == 3 && WordAt(call, 5) == kNfsCommit;
+}
+
+bool IsNfsMetadataCall(absl::Span<const uint8_t> call) {
+  if (call.size() < 24 || WordAt(call, 1) != 0) return false;
+  if (WordAt(call, 3) != kNfsProgram || WordAt(call, 4) != 3) return false;
+  const uint32_t proc = WordAt(call, 5);
+  return proc != kNfsRead && proc != kNfsWrite && proc != kNfsCommit;
 }
 
 }  // namespace nfs3d::rpc

@@ -24,6 +24,10 @@ bool RunsInline(absl::Span<const uint8_t> call);
 // calls to workers in batches posts it alone, never in front of others.
 bool WaitsForSync(absl::Span<const uint8_t> call);
 
+// True for NFSv3 calls other than READ, WRITE and COMMIT: short metadata
+// calls, which a server may run on a small pool of its own (WorkerPools).
+bool IsNfsMetadataCall(absl::Span<const uint8_t> call);
+
 }  // namespace nfs3d::rpc
 
 #endif  // NFS3D_RPC_INLINE_CALLS_H_

@@ -42,13 +42,17 @@ RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
     : options_(Sanitize(options)),
       service_(service),
       inflight_(options_.max_inflight_total),
-      tcp_context_(service, nullptr, MakeTcpOptions(options_), &inflight_) {
+      tcp_context_(service, WorkerPools{}, MakeTcpOptions(options_), &inflight_) {
   for (size_t i = 0; i < options_.io_threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));
   }
   workers_ = std::make_unique<asio::thread_pool>(options_.worker_threads);
-  tcp_context_.set_workers(workers_.get());
+  if (options_.metadata_threads > 0) {
+    metadata_workers_ = std::make_unique<asio::thread_pool>(options_.metadata_threads);
+  }
+  pools_ = WorkerPools{workers_.get(), metadata_workers_.get()};
+  tcp_context_.set_workers(pools_);
 }
 
 RpcServer::~RpcServer() { Stop(); }
@@ -79,7 +83,7 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return absl::FailedPreconditionError("server stopped");
   auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
-                                      workers_.get(), &mtu_cache_, options_.udp_buffer_bytes,
+                                      pools_, &mtu_cache_, options_.udp_buffer_bytes,
                                       &inflight_);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
@@ -121,8 +125,11 @@ void RpcServer::Stop() {
   io_threads_.clear();
   // 2. Let running calls finish (queued ones are abandoned); UDP workers send
   //    on the listeners' sockets, so those must stay open until here.
-  workers_->stop();
-  workers_->join();
+  for (asio::thread_pool* pool : {pools_.main, pools_.metadata}) {
+    if (pool == nullptr) continue;
+    pool->stop();
+    pool->join();
+  }
   // 3. Nothing runs any more: close every socket from this thread.
   for (auto& l : tcp_listeners_) l->CloseNow();
   for (auto& l : udp_listeners_) l->CloseNow();

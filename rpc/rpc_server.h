@@ -31,6 +31,9 @@ namespace nfs3d::rpc {
 struct RpcServerOptions {
   size_t io_threads = 1;      // each runs its own io_context
   size_t worker_threads = 8;  // run RpcService::HandleCall
+  // NFSv3 metadata calls on a pool of their own with this many threads; 0:
+  // they share the worker pool (see WorkerPools).
+  size_t metadata_threads = 0;
   size_t max_record_size = (1 << 20) + (64 << 10);  // largest TCP record accepted
   size_t max_connections = 1024;
   size_t max_inflight_per_connection = 64;  // stop reading a connection at this many
@@ -84,6 +87,8 @@ class RpcServer {
   std::vector<std::unique_ptr<TcpListener>> tcp_listeners_;
   std::vector<std::unique_ptr<UdpListener>> udp_listeners_;
   std::unique_ptr<boost::asio::thread_pool> workers_;
+  std::unique_ptr<boost::asio::thread_pool> metadata_workers_;  // may be null
+  WorkerPools pools_;
   std::vector<std::thread> io_threads_;
 };
 

@@ -250,7 +250,8 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
     Deliver(send, std::move(reply));
     return;
   }
-  asio::post(*context_->workers(), [self = shared_from_this(), record = std::move(record)]() mutable {
+  asio::thread_pool& pool = context_->workers().For(record);
+  asio::post(pool, [self = shared_from_this(), record = std::move(record)]() mutable {
     xdr::BufferChain reply;
     bool send = false;
     try {

@@ -30,6 +30,7 @@
 #include "rpc/record_marker.h"
 #include "rpc/service.h"
 #include "rpc/tcp_reply_writer.h"
+#include "rpc/worker_pools.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
@@ -79,13 +80,13 @@ class TcpConnection;
 // connection (connections unregister themselves when destroyed).
 class TcpContext {
  public:
-  TcpContext(RpcService* service, boost::asio::thread_pool* workers, const TcpOptions& options,
+  TcpContext(RpcService* service, WorkerPools workers, const TcpOptions& options,
              InflightLimit* limit = nullptr)
       : service_(service), workers_(workers), options_(options), limit_(limit) {}
 
   RpcService* service() const { return service_; }
-  boost::asio::thread_pool* workers() const { return workers_; }
-  void set_workers(boost::asio::thread_pool* workers) { workers_ = workers; }
+  const WorkerPools& workers() const { return workers_; }
+  void set_workers(WorkerPools workers) { workers_ = workers; }
   const TcpOptions& options() const { return options_; }
   // The server-wide bound on calls at the workers; null: unbounded.
   InflightLimit* limit() const { return limit_; }
@@ -99,7 +100,7 @@ class TcpContext {
 
  private:
   RpcService* service_;
-  boost::asio::thread_pool* workers_;
+  WorkerPools workers_;
   TcpOptions options_;
   InflightLimit* limit_;
   mutable std::mutex mu_;

@@ -63,7 +63,7 @@ uint32_t MtuCache::Get(int ifindex) {
 
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,
-    asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit) {
+    WorkerPools workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit) {
   asio::ip::udp::socket socket(io);
   error_code ec;
   socket.open(endpoint.protocol(), ec);
@@ -91,7 +91,7 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
 }
 
 UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service,
-                         asio::thread_pool* workers, MtuCache* mtu, InflightLimit* limit)
+                         WorkerPools workers, MtuCache* mtu, InflightLimit* limit)
     : socket_(std::move(socket)),
       service_(service),
       workers_(workers),
@@ -126,13 +126,19 @@ void UdpListener::OnReadable() {
   // after another, so a slow call delays at most kWorkerBatch - 1 others of
   // the same wake-up; COMMIT (an fsync) always goes alone. (TCP does not
   // batch: a pipelined connection must not wait behind its own slow call.)
-  std::vector<Datagram> batch;
-  auto flush = [&] {
-    if (batch.empty()) return;
-    asio::post(*workers_, [this, b = std::move(batch)]() mutable {
+  // One batch per pool (see WorkerPools).
+  std::vector<Datagram> batch, metadata_batch;
+  auto flush_one = [this](std::vector<Datagram>& b) {
+    if (b.empty()) return;
+    asio::thread_pool& pool = workers_.For(b.front().data);
+    asio::post(pool, [this, b = std::move(b)]() mutable {
       for (Datagram& d : b) Handle(d.data, d);
     });
-    batch = {};
+    b = {};
+  };
+  auto flush = [&] {
+    flush_one(batch);
+    flush_one(metadata_batch);
   };
   for (int i = 0; i < kMaxBatch; ++i) {
     Datagram d;
@@ -198,9 +204,11 @@ void UdpListener::OnReadable() {
     }
     d.data.assign(call.begin(), call.end());
     const bool alone = WaitsForSync(call);
-    if (alone) flush();
-    batch.push_back(std::move(d));
-    if (alone || batch.size() >= kWorkerBatch) flush();
+    std::vector<Datagram>& into =
+        workers_.metadata != nullptr && IsNfsMetadataCall(call) ? metadata_batch : batch;
+    if (alone) flush_one(into);
+    into.push_back(std::move(d));
+    if (alone || into.size() >= kWorkerBatch) flush_one(into);
   }
   flush();
 }

@@ -25,6 +25,7 @@
 #include "rpc/call_context.h"
 #include "rpc/service.h"
 #include "rpc/tcp_server.h"  // InflightLimit
+#include "rpc/worker_pools.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
@@ -58,7 +59,7 @@ class UdpListener {
   // the workers; the client retransmits.
   static absl::StatusOr<std::unique_ptr<UdpListener>> Create(
       boost::asio::io_context& io, const boost::asio::ip::udp::endpoint& endpoint,
-      RpcService* service, boost::asio::thread_pool* workers, MtuCache* mtu, size_t buffer_bytes,
+      RpcService* service, WorkerPools workers, MtuCache* mtu, size_t buffer_bytes,
       InflightLimit* limit = nullptr);
 
   uint16_t port() const { return port_; }
@@ -75,7 +76,7 @@ class UdpListener {
   };
 
   UdpListener(boost::asio::ip::udp::socket socket, RpcService* service,
-              boost::asio::thread_pool* workers, MtuCache* mtu, InflightLimit* limit);
+              WorkerPools workers, MtuCache* mtu, InflightLimit* limit);
   void Wait();
   void OnReadable();
   // On a worker thread.
@@ -85,7 +86,7 @@ class UdpListener {
 
   boost::asio::ip::udp::socket socket_;
   RpcService* service_;
-  boost::asio::thread_pool* workers_;
+  WorkerPools workers_;
   MtuCache* mtu_;
   InflightLimit* limit_;
   int fd_;  // fixed for the listener's life; workers send on it

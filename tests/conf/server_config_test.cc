@@ -103,6 +103,7 @@ listen = 127.0.0.1, ::1
 port = 12049
 mountd_port = 0
 threads = 16
+metadata_threads = 6
 io_threads = 2
 udp = off
 tcp = yes
@@ -138,6 +139,7 @@ syslog = true
   EXPECT_EQ(c.port, 12049);
   EXPECT_EQ(c.mountd_port, 0);
   EXPECT_EQ(c.threads, 16u);
+  EXPECT_EQ(c.metadata_threads, 6u);
   EXPECT_EQ(c.io_threads, 2u);
   EXPECT_FALSE(c.udp);
   EXPECT_TRUE(c.tcp);

@@ -47,5 +47,19 @@ TEST(InlineCallsTest, OnlyCommitWaitsForSync) {
   EXPECT_FALSE(WaitsForSync({}));
 }
 
+TEST(InlineCallsTest, NfsMetadataCallsAreEverythingButData) {
+  for (uint32_t proc : {3u, 4u, 8u, 9u, 12u, 13u, 14u, 16u, 17u, 19u}) {
+    EXPECT_TRUE(IsNfsMetadataCall(Call(100003, 3, proc))) << proc;
+  }
+  for (uint32_t proc : {6u, 7u, 21u}) {  // READ, WRITE, COMMIT
+    EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 3, proc))) << proc;
+  }
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100005, 3, 1)));   // MOUNT
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100021, 4, 2)));   // NLM
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 2, 4)));   // not v3
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 3, 8, /*mtype=*/1)));
+  EXPECT_FALSE(IsNfsMetadataCall({}));
+}
+
 }  // namespace
 }  // namespace nfs3d::rpc
