@@ -73,6 +73,26 @@ class ConfinementTest : public ::testing::Test {
     return status;
   }
 
+  // MKDIR name in dir over NFS; the new directory's handle, used once so
+  // the server has it cached.
+  std::string MakeDir(const std::string& dir, const std::string& name) {
+    NfsReply mk = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(dir, name));
+    EXPECT_EQ(mk.status, nfs3::NFS3_OK) << name;
+    std::string fh = NewHandle(mk);
+    EXPECT_EQ(GetattrStatus(fh), nfs3::NFS3_OK) << name;
+    return fh;
+  }
+
+  // Makes tree/sub/moving through the "tree/sub" export, then moves it to
+  // tree/sibling/moved (with a file x in it) behind the server's back.
+  // Returns the directory's handle.
+  std::string MoveNewDirectoryOutOfSub() {
+    std::string moving = MakeDir(MountRoot("tree/sub"), "moving");
+    fs::rename(dir_ / "tree/sub/moving", dir_ / "tree/sibling/moved");
+    std::ofstream(dir_ / "tree/sibling/moved/x") << "x";
+    return moving;
+  }
+
   fs::path dir_;
   NfsdProcess server_;
   std::unique_ptr<RawClient> nfs_, mnt_;
@@ -230,13 +250,7 @@ TEST_F(ConfinementTest, SubDirectoryExportDoesNotExposeSiblings) {
 // (authentic) handle no longer reaches it once the server decodes the handle
 // afresh (here: after a restart, which empties the handle cache).
 TEST_F(ConfinementTest, DirectoryMovedOutOfSubExportIsStale) {
-  std::string sub = MountRoot("tree/sub");
-  NfsReply mk = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(sub, "moving"));
-  ASSERT_EQ(mk.status, nfs3::NFS3_OK);
-  std::string moving = NewHandle(mk);
-  ASSERT_EQ(GetattrStatus(moving), nfs3::NFS3_OK);
-  fs::rename(dir_ / "tree/sub/moving", dir_ / "tree/sibling/moved");
-  std::ofstream(dir_ / "tree/sibling/moved/x") << "x";
+  std::string moving = MoveNewDirectoryOutOfSub();
   server_.Stop();
   ASSERT_TRUE(server_.Start()) << server_.Log();
   nfs_ = Client(rpc::Transport::kTcp);
@@ -249,26 +263,15 @@ TEST_F(ConfinementTest, DirectoryMovedOutOfSubExportIsStale) {
 // cache: a cache hit re-checks directories of sub-directory exports, so the
 // moved directory is no way into the sibling tree.
 TEST_F(ConfinementTest, DirectoryMovedOutWhileCachedIsStale) {
-  std::string sub = MountRoot("tree/sub");
-  NfsReply mk = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(sub, "moving"));
-  ASSERT_EQ(mk.status, nfs3::NFS3_OK);
-  std::string moving = NewHandle(mk);
-  ASSERT_EQ(GetattrStatus(moving), nfs3::NFS3_OK);
-  fs::rename(dir_ / "tree/sub/moving", dir_ / "tree/sibling/moved");
-  std::ofstream(dir_ / "tree/sibling/moved/x") << "x";
+  std::string moving = MoveNewDirectoryOutOfSub();
   EXPECT_EQ(GetattrStatus(moving), nfs3::NFS3ERR_STALE);
   EXPECT_EQ(Lookup(*nfs_, moving, "x").status, nfs3::NFS3ERR_STALE);
 }
 
 // A cached directory whose ancestor (not itself) moves out of the export.
 TEST_F(ConfinementTest, DirectoryWhoseParentMovedOutIsStale) {
-  std::string sub = MountRoot("tree/sub");
-  NfsReply outer = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(sub, "outer"));
-  ASSERT_EQ(outer.status, nfs3::NFS3_OK);
-  NfsReply inner = Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(NewHandle(outer), "inner"));
-  ASSERT_EQ(inner.status, nfs3::NFS3_OK);
-  std::string inner_fh = NewHandle(inner);
-  ASSERT_EQ(GetattrStatus(inner_fh), nfs3::NFS3_OK);
+  std::string outer = MakeDir(MountRoot("tree/sub"), "outer");
+  std::string inner_fh = MakeDir(outer, "inner");
   fs::rename(dir_ / "tree/sub/outer", dir_ / "tree/sibling/outer");
   EXPECT_EQ(GetattrStatus(inner_fh), nfs3::NFS3ERR_STALE);
   // Moved back in, it is reachable again.
