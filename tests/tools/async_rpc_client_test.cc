@@ -19,6 +19,7 @@
 
 #include "gtest/gtest.h"
 #include "rpc/rpc_message.h"
+#include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -66,14 +67,7 @@ bool ParseCall(const uint8_t* data, size_t len, FakeCall* call) {
 class FakeServer {
  public:
   FakeServer(bool tcp, Behaviour behaviour) : tcp_(tcp), behaviour_(std::move(behaviour)) {
-    fd_ = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-    socklen_t len = sizeof(a);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    fd_ = test_support::BindLoopback(tcp ? SOCK_STREAM : SOCK_DGRAM, &port_);
     if (tcp) listen(fd_, 4);
     thread_ = std::thread([this] { tcp_ ? ServeTcp() : ServeUdp(); });
   }
