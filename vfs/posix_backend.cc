@@ -112,6 +112,12 @@ absl::Status CheckName(std::string_view name) {
 bool IsDotName(std::string_view name) { return name == "." || name == ".."; }
 
 // For operations that create a name: "." and ".." already exist.
+// Would ApplyAttrs change anything (mode left out when skip_mode)?
+bool ChangesAnything(const SetAttributes& attrs, bool skip_mode) {
+  return attrs.size || attrs.uid || attrs.gid || (attrs.mode && !skip_mode) ||
+         attrs.atime_how != SetTime::kDontChange || attrs.mtime_how != SetTime::kDontChange;
+}
+
 absl::Status CheckNewName(std::string_view name) {
   absl::Status st = CheckName(name);
   if (!st.ok()) return st;
@@ -334,17 +340,12 @@ class PosixBackend::Impl {
     nodes_.Erase(key);
     io_.Erase(key);
   }
-  // The handle key of name in dir if it exists (for cache eviction after the
-  // name is removed), with an O_PATH fd that keeps observing the inode.
-  std::optional<std::pair<std::string, UniqueFd>> Peek(const Node& dir, const std::string& name);
-  void ForgetIfUnlinked(std::optional<std::pair<std::string, UniqueFd>>& peeked) {
-    if (!peeked) return;
-    struct stat st;
-    if (fstatat(peeked->second.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) == 0 &&
-        st.st_nlink == 0) {
-      Forget(peeked->first);
-    }
-  }
+  // The handle key of name in dir, if the name exists (taken before the name
+  // is removed, so the object's cached descriptors can be dropped after).
+  std::optional<std::string> ChildKey(const Node& dir, const std::string& name);
+  // Drops the cached descriptors of key once the object has no links left,
+  // so a deleted file's space is freed. Nothing cached: nothing to do.
+  void ForgetIfUnlinked(const std::optional<std::string>& key);
 
   // An I/O descriptor for a regular file (read-write if write, else any).
   absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> IoFd(const Node& node, bool write);
@@ -371,8 +372,11 @@ class PosixBackend::Impl {
                      const std::function<absl::Status()>& op);
 
   // Common tail of CREATE/MKDIR/SYMLINK/MKNOD: the handle of a new object.
+  // `known` is the object's stat when the caller already took it (saves an
+  // fstat per CREATE).
   absl::StatusOr<CreateResult> Finish(const Cred& cred, const NodePtr& dir, UniqueFd fd,
-                                      const SetAttributes* attrs_to_apply);
+                                      const SetAttributes* attrs_to_apply,
+                                      const struct stat* known = nullptr);
 
   uint64_t verifier() const { return verifier_.load(); }
   SyncCounters sync_counters;
@@ -591,14 +595,27 @@ Attributes PosixBackend::Impl::ToAttributes(const struct stat& st, const Export&
   return a;
 }
 
-std::optional<std::pair<std::string, UniqueFd>> PosixBackend::Impl::Peek(const Node& dir,
-                                                                          const std::string& name) {
-  UniqueFd fd(openat(dir.fd.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return std::nullopt;
-  absl::StatusOr<FileHandle> fh = MakeHandle(*dir.exp, fd.get());
+std::optional<std::string> PosixBackend::Impl::ChildKey(const Node& dir, const std::string& name) {
+  // By name, without opening it: name_to_handle_at does not follow a final
+  // symlink, and an object on another mount gets no key (MakeHandle).
+  absl::StatusOr<FileHandle> fh = MakeHandle(*dir.exp, dir.fd.get(), name.c_str());
   if (!fh.ok()) return std::nullopt;
-  return std::make_pair(std::string(reinterpret_cast<const char*>(fh->data), fh->len),
-                        std::move(fd));
+  return std::string(reinterpret_cast<const char*>(fh->data), fh->len);
+}
+
+void PosixBackend::Impl::ForgetIfUnlinked(const std::optional<std::string>& key) {
+  if (!key) return;
+  // Any cached descriptor of the object tells its link count.
+  struct stat st;
+  int rc = -1;
+  if (NodePtr node = nodes_.Get(*key)) {
+    rc = fstatat(node->fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+  } else if (std::shared_ptr<IoFds> io = io_.Get(*key)) {
+    absl::MutexLock lock(&io->mu);
+    const int fd = io->rw.valid() ? io->rw.get() : io->ro.get();
+    if (fd >= 0) rc = fstat(fd, &st);
+  }
+  if (rc == 0 && st.st_nlink == 0) Forget(*key);
 }
 
 absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> PosixBackend::Impl::IoFd(const Node& node,
@@ -698,21 +715,29 @@ absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* w
 
 absl::StatusOr<CreateResult> PosixBackend::Impl::Finish(const Cred& cred, const NodePtr& dir,
                                                         UniqueFd fd,
-                                                        const SetAttributes* attrs_to_apply) {
+                                                        const SetAttributes* attrs_to_apply,
+                                                        const struct stat* known) {
   struct stat st;
-  if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
+  if (known != nullptr) {
+    st = *known;
+  } else if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    return Errno("fstat");
+  }
   absl::StatusOr<FileHandle> fh = MakeHandle(*dir->exp, fd.get());
   if (!fh.ok()) return fh.status();
   NodePtr node = Adopt(dir->exp, std::move(fd), *fh, st);
+  bool changed = false;
   if (attrs_to_apply) {
     SetAttributes attrs = *attrs_to_apply;
     if (!S_ISREG(st.st_mode)) attrs.size.reset();
+    changed = ChangesAnything(attrs, /*skip_mode=*/true);
     absl::Status applied = ApplyAttrs(cred, *node, st, attrs, /*skip_mode=*/true);
     if (!applied.ok()) return applied;
   }
   CreateResult result;
   result.handle = *fh;
-  result.attributes = AttrsOrNone(*node);
+  // Nothing applied: the stat taken above is still the object's.
+  result.attributes = changed ? AttrsOrNone(*node) : ToAttributes(st, *dir->exp);
   return result;
 }
 
@@ -1060,6 +1085,7 @@ absl::StatusOr<CreateResult> PosixBackend::Create(const Cred& cred, const FileHa
   const std::string n(name);
   UniqueFd fd;
   bool created = false;
+  struct stat st;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
     const mode_t perm = mode == CreateMode::kExclusive ? 0600 : (attrs.mode.value_or(0600) & 07777);
     if (mknodat(d->fd.get(), n.c_str(), S_IFREG | perm, 0) == 0) {
@@ -1069,7 +1095,6 @@ absl::StatusOr<CreateResult> PosixBackend::Create(const Cred& cred, const FileHa
     }
     fd = UniqueFd(openat(d->fd.get(), n.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) return Errno("open created file");
-    struct stat st;
     if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
     if (!S_ISREG(st.st_mode)) return ErrnoError(EEXIST, "exists and is not a regular file");
     if (mode != CreateMode::kExclusive) return absl::OkStatus();
@@ -1112,7 +1137,9 @@ absl::StatusOr<CreateResult> PosixBackend::Create(const Cred& cred, const FileHa
       apply = &rest;
     }
   }
-  return impl_->Finish(cred, d, std::move(fd), apply);
+  // EXCLUSIVE changed the times after st was taken.
+  return impl_->Finish(cred, d, std::move(fd), apply,
+                       mode == CreateMode::kExclusive ? nullptr : &st);
 }
 
 absl::StatusOr<CreateResult> PosixBackend::Mkdir(const Cred& cred, const FileHandle& dir,
@@ -1198,9 +1225,9 @@ absl::Status PosixBackend::Remove(const Cred& cred, const FileHandle& dir, std::
   if (valid.ok() && IsDotName(name)) valid = ErrnoError(EACCES, "cannot remove . or ..");
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
-  std::optional<std::pair<std::string, UniqueFd>> victim;
+  std::optional<std::string> victim;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
-    victim = impl_->Peek(*d, n);
+    victim = impl_->ChildKey(*d, n);
     if (unlinkat(d->fd.get(), n.c_str(), 0) != 0) return Errno("unlink");
     return absl::OkStatus();
   });
@@ -1219,9 +1246,9 @@ absl::Status PosixBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::s
   if (valid.ok() && name == "..") valid = ErrnoError(ENOTEMPTY, "rmdir ..");
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
-  std::optional<std::pair<std::string, UniqueFd>> victim;
+  std::optional<std::string> victim;
   absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
-    victim = impl_->Peek(*d, n);
+    victim = impl_->ChildKey(*d, n);
     if (unlinkat(d->fd.get(), n.c_str(), AT_REMOVEDIR) != 0) return Errno("rmdir");
     return absl::OkStatus();
   });
@@ -1263,7 +1290,7 @@ absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
   if (from_wcc) from_wcc->before = ToWcc(*fb);
   if (to_wcc) to_wcc->before = ToWcc(*tb);
   absl::Status status;
-  std::optional<std::pair<std::string, UniqueFd>> victim;
+  std::optional<std::string> victim;
   if (!S_ISDIR(fb->st_mode) || !S_ISDIR(tb->st_mode)) {
     status = ErrnoError(ENOTDIR, "rename: not a directory");
   } else {
@@ -1271,7 +1298,7 @@ absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
     ScopedCredentials creds(cred);
     status = creds.status();
     if (status.ok()) {
-      victim = impl_->Peek(t, tname);
+      victim = impl_->ChildKey(t, tname);
       if (renameat(f.fd.get(), fname.c_str(), t.fd.get(), tname.c_str()) != 0) {
         status = Errno("rename");
       }

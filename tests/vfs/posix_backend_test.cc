@@ -510,6 +510,44 @@ TEST_F(PosixBackendTest, RemoveRmdirRenameLink) {
   EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, d).status()), ESTALE);
 }
 
+// Descriptors this process holds open on `path` after it was unlinked (the
+// kernel names them "<path> (deleted)").
+int OpenDeletedDescriptors(const std::string& path) {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    std::filesystem::path target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string() == path + " (deleted)") ++n;
+  }
+  return n;
+}
+
+// A removed file's cached descriptors (handle and I/O) are closed at once, so
+// its space is freed; one with another name left keeps them.
+TEST_F(PosixBackendTest, RemovedFilesCachedDescriptorsAreClosed) {
+  for (const std::string how : {"remove", "rename over"}) {
+    SCOPED_TRACE(how);
+    FileHandle f = MakeFile(root_, "big");
+    ASSERT_TRUE(WriteString(f, 0, std::string(1 << 20, 'b')).ok());  // a read-write fd
+    ASSERT_TRUE(ReadString(f, 0, 10).ok());
+    if (how == "remove") {
+      ASSERT_TRUE(backend_->Remove(kRoot, root_, "big", nullptr).ok());
+    } else {
+      MakeFile(root_, "new");
+      ASSERT_TRUE(backend_->Rename(kRoot, root_, "new", root_, "big", nullptr, nullptr).ok());
+      ASSERT_TRUE(backend_->Remove(kRoot, root_, "big", nullptr).ok());
+    }
+    EXPECT_EQ(OpenDeletedDescriptors(export_path_ + "/big"), 0);
+    EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, f).status()), ESTALE);
+  }
+  // Still linked elsewhere: the handle keeps working.
+  FileHandle f = MakeFile(root_, "one");
+  ASSERT_TRUE(WriteString(f, 0, "data").ok());
+  ASSERT_TRUE(backend_->Link(kRoot, f, root_, "two", nullptr, nullptr).ok());
+  ASSERT_TRUE(backend_->Remove(kRoot, root_, "one", nullptr).ok());
+  EXPECT_EQ(*ReadString(f, 0, 4), "data");
+}
+
 TEST_F(PosixBackendTest, SymlinksAreNotFollowed) {
   ASSERT_OK_AND_ASSIGN(link, backend_->Symlink(kRoot, root_, "escape", "/etc", {}, nullptr));
   EXPECT_EQ(link.attributes->type, FileType::kSymlink);
