@@ -12,9 +12,10 @@ namespace {
 // Records at least this big come from (and go back to) the record pool.
 constexpr size_t kPooledRecord = 64 << 10;
 // Fragment bodies at least this big are read straight into the record
-// (DirectSpan), in chunks of at most kDirectChunk.
+// (DirectSpan), in chunks of at most kDirectChunk: a whole 1 MiB WRITE body
+// in one piece, so the TCP reader waits for it with one low-water wakeup.
 constexpr size_t kDirectRead = 64 << 10;
-constexpr size_t kDirectChunk = 256 << 10;
+constexpr size_t kDirectChunk = 1 << 20;
 }  // namespace
 
 void EncodeRecordMark(uint32_t length, bool last, uint8_t out[4]) {

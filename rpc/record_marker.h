@@ -41,7 +41,7 @@ class RecordReassembler {
 
   // Zero-copy path for big fragments: while inside a fragment body with at
   // least 64 KiB still due, returns where the next bytes of the stream belong
-  // (up to 256 KiB of it), so the caller can read() straight into the record
+  // (up to 1 MiB of it), so the caller can read() straight into the record
   // instead of into a buffer it would then copy; empty otherwise. After
   // reading n bytes there, CommitDirect(n) accounts for them (kRecord when
   // that completed the record).

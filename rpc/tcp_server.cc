@@ -2,7 +2,9 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -115,6 +117,7 @@ void TcpConnection::ReadMore() {
   if (!ProcessBuffered()) return;
   if (StartDirectRead()) return;
   reading_ = true;
+  SetReadLowWater(1);  // record headers and small calls: any byte will do
   if (read_buf_.empty()) {
     // The read buffer is allocated when the first bytes arrive, so idle
     // connections (1000s of mounts) cost no 64 KiB each.
@@ -179,11 +182,37 @@ bool TcpConnection::StartDirectRead() {
     return true;
   }
   reading_ = true;
-  socket_.async_read_some(asio::buffer(direct.data(), direct.size()),
-                          [self = shared_from_this()](const error_code& ec, size_t n) {
-                            self->OnDirectRead(ec, n);
-                          });
+  // Wait until the whole chunk is queued, then take it with one recv: a
+  // 1 MiB WRITE arriving in bursts would otherwise cost a wakeup and a read
+  // per burst (strace: 7 reads and 6 epoll_waits per WRITE).
+  SetReadLowWater(static_cast<int>(direct.size()));
+  socket_.async_wait(
+      asio::socket_base::wait_read, [self = shared_from_this(), direct](const error_code& ec) {
+        if (ec) {
+          self->OnDirectRead(ec, 0);
+          return;
+        }
+        const ssize_t n =
+            recv(self->socket_.native_handle(), direct.data(), direct.size(), MSG_DONTWAIT);
+        if (n > 0) {
+          self->OnDirectRead(ec, static_cast<size_t>(n));
+        } else if (n == 0) {
+          self->OnDirectRead(asio::error::eof, 0);
+        } else if (errno == EAGAIN || errno == EINTR) {
+          self->OnDirectRead(ec, 0);  // nothing read: try again
+        } else {
+          self->OnDirectRead(error_code(errno, asio::error::get_system_category()), 0);
+        }
+      });
   return true;
+}
+
+void TcpConnection::SetReadLowWater(int bytes) {
+  if (bytes == read_low_water_) return;
+  // On failure the mark stays where it was: reads only wake more often.
+  if (setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVLOWAT, &bytes, sizeof(bytes)) == 0) {
+    read_low_water_ = bytes;
+  }
 }
 
 void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {

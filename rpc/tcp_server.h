@@ -138,6 +138,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // reassembler is not inside one (then read_buf_ is used).
   bool StartDirectRead();
   void OnDirectRead(const boost::system::error_code& ec, size_t n);
+  // SO_RCVLOWAT: the socket reads as ready only once `bytes` are queued (or
+  // at EOF, an error, or a closed receive window: the kernel never lets the
+  // mark deadlock a connection).
+  void SetReadLowWater(int bytes);
   void Dispatch(std::vector<uint8_t> record);
   // At the server-wide in-flight limit: try reading records again shortly.
   void WaitForCapacity();
@@ -177,6 +181,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   size_t buffered_end_ = 0;
   bool reading_ = false;
   bool eof_ = false;
+  int read_low_water_ = 1;  // the socket's SO_RCVLOWAT
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
   // Shared by reader and writers.

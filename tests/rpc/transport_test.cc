@@ -325,6 +325,45 @@ TEST_F(TransportTest, TcpLargeReply) {
   EXPECT_EQ(r->substr(4), big);
 }
 
+// A big record's body is read only once all of it is queued (SO_RCVLOWAT):
+// a body that dribbles in must still complete, and the small call behind it
+// must not wait for a low-water mark meant for the big one.
+TEST_F(TransportTest, TcpBigRecordDribbledInThenSmallCall) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  std::string big(1000 * 1024, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + 3);
+  const std::string call = MakeCall(21, 0, big);
+  uint8_t mark[4];
+  EncodeRecordMark(static_cast<uint32_t>(call.size()), true, mark);
+  const std::string wire = std::string(reinterpret_cast<char*>(mark), 4) + call;
+  for (size_t off = 0; off < wire.size(); off += 100 << 10) {
+    c.SendRaw(wire.substr(off, 100 << 10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  c.SendRecord(MakeCall(22, 0, "small"));
+  auto r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(r->data())), 21u);
+  EXPECT_TRUE(r->substr(4) == big);
+  r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->substr(4), "small");
+}
+
+// A client that half-closes inside a big record's body: the wait for the
+// rest ends at EOF and the connection closes.
+TEST_F(TransportTest, TcpHalfCloseInsideBigRecordCloses) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  uint8_t mark[4];
+  EncodeRecordMark(900 << 10, true, mark);
+  c.SendRaw(std::string(reinterpret_cast<char*>(mark), 4) + MakeCall(23, 0, std::string(300 << 10, 'h')));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  shutdown(c.fd(), SHUT_WR);
+  EXPECT_TRUE(c.WaitClosed());
+}
+
 TEST_F(TransportTest, StopWithClientsConnectedIsPrompt) {
   StartServer();
   TcpClient a(AF_INET, tcp_port_);
