@@ -12,7 +12,9 @@ namespace nfs3d::xdr {
 BufferChain::Block& BufferChain::WritableBlock(size_t len) {
   if (blocks_.empty() || blocks_.back().capacity - blocks_.back().used < len) {
     size_t capacity = std::max(len, kBlockSize);
-    blocks_.push_back(Block{std::make_unique<uint8_t[]>(capacity), capacity, 0});
+    // Not zeroed: only bytes written (and committed) are ever sent, and
+    // zeroing a 1 MiB block per call showed in the load client's profile.
+    blocks_.push_back(Block{std::make_unique_for_overwrite<uint8_t[]>(capacity), capacity, 0});
   }
   return blocks_.back();
 }

@@ -141,11 +141,15 @@ void Encode(Encoder& e, const READ3args& a) {
   e.U32(a.count);
 }
 
-void Encode(Encoder& e, const WRITE3args& a) {
+void EncodeWriteHeader(Encoder& e, const WRITE3args& a) {
   Encode(e, a.file);
   e.U64(a.offset);
   e.U32(a.count);
   e.U32(a.stable);
+}
+
+void Encode(Encoder& e, const WRITE3args& a) {
+  EncodeWriteHeader(e, a);
   e.Opaque(a.data);
 }
 

@@ -41,6 +41,9 @@ void Encode(xdr::Encoder& e, const ACCESS3args& a);
 void Encode(xdr::Encoder& e, const READLINK3args& a);
 void Encode(xdr::Encoder& e, const READ3args& a);
 void Encode(xdr::Encoder& e, const WRITE3args& a);  // sends a.data, count = a.count
+// Everything of a WRITE's arguments before the data's opaque, for callers
+// that produce the data in place (Encoder::ReserveOpaque).
+void EncodeWriteHeader(xdr::Encoder& e, const WRITE3args& a);
 void Encode(xdr::Encoder& e, const CREATE3args& a);
 void Encode(xdr::Encoder& e, const MKDIR3args& a);
 void Encode(xdr::Encoder& e, const SYMLINK3args& a);

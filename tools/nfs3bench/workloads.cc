@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "xdr/encoder.h"
 #include "xdr/nfs3_client_codec.h"
 
 namespace nfs3d::bench {
@@ -181,7 +182,6 @@ class IoRun {
     const nfs_fh3 fh = *ctx_->file_;
     const uint32_t xfer = r_->xfer;
     uint64_t blocks = std::max<uint64_t>(wrap / xfer, 1);
-    std::vector<uint8_t> buf(xfer);
     nfs3::stable_how stable = WireStable(o_.stable);
     pipe_.Run(
         [&]() -> bool {
@@ -192,14 +192,20 @@ class IoRun {
           next_ += count;
           issued_ += count;
           max_end_ = std::max(max_end_, off + count);
-          ctx_->pattern_.Fill(off, absl::Span<uint8_t>(buf.data(), count));
           nfs3::WRITE3args args;
           args.file = fh;
           args.offset = off;
           args.count = count;
           args.stable = stable;
-          args.data = absl::Span<const uint8_t>(buf.data(), count);
-          rpc_->StartCall(kProg, kVers, nfs3::kWrite, args,
+          // The pattern goes straight into the call: a separate buffer cost
+          // the client a 1 MiB copy per WRITE, CPU the server shares here.
+          auto encode = [&](xdr::Encoder& e) {
+            nfs3::EncodeWriteHeader(e, args);
+            uint8_t* body = e.ReserveOpaque(count);
+            ctx_->pattern_.Fill(off, absl::Span<uint8_t>(body, count));
+            e.CommitOpaque(count);
+          };
+          rpc_->Start(kProg, kVers, nfs3::kWrite, encode,
                           [this, off, count, stable](const absl::Status& s,
                                                      absl::Span<const uint8_t> results) {
                             OnWrite(s, results, off, count, stable);
