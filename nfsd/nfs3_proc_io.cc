@@ -12,7 +12,7 @@
 namespace nfs3d::nfsd::proc {
 
 namespace {
-// READs at least this big go out by sendfile where the transport can; for
+// READs at least this big go out as file segments where the transport can; for
 // smaller ones a pread into the reply costs less than the extra syscall.
 constexpr uint32_t kSendfileMinBytes = 16 << 10;
 
@@ -36,8 +36,8 @@ void PadOpaque(xdr::Encoder& out, uint32_t count) {
 // READ builds its reply by hand so file data is copied at most once. The
 // reply is status, post_op_attr, count, eof, then the data opaque, and the
 // head is known only once the file has been looked at. Over TCP with
-// `[tcp] sendfile = on` the data is a file segment that the transport sends
-// with sendfile (no copy in user space). Otherwise (the default) it is read
+// `[tcp] sendfile = on` the data is a file segment that the transport splices
+// into the socket (no copy in user space). Otherwise (the default) it is read
 // into a pooled buffer of its own and attached
 // to the reply chain by reference after the head: one pread into memory that
 // goes to sendmsg as is.

@@ -1,5 +1,6 @@
 #include "rpc/tcp_reply_writer.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -7,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <utility>
+#include <vector>
 
 namespace nfs3d::rpc {
 
@@ -30,6 +33,10 @@ void TcpReplyWriter::Add(const xdr::BufferChain& body) {
 }
 
 void TcpReplyWriter::Clear() {
+  // A pipe still holding bytes of an abandoned reply is closed, not reused.
+  if (in_pipe_ == 0) SplicePipe::Put(std::move(pipe_));
+  pipe_ = SplicePipe();
+  in_pipe_ = 0;
   pieces_.clear();
   next_ = 0;
   next_off_ = 0;
@@ -53,6 +60,7 @@ TcpReplyWriter::Progress TcpReplyWriter::WriteSome(int socket_fd, int* error) {
     Progress p = pieces_[next_].fd < 0 ? SendMemory(socket_fd, error) : SendFile(socket_fd, error);
     if (p != Progress::kDone) return p;
   }
+  if (pipe_.valid()) SplicePipe::Put(std::move(pipe_));  // empty: the batch is out
   return Progress::kDone;
 }
 
@@ -83,7 +91,46 @@ TcpReplyWriter::Progress TcpReplyWriter::SendMemory(int socket_fd, int* error) {
 }
 
 TcpReplyWriter::Progress TcpReplyWriter::SendFile(int socket_fd, int* error) {
-  Piece& p = pieces_[next_];
+  if (!pipe_.valid()) pipe_ = SplicePipe::Take();
+  if (!pipe_.valid()) return SendFileDirect(socket_fd, error);
+  const Piece& p = pieces_[next_];
+  const size_t left = p.len - next_off_;  // of this piece, not yet on the socket
+  if (in_pipe_ < left) {
+    loff_t offset = static_cast<loff_t>(p.file_offset + next_off_ + in_pipe_);
+    const ssize_t n = splice(p.fd, &offset, pipe_.write_fd(), nullptr, left - in_pipe_,
+                             SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      in_pipe_ += static_cast<size_t>(n);
+    } else if (n == 0 && in_pipe_ == 0) {
+      ZeroRestOfPiece();
+      return Progress::kDone;
+    } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+      *error = errno;
+      return Progress::kError;
+    }
+    // Otherwise the pipe is full, or the file ended behind what the pipe
+    // holds: send that first.
+  }
+  if (in_pipe_ == 0) return SendFileDirect(socket_fd, error);  // the pipe took nothing
+  // Hold the segment open while more of this reply or batch follows.
+  const bool more = in_pipe_ < left || next_ + 1 < pieces_.size();
+  for (;;) {
+    const ssize_t sent = splice(pipe_.read_fd(), nullptr, socket_fd, nullptr, in_pipe_,
+                                SPLICE_F_NONBLOCK | (more ? SPLICE_F_MORE : 0));
+    if (sent > 0) {
+      in_pipe_ -= static_cast<size_t>(sent);
+      Advance(static_cast<size_t>(sent));
+      return Progress::kDone;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Progress::kWouldBlock;
+    *error = sent < 0 ? errno : EPIPE;
+    return Progress::kError;
+  }
+}
+
+TcpReplyWriter::Progress TcpReplyWriter::SendFileDirect(int socket_fd, int* error) {
+  const Piece& p = pieces_[next_];
   off_t offset = static_cast<off_t>(p.file_offset + next_off_);
   const size_t left = std::min(p.len - next_off_, kMaxSendfileChunk);
   for (;;) {
@@ -93,18 +140,7 @@ TcpReplyWriter::Progress TcpReplyWriter::SendFile(int socket_fd, int* error) {
       return Progress::kDone;
     }
     if (sent == 0) {
-      // End of file before the promised length: the rest of this piece is
-      // sent as zeros (memory pieces over a static buffer).
-      std::vector<Piece> zeros;
-      for (size_t z = p.len - next_off_; z > 0;) {
-        const size_t len = std::min(z, kZerosSize);
-        zeros.push_back(Piece{kZeros, len});
-        z -= len;
-      }
-      pieces_.erase(pieces_.begin() + static_cast<std::ptrdiff_t>(next_));
-      pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(next_), zeros.begin(),
-                     zeros.end());
-      next_off_ = 0;
+      ZeroRestOfPiece();
       return Progress::kDone;
     }
     if (errno == EINTR) continue;
@@ -112,6 +148,18 @@ TcpReplyWriter::Progress TcpReplyWriter::SendFile(int socket_fd, int* error) {
     *error = errno;
     return Progress::kError;
   }
+}
+
+void TcpReplyWriter::ZeroRestOfPiece() {
+  std::vector<Piece> zeros;
+  for (size_t z = pieces_[next_].len - next_off_; z > 0;) {
+    const size_t len = std::min(z, kZerosSize);
+    zeros.push_back(Piece{kZeros, len});
+    z -= len;
+  }
+  pieces_.erase(pieces_.begin() + static_cast<std::ptrdiff_t>(next_));
+  pieces_.insert(pieces_.begin() + static_cast<std::ptrdiff_t>(next_), zeros.begin(), zeros.end());
+  next_off_ = 0;
 }
 
 }  // namespace nfs3d::rpc

@@ -1,7 +1,8 @@
 // Writes a batch of RPC replies to a non-blocking TCP socket: each reply is its
 // record mark and its body chain. Memory segments go out gathered with
-// sendmsg; file segments (READ data over TCP) go out with sendfile, so file
-// data is never copied in user space. The writer only moves bytes; waiting
+// sendmsg; file segments (READ data over TCP) are spliced from the file into
+// a pooled pipe and from there into the socket (sendfile when no pipe can be
+// had), so file data is never copied in user space. The writer only moves bytes; waiting
 // for the socket to become writable is the caller's job.
 #ifndef NFS3D_RPC_TCP_REPLY_WRITER_H_
 #define NFS3D_RPC_TCP_REPLY_WRITER_H_
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "rpc/splice_pipe.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
@@ -35,13 +37,20 @@ class TcpReplyWriter {
   using Piece = xdr::BufferChain::Segment;
   // Sends memory pieces from next_ on with one sendmsg.
   Progress SendMemory(int socket_fd, int* error);
-  // Sends (part of) the file piece at next_.
+  // Sends (part of) the file piece at next_: through pipe_, or with
+  // sendfile when there is no pipe.
   Progress SendFile(int socket_fd, int* error);
+  Progress SendFileDirect(int socket_fd, int* error);
+  // The file piece at next_ ended early (the file shrank): what is left of
+  // it becomes zeros, so the record keeps its promised length.
+  void ZeroRestOfPiece();
   void Advance(size_t n);
 
   std::vector<Piece> pieces_;
   size_t next_ = 0;      // first piece not completely sent
   size_t next_off_ = 0;  // bytes of pieces_[next_] already sent
+  SplicePipe pipe_;      // held while a file piece is being sent
+  size_t in_pipe_ = 0;   // bytes of pieces_[next_] spliced into pipe_, not sent
 };
 
 }  // namespace nfs3d::rpc

@@ -1,6 +1,7 @@
 // TcpReplyWriter against a real socket pair: gathered memory pieces, file
-// pieces by sendfile, a full socket (kWouldBlock and resume), and a file that
-// shrank before it was sent (zeros keep the promised length).
+// pieces spliced through a pipe, a full socket (kWouldBlock and resume), a
+// batch abandoned with bytes still in its pipe, and a file that shrank before
+// it was sent (zeros keep the promised length).
 #include "rpc/tcp_reply_writer.h"
 
 #include <fcntl.h>
@@ -105,6 +106,36 @@ TEST_F(TcpReplyWriterTest, FileShorterThanPromisedIsPaddedWithZeros) {
   std::string flat = body.Flatten();
   EXPECT_EQ(flat.size(), 100003u);
   EXPECT_EQ(flat, got);
+}
+
+TEST_F(TcpReplyWriterTest, AbandonedBatchLeavesNothingForTheNext) {
+  std::string content(300000, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('A' + i % 23);
+  WriteFile(content);
+  TcpReplyWriter w;
+  xdr::BufferChain first;
+  first.AppendFile(nullptr, file_, 0, 300000);
+  w.Add(first);
+  int err = 0;
+  // The small socket buffer fills while the pipe still holds most of it.
+  ASSERT_EQ(w.WriteSome(fds_[0], &err), TcpReplyWriter::Progress::kWouldBlock);
+  std::string discarded;
+  Drain(&discarded);
+  ASSERT_LT(discarded.size(), content.size());
+  w.Clear();  // e.g. the connection failed: the rest of that reply is dropped
+
+  xdr::BufferChain second;
+  second.Append("next", 4);
+  second.AppendFile(nullptr, file_, 7, 5000);
+  w.Add(second);
+  EXPECT_EQ(WriteAll(w), "next" + content.substr(7, 5000));
+  // And once more, with the pipe that batch put back.
+  w.Clear();
+  xdr::BufferChain third;
+  third.AppendFile(nullptr, file_, 100, 70000);
+  third.AppendFile(nullptr, file_, 0, 3);
+  w.Add(third);
+  EXPECT_EQ(WriteAll(w), content.substr(100, 70000) + content.substr(0, 3));
 }
 
 TEST_F(TcpReplyWriterTest, ClosedPeerIsAnError) {

@@ -17,7 +17,7 @@ make_work
 mkdir -p "$WORK/export" "$WORK/state"
 echo "$WORK/export 127.0.0.1(rw,insecure,no_root_squash)" > "$WORK/exports"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" off
-# READ data over TCP by sendfile (off by default; the other tests cover the
+# READ data over TCP spliced from the page cache (off by default; the other tests cover the
 # pread path), so the verified TCP read-back below goes through it.
 sed -i 's/^\[tcp\]$/[tcp]\nsendfile = on/' "$WORK/nfs3d.conf"
 grep -q "^sendfile = on" "$WORK/nfs3d.conf" || fail "could not turn sendfile on"
