@@ -22,9 +22,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/log.h"
+#include "vfs/sync_group.h"
 #include "vfs/thread_credentials.h"
 #include "vfs/vfs_error.h"
 
@@ -242,53 +244,18 @@ struct PosixBackend::Node {
 
 namespace {
 
-// Gathers concurrent syncs of one file: a caller waits for an fsync that
-// started after it arrived (so it covers the caller's completed writes); if
-// one is already running, the next one serves everybody waiting meanwhile.
-// Always a full fsync, so FILE_SYNC, DATA_SYNC and COMMIT can share it.
-class SyncGroup {
- public:
-  // on_failure runs once per failed fsync, before any waiter returns.
-  // counters (backend-wide) count callers and the fsyncs made for them.
-  absl::Status Sync(int fd, const std::function<void()>& on_failure, SyncCounters* counters) {
-    counters->requests.fetch_add(1, std::memory_order_relaxed);
-    absl::MutexLock lock(&mu_);
-    const uint64_t needed = started_ + 1;
-    while (finished_ < needed) {
-      if (running_) {
-        cv_.Wait(&mu_);
-        continue;
-      }
-      running_ = true;
-      const uint64_t seq = ++started_;
-      mu_.Unlock();
-      counters->fsyncs.fetch_add(1, std::memory_order_relaxed);
-      const int rc = fsync(fd);
-      const int err = errno;
-      if (rc != 0) on_failure();
-      mu_.Lock();
-      running_ = false;
-      finished_ = seq;
-      if (rc != 0) {
-        last_failed_ = seq;
-        last_errno_ = err;
-      }
-      cv_.SignalAll();
-    }
-    // Conservative: a later failed sync also fails this caller.
-    if (last_failed_ >= needed) return ErrnoError(last_errno_, "fsync");
-    return absl::OkStatus();
-  }
-
- private:
-  absl::Mutex mu_;
-  absl::CondVar cv_;
-  bool running_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t started_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t finished_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t last_failed_ ABSL_GUARDED_BY(mu_) = 0;
-  int last_errno_ ABSL_GUARDED_BY(mu_) = 0;
-};
+// One gathered fsync of fd (see SyncGroup), counted for calls-per-sync
+// statistics: every request, and the fsyncs made for them.
+absl::Status SyncGathered(SyncGroup& group, int fd, SyncCounters* counters,
+                          absl::FunctionRef<void()> on_failure) {
+  counters->requests.fetch_add(1, std::memory_order_relaxed);
+  return group.Sync(
+      [&] {
+        counters->fsyncs.fetch_add(1, std::memory_order_relaxed);
+        return fsync(fd) == 0 ? 0 : errno;
+      },
+      on_failure);
+}
 
 // Descriptors for data I/O on one regular file, opened with the server's
 // identity; callers check the user's permission before each use. All writes
@@ -1066,7 +1033,7 @@ absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHand
   result.committed = StableHow::kUnstable;
   if (stable != StableHow::kUnstable) {
     absl::Status synced =
-        keep->sync.Sync(fd, [this] { impl_->RotateVerifier(); }, &impl_->sync_counters);
+        SyncGathered(keep->sync, fd, &impl_->sync_counters, [this] { impl_->RotateVerifier(); });
     if (!synced.ok()) return synced;
     result.committed = StableHow::kFileSync;  // a full fsync was done
   }
@@ -1452,8 +1419,8 @@ absl::StatusOr<Verifier> PosixBackend::Commit(const Cred& cred, const FileHandle
   // No pre-op attributes: the sync runs unlocked, so they could be stale.
   // The whole file is synced whatever the range (fsync has no cheaper
   // durable range variant).
-  absl::Status synced = io->first->sync.Sync(
-      io->second, [this] { impl_->RotateVerifier(); }, &impl_->sync_counters);
+  absl::Status synced = SyncGathered(io->first->sync, io->second, &impl_->sync_counters,
+                                     [this] { impl_->RotateVerifier(); });
   if (wcc) wcc->after = impl_->AttrsOrNone(n);
   if (!synced.ok()) return synced;
   return out;
