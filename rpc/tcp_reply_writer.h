@@ -2,8 +2,8 @@
 // record mark and its body chain. Memory segments go out gathered with
 // sendmsg; file segments (READ data over TCP) are spliced from the file into
 // a pooled pipe and from there into the socket (sendfile when no pipe can be
-// had), so file data is never copied in user space. The writer only moves bytes; waiting
-// for the socket to become writable is the caller's job.
+// had), so file data is never copied in user space. The writer only moves
+// bytes; waiting for the socket to become writable is the caller's job.
 #ifndef NFS3D_RPC_TCP_REPLY_WRITER_H_
 #define NFS3D_RPC_TCP_REPLY_WRITER_H_
 

@@ -245,7 +245,8 @@ struct PosixBackend::Node {
 namespace {
 
 // One gathered fsync of fd (see SyncGroup), counted for calls-per-sync
-// statistics: every request, and the fsyncs made for them.
+// statistics: every request, and the fsyncs made for them. Always a full
+// fsync, so FILE_SYNC, DATA_SYNC and COMMIT of one file can share it.
 absl::Status SyncGathered(SyncGroup& group, int fd, SyncCounters* counters,
                           absl::FunctionRef<void()> on_failure) {
   counters->requests.fetch_add(1, std::memory_order_relaxed);
