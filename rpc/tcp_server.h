@@ -133,6 +133,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // Feeds buffered bytes to the reassembler and dispatches whole records
   // until the in-flight bound; true when the buffer is used up.
   bool ProcessBuffered();
+  // ProcessBuffered's loop, without the flush of metadata_batch_.
+  bool FeedBuffered();
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Reads a big fragment body straight into the record; false when the
   // reassembler is not inside one (then read_buf_ is used).
@@ -142,7 +144,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // at EOF, an error, or a closed receive window: the kernel never lets the
   // mark deadlock a connection).
   void SetReadLowWater(int bytes);
+  // Runs a NULL/GETATTR here, adds a metadata call to metadata_batch_, or
+  // posts the call alone to its pool.
   void Dispatch(std::vector<uint8_t> record);
+  // Posts metadata_batch_ to the metadata pool as one task. Called whenever
+  // the reader stops feeding records, so no batched call waits for a read.
+  void FlushMetadataBatch();
+  // Runs one call on a worker; false: no reply.
+  bool RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply);
   // At the server-wide in-flight limit: try reading records again shortly.
   void WaitForCapacity();
   // True while this connection may not read more calls: its in-flight bound
@@ -158,6 +167,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // ---- Writing, on any thread.
   // Hands over the reply of a finished call (send false: no reply).
   void Deliver(bool send, xdr::BufferChain reply);
+  // Deliver for several calls at once: their replies go out together.
+  struct Finished {
+    bool send = false;
+    xdr::BufferChain reply;
+  };
+  void DeliverAll(std::vector<Finished> finished);
+  // Queues a reply; true if the caller must now run the writer.
+  bool Enqueue(bool send, xdr::BufferChain reply);
   // Writes queued replies until none are left or the socket is full; only
   // the thread that set writer_busy_ runs it.
   void WriteLoop();
@@ -184,6 +201,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   int read_low_water_ = 1;  // the socket's SO_RCVLOWAT
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
+  std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
   // Shared by reader and writers.
   std::atomic<bool> closed_{false};
   std::atomic<bool> reader_waiting_{false};  // FinishCalls must wake the reader

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +48,18 @@ std::string MakeCall(uint32_t xid, uint32_t delay_ms, const std::string& payload
   return s + payload;
 }
 
+// An NFSv3 call header (CALL, RPC v2, program 100003 v3, proc) followed by
+// [delay ms][payload]: the transports route it as an NFS call (metadata
+// calls to their own pool, in batches over TCP), the fake answers it like
+// any other call.
+std::string MakeNfsCall(uint32_t xid, uint32_t proc, uint32_t delay_ms,
+                        const std::string& payload) {
+  std::string s;
+  for (uint32_t v : {xid, 0u, 2u, 100003u, 3u, proc, delay_ms}) PutU32(&s, v);
+  return s + payload;
+}
+constexpr size_t kNfsHeader = 24;
+
 class FakeService : public RpcService {
  public:
   bool HandleCall(absl::Span<const uint8_t> message, const TransportInfo& transport,
@@ -57,14 +70,19 @@ class FakeService : public RpcService {
     }
     ++calls_;
     if (message.size() < 8) return false;
+    size_t at = 4;  // where [delay ms] starts
+    if (message.size() >= kNfsHeader + 4 && GetU32(message.data() + 12) == 100003) {
+      at = kNfsHeader;
+      ++nfs_calls_;
+    }
     uint32_t xid = GetU32(message.data());
-    uint32_t delay = GetU32(message.data() + 4);
+    uint32_t delay = GetU32(message.data() + at);
     if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     if (xid == 0xdeadbeef) return false;
     uint8_t head[4];
     std::memcpy(head, message.data(), 4);
     reply->Append(head, 4);
-    auto body = std::make_shared<std::vector<uint8_t>>(message.begin() + 8, message.end());
+    auto body = std::make_shared<std::vector<uint8_t>>(message.begin() + at + 4, message.end());
     reply->AppendExternal(body, body->data(), body->size());
     return true;
   }
@@ -74,6 +92,7 @@ class FakeService : public RpcService {
     return last_info_;
   }
   std::atomic<int> calls_{0};
+  std::atomic<int> nfs_calls_{0};
 
  private:
   std::mutex mu_;
@@ -262,6 +281,61 @@ TEST_F(TransportTest, TcpInflightBoundSerialisesCalls) {
   auto second = c.ReadRecord();
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(second->data())), 2u);
+}
+
+// Reads n records and returns their xids.
+std::set<uint32_t> ReadXids(TcpClient& c, int n) {
+  std::set<uint32_t> xids;
+  for (int i = 0; i < n; ++i) {
+    auto r = c.ReadRecord();
+    if (!r.has_value()) break;
+    xids.insert(GetU32(reinterpret_cast<const uint8_t*>(r->data())));
+  }
+  return xids;
+}
+
+constexpr uint32_t kSetattr = 2;  // an NFSv3 metadata call
+
+// Records of SETATTR calls with xids 1..n, to send in one write.
+std::string SetattrRecords(uint32_t n, uint32_t max_delay_ms) {
+  std::string records;
+  for (uint32_t xid = 1; xid <= n; ++xid) {
+    const std::string msg = MakeNfsCall(xid, kSetattr, xid % (max_delay_ms + 1), "m");
+    uint8_t mark[4];
+    EncodeRecordMark(static_cast<uint32_t>(msg.size()), true, mark);
+    records += std::string(reinterpret_cast<char*>(mark), 4) + msg;
+  }
+  return records;
+}
+
+std::set<uint32_t> XidsUpTo(uint32_t n) {
+  std::set<uint32_t> xids;
+  for (uint32_t xid = 1; xid <= n; ++xid) xids.insert(xid);
+  return xids;
+}
+
+TEST_F(TransportTest, TcpMetadataCallsArrivingTogetherAreAllAnswered) {
+  RpcServerOptions opts;
+  opts.metadata_threads = 2;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  // One write: the server reads them together and runs them in batches.
+  c.SendRaw(SetattrRecords(11, /*max_delay_ms=*/2));
+  EXPECT_EQ(ReadXids(c, 11), XidsUpTo(11));
+  EXPECT_EQ(service_.nfs_calls_.load(), 11);
+}
+
+TEST_F(TransportTest, TcpMetadataBatchIsRunWhenTheInflightBoundStopsReading) {
+  // Calls held for a batch count as in flight: if reading stopped at the
+  // bound without running them, their replies (which lift the bound) would
+  // never come.
+  RpcServerOptions opts;
+  opts.metadata_threads = 2;
+  opts.max_inflight_per_connection = 3;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRaw(SetattrRecords(10, /*max_delay_ms=*/0));
+  EXPECT_EQ(ReadXids(c, 10), XidsUpTo(10));
 }
 
 TEST_F(TransportTest, TcpDroppedCallGetsNoReplyButConnectionLives) {
