@@ -21,6 +21,25 @@ TEST(PatternTest, PiecesAgreeWithTheWhole) {
   }
 }
 
+TEST(PatternTest, AppendedChainHoldsTheFilledBytes) {
+  xdr::BufferChain chain;
+  std::vector<uint8_t> want;
+  {
+    Pattern p(9);
+    for (uint64_t off : {0ull, 3ull, 4092ull, (1ull << 20) - 5, 5000000ull}) {
+      for (size_t len : {size_t{1}, size_t{6}, size_t{4096}, size_t{70001}, size_t{1} << 20}) {
+        std::vector<uint8_t> piece(len);
+        p.Fill(off, absl::MakeSpan(piece));
+        want.insert(want.end(), piece.begin(), piece.end());
+        p.AppendTo(off, len, &chain);
+      }
+    }
+  }  // the chain keeps the pattern's bytes alive
+  ASSERT_EQ(chain.size(), want.size());
+  const std::string got = chain.Flatten();
+  EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size()));
+}
+
 TEST(PatternTest, VerifyFindsTheFirstBadByte) {
   Pattern p(1);
   std::vector<uint8_t> data(10000);

@@ -16,11 +16,12 @@ uint64_t SplitMix(uint64_t* state) {
 
 }  // namespace
 
-Pattern::Pattern(uint64_t seed) : seed_(seed), base_(kPeriod) {
+Pattern::Pattern(uint64_t seed)
+    : seed_(seed), base_(std::make_shared<std::vector<uint8_t>>(kPeriod)) {
   uint64_t state = seed;
   for (size_t i = 0; i < kPeriod; i += 8) {
     uint64_t v = SplitMix(&state);
-    std::memcpy(&base_[i], &v, 8);
+    std::memcpy(base_->data() + i, &v, 8);
   }
 }
 
@@ -41,7 +42,29 @@ void Pattern::Fill(uint64_t offset, absl::Span<uint8_t> out) const {
     // Copy up to the next block boundary or period end from the base.
     size_t in_period = pos % kPeriod;
     size_t n = std::min({out.size() - done, kBlock - in_block, kPeriod - in_period});
-    std::memcpy(out.data() + done, &base_[in_period], n);
+    std::memcpy(out.data() + done, base_->data() + in_period, n);
+    done += n;
+  }
+}
+
+void Pattern::AppendTo(uint64_t offset, size_t len, xdr::BufferChain* out) const {
+  bool owned = false;  // one reference to base_ per chain is enough
+  size_t done = 0;
+  while (done < len) {
+    const uint64_t pos = offset + done;
+    const size_t in_block = pos % kBlock;
+    if (in_block < kStamp) {
+      uint8_t stamp[kStamp];
+      const size_t n = std::min(len - done, kStamp - in_block);
+      for (size_t i = 0; i < n; ++i) stamp[i] = StampByte(pos / kBlock, in_block + i);
+      out->Append(stamp, n);
+      done += n;
+      continue;
+    }
+    const size_t in_period = pos % kPeriod;
+    const size_t n = std::min({len - done, kBlock - in_block, kPeriod - in_period});
+    out->AppendExternal(owned ? nullptr : base_, base_->data() + in_period, n);
+    owned = true;
     done += n;
   }
 }
@@ -58,9 +81,9 @@ std::optional<uint64_t> Pattern::Verify(uint64_t offset, absl::Span<const uint8_
     }
     size_t in_period = pos % kPeriod;
     size_t n = std::min({data.size() - done, kBlock - in_block, kPeriod - in_period});
-    if (std::memcmp(data.data() + done, &base_[in_period], n) != 0) {
+    if (std::memcmp(data.data() + done, base_->data() + in_period, n) != 0) {
       for (size_t i = 0; i < n; ++i) {
-        if (data[done + i] != base_[in_period + i]) return pos + i;
+        if (data[done + i] != (*base_)[in_period + i]) return pos + i;
       }
     }
     done += n;

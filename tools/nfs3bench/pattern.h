@@ -7,10 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "absl/types/span.h"
+#include "xdr/buffer_chain.h"
 
 namespace nfs3d::bench {
 
@@ -20,6 +22,11 @@ class Pattern {
 
   // Writes the bytes at [offset, offset + out.size()) into out.
   void Fill(uint64_t offset, absl::Span<uint8_t> out) const;
+  // Appends the same bytes as Fill(offset, len) to out, without writing them:
+  // only the stamps are copied, the rest points into the shared period (which
+  // stays warm in cache). Filling each 1 MiB WRITE afresh cost the load
+  // client 19% of its CPU at 16 in flight (perf), CPU the server shares.
+  void AppendTo(uint64_t offset, size_t len, xdr::BufferChain* out) const;
   // Returns the file offset of the first byte of data that differs from the
   // pattern at offset, or nullopt when all match.
   std::optional<uint64_t> Verify(uint64_t offset, absl::Span<const uint8_t> data) const;
@@ -33,7 +40,8 @@ class Pattern {
   uint8_t StampByte(uint64_t block, size_t i) const;
 
   uint64_t seed_;
-  std::vector<uint8_t> base_;
+  // Shared: chains that point into it keep it alive.
+  std::shared_ptr<std::vector<uint8_t>> base_;
 };
 
 }  // namespace nfs3d::bench
