@@ -124,9 +124,9 @@ void UdpListener::OnReadable() {
   // context switch) per batch instead of per datagram, which dominated the
   // profile of 32 KiB READs (725 -> 1800 MB/s). A batch runs its calls one
   // after another, so a slow call delays at most kWorkerBatch - 1 others of
-  // the same wake-up; COMMIT (an fsync) always goes alone. (TCP does not
-  // batch: a pipelined connection must not wait behind its own slow call.)
-  // One batch per pool (see WorkerPools).
+  // the same wake-up; COMMIT (an fsync) always goes alone. (TCP batches
+  // only metadata calls: a pipelined connection's READs and WRITEs must not
+  // wait behind one another.) One batch per pool (see WorkerPools).
   std::vector<Datagram> batch, metadata_batch;
   auto flush_one = [this](std::vector<Datagram>& b) {
     if (b.empty()) return;
