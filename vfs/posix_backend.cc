@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/log.h"
+#include "vfs/fd_chmod.h"
 #include "vfs/sync_group.h"
 #include "vfs/thread_credentials.h"
 #include "vfs/vfs_error.h"
@@ -640,7 +641,7 @@ absl::Status PosixBackend::Impl::ApplyAttrs(const Cred& cred, const Node& node,
     }
   }
   if (attrs.mode && !skip_mode && !S_ISLNK(st.st_mode)) {
-    if (chmod(ProcPath(fd).c_str(), *attrs.mode & 07777) != 0) return Errno("chmod");
+    if (ChmodFd(fd, *attrs.mode & 07777) != 0) return Errno("chmod");
   }
   if (attrs.atime_how != SetTime::kDontChange || attrs.mtime_how != SetTime::kDontChange) {
     struct timespec ts[2];
