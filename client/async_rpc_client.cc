@@ -54,35 +54,24 @@ int PollMillis(absl::Duration d) {
 
 absl::Status ParseReplyHeader(absl::Span<const uint8_t> message, uint32_t* xid,
                               absl::Span<const uint8_t>* results) {
-  xdr::Decoder d(message);
-  *xid = d.U32();
-  uint32_t type = d.U32();
-  if (!d.ok() || type != 1) return absl::DataLossError("not an RPC reply");
-  uint32_t reply_stat = d.U32();
-  if (reply_stat == 0) {
-    d.U32();          // verifier flavor
-    d.Opaque(400);    // verifier body
-    uint32_t accept = d.U32();
-    if (!d.ok()) return absl::DataLossError("truncated RPC reply header");
-    if (accept == 0) {
-      *results = d.Rest();
-      return absl::OkStatus();
+  ReplyHeader h;
+  const bool complete = DecodeReplyHeader(message, &h, results);
+  *xid = h.xid;
+  if (!complete) return absl::DataLossError("malformed RPC reply header");
+  if (h.reply_stat == 0) {
+    if (h.accept_stat == 0) return absl::OkStatus();
+    if (h.accept_stat == 2) {
+      return absl::FailedPreconditionError(absl::StrCat("RPC ", AcceptStatName(h.accept_stat),
+                                                        ": server has ", h.mismatch_low, "..",
+                                                        h.mismatch_high));
     }
-    if (accept == 2) {
-      uint32_t low = d.U32(), high = d.U32();
-      return absl::FailedPreconditionError(
-          absl::StrCat("RPC ", AcceptStatName(accept), ": server has ", low, "..", high));
-    }
-    return absl::FailedPreconditionError(absl::StrCat("RPC ", AcceptStatName(accept)));
+    return absl::FailedPreconditionError(absl::StrCat("RPC ", AcceptStatName(h.accept_stat)));
   }
-  if (reply_stat != 1) return absl::DataLossError("bad reply_stat");
-  uint32_t reject = d.U32();
-  uint32_t detail = d.U32();
-  if (!d.ok()) return absl::DataLossError("truncated RPC reply header");
-  if (reject == 0) return absl::FailedPreconditionError("RPC MSG_DENIED: RPC_MISMATCH");
+  if (h.reject_stat == 0) return absl::FailedPreconditionError("RPC MSG_DENIED: RPC_MISMATCH");
   return absl::PermissionDeniedError(
-      absl::StrCat("RPC MSG_DENIED: AUTH_ERROR auth_stat=", detail,
-                   detail == 5 ? " (AUTH_TOOWEAK: server wants a privileged source port?)" : ""));
+      absl::StrCat("RPC MSG_DENIED: AUTH_ERROR auth_stat=", h.auth_stat,
+                   h.auth_stat == 5 ? " (AUTH_TOOWEAK: server wants a privileged source port?)"
+                                    : ""));
 }
 
 AsyncRpcClient::AsyncRpcClient(int fd, const AsyncRpcOptions& options)

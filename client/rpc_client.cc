@@ -201,34 +201,10 @@ absl::StatusOr<std::string> RpcClient::SendRaw(absl::Span<const uint8_t> message
 }
 
 bool ParseReply(absl::Span<const uint8_t> message, RpcReply* reply) {
-  xdr::Decoder d(message);
-  reply->xid = d.U32();
-  if (d.U32() != 1) return false;  // REPLY
-  reply->reply_stat = d.U32();
-  if (reply->reply_stat == 0) {
-    d.U32();                 // verifier flavor
-    d.Opaque(400);           // verifier body
-    reply->accept_stat = d.U32();
-    if (reply->accept_stat == 2) {
-      reply->mismatch_low = d.U32();
-      reply->mismatch_high = d.U32();
-    }
-    if (!d.ok()) return false;
-    if (reply->accept_stat == 0) {
-      absl::Span<const uint8_t> rest = d.Rest();
-      reply->results.assign(reinterpret_cast<const char*>(rest.data()), rest.size());
-    }
-    return true;
-  }
-  if (reply->reply_stat != 1) return false;
-  reply->reject_stat = d.U32();
-  if (reply->reject_stat == 0) {
-    reply->mismatch_low = d.U32();
-    reply->mismatch_high = d.U32();
-  } else {
-    reply->auth_stat = d.U32();
-  }
-  return d.ok();
+  absl::Span<const uint8_t> results;
+  if (!DecodeReplyHeader(message, reply, &results)) return false;
+  reply->results.assign(reinterpret_cast<const char*>(results.data()), results.size());
+  return true;
 }
 
 }  // namespace nfs3d::client

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "client/rpc_wire.h"
 #include "rpc/call_context.h"
 
 namespace nfs3d::client {
@@ -28,15 +29,9 @@ struct RpcClientOptions {
 };
 
 // The reply to one call, split at the results.
-struct RpcReply {
-  uint32_t xid = 0;
-  uint32_t reply_stat = 0;   // 0 accepted, 1 denied
-  uint32_t accept_stat = 0;  // when accepted
-  uint32_t reject_stat = 0;  // when denied: 0 RPC_MISMATCH, 1 AUTH_ERROR
-  uint32_t auth_stat = 0;    // when AUTH_ERROR
-  uint32_t mismatch_low = 0, mismatch_high = 0;  // PROG_MISMATCH / RPC_MISMATCH
-  std::string results;       // bytes after the header (SUCCESS only)
-  std::string raw;           // the whole reply message
+struct RpcReply : ReplyHeader {
+  std::string results;  // bytes after the header (SUCCESS only)
+  std::string raw;      // the whole reply message
 };
 
 class RpcClient {

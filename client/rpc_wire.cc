@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "xdr/buffer_chain.h"
+#include "xdr/decoder.h"
 
 namespace nfs3d::client {
 
@@ -75,6 +76,36 @@ void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t ver
   }
   e.U32(rpc::kAuthNone);  // verifier
   e.U32(0);
+}
+
+bool DecodeReplyHeader(absl::Span<const uint8_t> message, ReplyHeader* header,
+                       absl::Span<const uint8_t>* results) {
+  *results = {};
+  xdr::Decoder d(message);
+  header->xid = d.U32();
+  if (d.U32() != 1 || !d.ok()) return false;  // not a REPLY
+  header->reply_stat = d.U32();
+  if (header->reply_stat == 0) {
+    d.U32();        // verifier flavor
+    d.Opaque(400);  // verifier body
+    header->accept_stat = d.U32();
+    if (header->accept_stat == 2) {
+      header->mismatch_low = d.U32();
+      header->mismatch_high = d.U32();
+    }
+    if (!d.ok()) return false;
+    if (header->accept_stat == 0) *results = d.Rest();
+    return true;
+  }
+  if (header->reply_stat != 1) return false;
+  header->reject_stat = d.U32();
+  if (header->reject_stat == 0) {
+    header->mismatch_low = d.U32();
+    header->mismatch_high = d.U32();
+  } else {
+    header->auth_stat = d.U32();
+  }
+  return d.ok();
 }
 
 }  // namespace nfs3d::client

@@ -2,8 +2,9 @@
 #define NFS3D_CLIENT_RPC_WIRE_H_
 
 // Wire pieces shared by the blocking RpcClient and the pipelining
-// AsyncRpcClient: address parsing, reserved-port binding and the RPC call
-// header, so both clients put the same bytes on the wire.
+// AsyncRpcClient: address parsing, reserved-port binding, the RPC call
+// header and the reply header, so both clients put the same bytes on the
+// wire and read replies the same way.
 
 #include <sys/socket.h>
 
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/types/span.h"
 #include "rpc/call_context.h"
 #include "xdr/encoder.h"
 
@@ -29,6 +31,22 @@ bool BindReservedPort(int fd, int family);
 // credential (AUTH_SYS, else AUTH_NONE) and an AUTH_NONE verifier.
 void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
                       const rpc::Credential& cred);
+
+// The fields of an RFC 5531 reply header.
+struct ReplyHeader {
+  uint32_t xid = 0;
+  uint32_t reply_stat = 0;   // 0 accepted, 1 denied
+  uint32_t accept_stat = 0;  // when accepted
+  uint32_t reject_stat = 0;  // when denied: 0 RPC_MISMATCH, 1 AUTH_ERROR
+  uint32_t auth_stat = 0;    // when AUTH_ERROR
+  uint32_t mismatch_low = 0, mismatch_high = 0;  // PROG_MISMATCH / RPC_MISMATCH
+};
+
+// Decodes the reply header of message into *header and points *results at
+// the bytes after it (SUCCESS only; empty otherwise). False when message is
+// not a complete reply header; header->xid is set whenever message has one.
+bool DecodeReplyHeader(absl::Span<const uint8_t> message, ReplyHeader* header,
+                       absl::Span<const uint8_t>* results);
 
 }  // namespace nfs3d::client
 
