@@ -1,19 +1,24 @@
 // TcpReplyWriter against a real socket pair: gathered memory pieces, file
-// pieces spliced through a pipe, a full socket (kWouldBlock and resume), a
-// batch abandoned with bytes still in its pipe, and a file that shrank before
-// it was sent (zeros keep the promised length).
+// pieces spliced through a pipe (or sent with sendfile when no pipe can be
+// made), a full socket (kWouldBlock and resume), a batch abandoned with bytes
+// still in its pipe, and a file that shrank before it was sent (zeros keep
+// the promised length).
 #include "rpc/tcp_reply_writer.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
+#include "rpc/splice_pipe.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
@@ -106,6 +111,34 @@ TEST_F(TcpReplyWriterTest, FileShorterThanPromisedIsPaddedWithZeros) {
   std::string flat = body.Flatten();
   EXPECT_EQ(flat.size(), 100003u);
   EXPECT_EQ(flat, got);
+}
+
+TEST_F(TcpReplyWriterTest, WithoutAPipeFileDataGoesBySendfile) {
+  std::string content(300000, '\0');
+  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('A' + i % 23);
+  WriteFile(content);
+  xdr::BufferChain body;
+  body.Append("head", 4);
+  body.AppendFile(nullptr, file_, 7, 250000);
+  body.Append("tail", 4);
+  // No descriptor can be made (EMFILE) and the pool is emptied: the writer
+  // gets no pipe.
+  rlimit saved;
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit none = saved;
+  none.rlim_cur = 3;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &none), 0);
+  std::vector<SplicePipe> pooled;
+  for (SplicePipe p = SplicePipe::Take(); p.valid(); p = SplicePipe::Take()) {
+    pooled.push_back(std::move(p));
+  }
+  TcpReplyWriter w;
+  w.Add(body);
+  const std::string got = WriteAll(w);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  for (SplicePipe& p : pooled) SplicePipe::Put(std::move(p));
+  EXPECT_EQ(got, "head" + content.substr(7, 250000) + "tail");
+  EXPECT_GT(would_block_, 0);  // sendfile resumed after a full socket
 }
 
 TEST_F(TcpReplyWriterTest, AbandonedBatchLeavesNothingForTheNext) {
