@@ -160,12 +160,21 @@ class NfsdProcess {
     pid_ = -1;
   }
 
-  // SIGTERM and wait; true if it exited cleanly (status 0).
+  // SIGTERM and wait up to 30 s (then SIGKILL); true if it exited cleanly
+  // (status 0) in time.
   bool Stop() {
     if (pid_ <= 0) return false;
     kill(pid_, SIGTERM);
     int status = 0;
-    waitpid(pid_, &status, 0);
+    pid_t done = 0;
+    for (int i = 0; i < 300 && done == 0; ++i) {
+      done = waitpid(pid_, &status, WNOHANG);
+      if (done == 0) usleep(100000);
+    }
+    if (done == 0) {
+      Kill9();
+      return false;
+    }
     pid_ = -1;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
   }

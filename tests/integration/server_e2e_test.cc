@@ -3,14 +3,13 @@
 // exports refuse changes, root is squashed unless no_root_squash.
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -31,7 +30,6 @@ namespace fs = std::filesystem;
 using client::RpcClient;
 using client::RpcClientOptions;
 
-using test_support::FreePort;
 using test_support::Span;
 
 std::string Bytes(xdr::BufferChain& chain) { return chain.Flatten(); }
@@ -84,47 +82,21 @@ class ServerE2eTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-e2e-", getpid());
     fs::remove_all(dir_);
-    for (const char* sub : {"rw", "ro", "nosquash", "state"}) fs::create_directories(dir_ / sub);
+    for (const char* sub : {"rw", "ro", "nosquash"}) fs::create_directories(dir_ / sub);
     fs::permissions(dir_ / "rw", fs::perms::all);  // squashed root may create here
-    port_ = FreePort();
-    mount_port_ = FreePort();
-    std::ofstream(dir_ / "exports") << dir_ / "rw" << " 127.0.0.1(rw,insecure)\n"
-                                    << dir_ / "ro" << " 127.0.0.1(ro,insecure)\n"
-                                    << dir_ / "nosquash"
-                                    << " 127.0.0.1(rw,insecure,no_root_squash)\n";
-    std::ofstream(dir_ / "nfs3d.conf")
-        << "[nfsd]\nlisten = 127.0.0.1\nport = " << port_ << "\nmountd_port = " << mount_port_
-        << "\nportmapper = off\nthreads = 2\n[paths]\nstate_dir = " << (dir_ / "state").string()
-        << "\nexports = " << (dir_ / "exports").string() << "\n";
-    StartServer();
+    std::ostringstream exports;
+    exports << dir_ / "rw" << " 127.0.0.1(rw,insecure)\n"
+            << dir_ / "ro" << " 127.0.0.1(ro,insecure)\n"
+            << dir_ / "nosquash" << " 127.0.0.1(rw,insecure,no_root_squash)\n";
+    nfsd_.Configure(dir_, exports.str());
+    ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
+    port_ = nfsd_.port();
+    mount_port_ = nfsd_.mount_port();
   }
 
   void TearDown() override {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int status;
-      waitpid(pid_, &status, 0);
-    }
+    nfsd_.Stop();
     fs::remove_all(dir_);
-  }
-
-  void StartServer() {
-    pid_ = fork();
-    if (pid_ == 0) {
-      std::string config = (dir_ / "nfs3d.conf").string();
-      execl(NFS3D_BINARY, "nfs3d", "--config", config.c_str(), "--foreground",
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    // Wait until NFS answers NULL.
-    for (int i = 0; i < 100; ++i) {
-      RpcClientOptions o;
-      o.timeout = absl::Milliseconds(200);
-      auto c = RpcClient::Connect("127.0.0.1", port_, o);
-      if (c.ok() && (*c)->Call(nfs3::kProgram, 3, 0, {}).ok()) return;
-      usleep(100000);
-    }
-    FAIL() << "nfs3d did not start";
   }
 
   std::unique_ptr<RpcClient> Client(uint16_t port, uint32_t uid) {
@@ -175,8 +147,8 @@ class ServerE2eTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  e2e::NfsdProcess nfsd_;
   uint16_t port_ = 0, mount_port_ = 0;
-  pid_t pid_ = -1;
 };
 
 TEST_F(ServerE2eTest, HandleSurvivesKill9AndRestart) {
@@ -195,11 +167,8 @@ TEST_F(ServerE2eTest, HandleSurvivesKill9AndRestart) {
   before.U32();
   uint64_t fileid = DecodeFattr(before).fileid;
 
-  kill(pid_, SIGKILL);
-  int wstatus;
-  waitpid(pid_, &wstatus, 0);
-  pid_ = -1;
-  StartServer();
+  nfsd_.Kill9();
+  ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();  // same ports, state and exports
 
   ASSERT_EQ(Nfs(1000, nfs3::kGetattr, FhArgs(fh), &res), 0u);
   xdr::Decoder after(Span(res));

@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
+#include "tests/integration/e2e_harness.h"
 #include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -36,7 +36,6 @@ namespace fs = std::filesystem;
 using client::RpcClient;
 using client::RpcClientOptions;
 
-using test_support::FreePort;
 using test_support::Span;
 
 // Builds XDR argument bytes.
@@ -78,57 +77,29 @@ class OpsE2eTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-ops-", getpid());
     fs::remove_all(dir_);
-    for (const char* sub : {"a", "b", "state"}) fs::create_directories(dir_ / sub);
-    port_ = FreePort();
-    mount_port_ = FreePort();
-    WriteExports({"a"});
-    WriteConfig("");
-    StartServer();
+    for (const char* sub : {"a", "b"}) fs::create_directories(dir_ / sub);
+    Configure({"a"}, "");
+    ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
+    port_ = nfsd_.port();
+    mount_port_ = nfsd_.mount_port();
   }
 
   void TearDown() override {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      int status;
-      waitpid(pid_, &status, 0);
-    }
+    nfsd_.Kill9();
     fs::remove_all(dir_);
   }
 
-  void WriteExports(const std::vector<std::string>& subdirs) {
-    std::ofstream out(dir_ / "exports");
+  // Rewrites the exports (these subdirectories) and the configuration
+  // (`extra`: more sections); the server reads them at start or SIGHUP.
+  void Configure(const std::vector<std::string>& subdirs, const std::string& extra) {
+    std::string exports;
     for (const std::string& s : subdirs) {
-      out << (dir_ / s).string() << " 127.0.0.1(rw,insecure,no_root_squash)\n";
+      exports += (dir_ / s).string() + " 127.0.0.1(rw,insecure,no_root_squash)\n";
     }
+    nfsd_.Configure(dir_, exports, extra);
   }
 
-  void WriteConfig(const std::string& extra) {
-    std::ofstream(dir_ / "nfs3d.conf")
-        << "[nfsd]\nlisten = 127.0.0.1\nport = " << port_ << "\nmountd_port = " << mount_port_
-        << "\nportmapper = off\nthreads = 2\n[paths]\nstate_dir = " << (dir_ / "state").string()
-        << "\nexports = " << (dir_ / "exports").string() << "\n"
-        << extra;
-  }
-
-  void StartServer() {
-    const std::string log = (dir_ / "log").string();
-    pid_ = fork();
-    if (pid_ == 0) {
-      freopen(log.c_str(), "w", stderr);
-      std::string config = (dir_ / "nfs3d.conf").string();
-      execl(NFS3D_BINARY, "nfs3d", "--config", config.c_str(), "--foreground",
-            static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    for (int i = 0; i < 100; ++i) {
-      RpcClientOptions o;
-      o.timeout = absl::Milliseconds(200);
-      auto c = RpcClient::Connect("127.0.0.1", port_, o);
-      if (c.ok() && (*c)->Call(nfs3::kProgram, 3, 0, {}).ok()) return;
-      usleep(100000);
-    }
-    FAIL() << "nfs3d did not start: " << ReadFile(dir_ / "log");
-  }
+  void Reload() { kill(nfsd_.pid(), SIGHUP); }
 
   std::unique_ptr<RpcClient> Client(uint16_t port, rpc::Transport t = rpc::Transport::kTcp) {
     RpcClientOptions o;
@@ -224,9 +195,9 @@ class OpsE2eTest : public ::testing::Test {
   }
 
   fs::path dir_;
+  e2e::NfsdProcess nfsd_;
   uint16_t port_ = 0;
   uint16_t mount_port_ = 0;
-  pid_t pid_ = -1;
 };
 
 TEST_F(OpsE2eTest, CountersMatchAKnownSequenceExactly) {
@@ -302,16 +273,16 @@ TEST_F(OpsE2eTest, SighupReloadsExportsAndSizesUnderALiveConnection) {
   EXPECT_NE(Mnt(*mount, "b"), 0u);
   EXPECT_EQ(FsinfoRtmax(*nfs, root_a), 1048576u);
 
-  WriteExports({"a", "b"});
-  WriteConfig("[tcp]\nrsize_max = 64K\nrsize_pref = 64K\n");
-  kill(pid_, SIGHUP);
-  ASSERT_TRUE(WaitReloads("ok", 1)) << ReadFile(dir_ / "log");
+  const std::string small_reads = "[tcp]\nrsize_max = 64K\nrsize_pref = 64K\n";
+  Configure({"a", "b"}, small_reads);
+  Reload();
+  ASSERT_TRUE(WaitReloads("ok", 1)) << nfsd_.Log();
   // The same connections, new settings.
   EXPECT_EQ(Mnt(*mount, "b"), 0u);
   EXPECT_EQ(FsinfoRtmax(*nfs, root_a), 65536u);
 
-  WriteExports({"b"});
-  kill(pid_, SIGHUP);
+  Configure({"b"}, small_reads);
+  Reload();
   ASSERT_TRUE(WaitReloads("ok", 2));
   EXPECT_NE(Mnt(*mount, "a"), 0u);  // no longer exported
   EXPECT_EQ(Mnt(*mount, "b"), 0u);
@@ -326,18 +297,17 @@ TEST_F(OpsE2eTest, SighupWithABrokenFileKeepsTheOldConfig) {
   ASSERT_EQ(Mnt(*mount, "a", &root), 0u);
 
   std::ofstream(dir_ / "exports") << (dir_ / "b").string() << " 127.0.0.1(rw,bogus_option)\n";
-  kill(pid_, SIGHUP);
+  Reload();
   ASSERT_TRUE(WaitReloads("failed", 1));
   EXPECT_EQ(Mnt(*mount, "a"), 0u);
   EXPECT_NE(Mnt(*mount, "b"), 0u);
 
-  WriteExports({"a", "b"});
-  WriteConfig("[tcp]\nrsize_max = 64K\nno_such_key = 1\n");
-  kill(pid_, SIGHUP);
+  Configure({"a", "b"}, "[tcp]\nrsize_max = 64K\nno_such_key = 1\n");
+  Reload();
   ASSERT_TRUE(WaitReloads("failed", 2));
   EXPECT_NE(Mnt(*mount, "b"), 0u);  // nothing of the failed reload applied
   EXPECT_EQ(FsinfoRtmax(*nfs, root), 1048576u);
-  const std::string log = ReadFile(dir_ / "log");
+  const std::string log = nfsd_.Log();
   EXPECT_NE(log.find("reload failed, keeping the old configuration"), std::string::npos) << log;
   EXPECT_NE(log.find("no_such_key"), std::string::npos) << log;
 }
@@ -388,19 +358,10 @@ TEST_F(OpsE2eTest, SigtermDuringAWriteRunExitsCleanlyWithTheDataWritten) {
   });
   for (int i = 0; i < 10000 && acknowledged < 20; ++i) usleep(1000);
   ASSERT_GE(acknowledged, 20u) << "writes fail";
-  kill(pid_, SIGTERM);
-  int status = 0;
-  pid_t done = 0;
-  for (int i = 0; i < 300 && done == 0; ++i) {
-    done = waitpid(pid_, &status, WNOHANG);
-    if (done == 0) usleep(100000);
-  }
+  const bool clean = nfsd_.Stop();  // SIGTERM
   writer.join();
-  ASSERT_EQ(done, pid_) << "nfs3d did not exit within 30 s";
-  pid_ = -1;
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-  const std::string log = ReadFile(dir_ / "log");
+  const std::string log = nfsd_.Log();
+  ASSERT_TRUE(clean) << "nfs3d did not exit with status 0 within 30 s: " << log;
   EXPECT_NE(log.find("synced 1 exports"), std::string::npos) << log;
   // Every acknowledged block is in the file.
   const std::string file = ReadFile(dir_ / "a" / "run");
