@@ -12,7 +12,8 @@
 #
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
-#        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf)
+#        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
+#        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile: off, the default, or on)
 # Needs root. Stops only the processes it started.
 set -euo pipefail
 
@@ -20,6 +21,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${NFS3D_BENCH_BUILD:-$REPO/build-release}
 DISK_PARENT=${NFS3D_BENCH_DISK:-/var/tmp}
 NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}  # nfs3d [nfsd] threads; 16 lets a sync gather 16 calls
+NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-off}  # on: READ data spliced from the page cache
 RUNS=3
 SECS=3
 ONLY=""
@@ -137,6 +139,8 @@ port = 2049
 mountd_port = 20048
 portmapper = off
 threads = $NFS3D_THREADS
+[tcp]
+sendfile = $NFS3D_SENDFILE
 [paths]
 state_dir = $dir/state
 exports = $dir/exports
@@ -266,5 +270,5 @@ done
 
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)"
-echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
+echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, [tcp] sendfile = $NFS3D_SENDFILE, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"
