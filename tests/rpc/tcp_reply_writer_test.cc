@@ -46,6 +46,24 @@ class TcpReplyWriterTest : public ::testing::Test {
     ASSERT_EQ(pwrite(file_, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
   }
 
+  // Fills the file with 300000 letters cycling through `period` of them
+  // from `first`; returns what it wrote.
+  std::string WriteLetters(char first, int period) {
+    std::string content(300000, '\0');
+    for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>(first + i % period);
+    WriteFile(content);
+    return content;
+  }
+
+  // "head", len bytes of the file from offset, "tail".
+  xdr::BufferChain HeadFileTail(uint64_t offset, size_t len) {
+    xdr::BufferChain body;
+    body.Append("head", 4);
+    body.AppendFile(nullptr, file_, offset, len);
+    body.Append("tail", 4);
+    return body;
+  }
+
   // Runs the writer to completion, draining the peer whenever it blocks.
   std::string WriteAll(TcpReplyWriter& w) {
     std::string got;
@@ -74,13 +92,8 @@ class TcpReplyWriterTest : public ::testing::Test {
 };
 
 TEST_F(TcpReplyWriterTest, MemoryAndFilePiecesInOrder) {
-  std::string content(300000, '\0');
-  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('a' + i % 26);
-  WriteFile(content);
-  xdr::BufferChain body;
-  body.Append("head", 4);
-  body.AppendFile(nullptr, file_, 1000, 200000);
-  body.Append("tail", 4);
+  const std::string content = WriteLetters('a', 26);
+  xdr::BufferChain body = HeadFileTail(1000, 200000);
   EXPECT_TRUE(body.has_file_segments());
   EXPECT_EQ(body.size(), 200008u);
   const uint8_t mark[4] = {1, 2, 3, 4};
@@ -114,13 +127,8 @@ TEST_F(TcpReplyWriterTest, FileShorterThanPromisedIsPaddedWithZeros) {
 }
 
 TEST_F(TcpReplyWriterTest, WithoutAPipeFileDataGoesBySendfile) {
-  std::string content(300000, '\0');
-  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('A' + i % 23);
-  WriteFile(content);
-  xdr::BufferChain body;
-  body.Append("head", 4);
-  body.AppendFile(nullptr, file_, 7, 250000);
-  body.Append("tail", 4);
+  const std::string content = WriteLetters('A', 23);
+  xdr::BufferChain body = HeadFileTail(7, 250000);
   // No descriptor can be made (EMFILE) and the pool is emptied: the writer
   // gets no pipe.
   rlimit saved;
@@ -142,9 +150,7 @@ TEST_F(TcpReplyWriterTest, WithoutAPipeFileDataGoesBySendfile) {
 }
 
 TEST_F(TcpReplyWriterTest, AbandonedBatchLeavesNothingForTheNext) {
-  std::string content(300000, '\0');
-  for (size_t i = 0; i < content.size(); ++i) content[i] = static_cast<char>('A' + i % 23);
-  WriteFile(content);
+  const std::string content = WriteLetters('A', 23);
   TcpReplyWriter w;
   xdr::BufferChain first;
   first.AppendFile(nullptr, file_, 0, 300000);
