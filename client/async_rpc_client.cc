@@ -171,19 +171,23 @@ uint32_t AsyncRpcClient::Start(uint32_t prog, uint32_t vers, uint32_t proc,
 }
 
 absl::Status AsyncRpcClient::Flush() {
+  std::vector<iovec> iov;
   while (!send_queue_.empty()) {
-    Outgoing& out = send_queue_.front();
-    const Message& m = *out.message;
-    // Skip the iovecs already written (TCP partial write).
-    std::vector<iovec> iov;
-    size_t skip = out.offset;
-    for (const iovec& v : m.iov) {
-      if (skip >= v.iov_len) {
-        skip -= v.iov_len;
-        continue;
+    // TCP: the unsent bytes of as many queued calls as one sendmsg takes
+    // (CREATE+SETATTR+REMOVE made one sendmsg per call, 77% of the load
+    // client's system time); UDP: one datagram.
+    iov.clear();
+    for (const Outgoing& out : send_queue_) {
+      size_t skip = out.offset;  // already written (TCP partial write)
+      for (const iovec& v : out.message->iov) {
+        if (skip >= v.iov_len) {
+          skip -= v.iov_len;
+          continue;
+        }
+        iov.push_back(iovec{static_cast<uint8_t*>(v.iov_base) + skip, v.iov_len - skip});
+        skip = 0;
       }
-      iov.push_back(iovec{static_cast<uint8_t*>(v.iov_base) + skip, v.iov_len - skip});
-      skip = 0;
+      if (!tcp_ || iov.size() >= IOV_MAX) break;
     }
     msghdr msg{};
     msg.msg_iov = iov.data();
@@ -194,8 +198,9 @@ absl::Status AsyncRpcClient::Flush() {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return absl::OkStatus();
       if (!tcp_ && errno == ENOBUFS) return absl::OkStatus();  // try again on the next round
       if (!tcp_ && errno == EMSGSIZE) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("UDP datagram of ", m.size, " bytes too large: use a smaller block size"));
+        return absl::InvalidArgumentError(absl::StrCat("UDP datagram of ",
+                                                       send_queue_.front().message->size,
+                                                       " bytes too large: use a smaller block size"));
       }
       if (errno == ECONNREFUSED) {
         return absl::UnavailableError("server refused (nothing listens on that port any more)");
@@ -203,8 +208,21 @@ absl::Status AsyncRpcClient::Flush() {
       return ErrnoStatus("send", errno);
     }
     stats_.bytes_sent += static_cast<uint64_t>(n);
-    out.offset += static_cast<size_t>(n);
-    if (!tcp_ || out.offset >= m.size) send_queue_.pop_front();
+    if (!tcp_) {
+      send_queue_.pop_front();
+      continue;
+    }
+    // Retire the calls written, in order; the last may be partly out.
+    for (size_t left = static_cast<size_t>(n); left > 0;) {
+      Outgoing& out = send_queue_.front();
+      const size_t rest = out.message->size - out.offset;
+      if (left < rest) {
+        out.offset += left;
+        break;
+      }
+      left -= rest;
+      send_queue_.pop_front();
+    }
   }
   return absl::OkStatus();
 }
