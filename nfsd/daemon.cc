@@ -19,6 +19,7 @@
 #include "nfsd/nfs_server.h"
 #include "nlm/nfs_file_resolver.h"
 #include "nlm/nlm_program.h"
+#include "nlm/ofd_lock_mirror.h"
 #include "nlm/nsm_program.h"
 #include "nlm/status_store.h"
 #include "rpc/dispatcher.h"
@@ -65,6 +66,7 @@ struct Daemon::Impl {
   // Lock manager (NLM + NSM on the NFS port) when [nlm] enable; see nlm/.
   std::unique_ptr<nlm::StatusStore> nsm_store;
   std::unique_ptr<nlm::RpcPeerCaller> peer_caller;  // outlives nlm
+  std::unique_ptr<nlm::OfdLockMirror> lock_mirror;  // outlives nlm
   std::unique_ptr<nlm::NlmService> nlm;
   std::unique_ptr<nsm::NsmService> nsm;
   rpc::Program nlm_program;
@@ -145,6 +147,14 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
     impl->nlm = std::make_unique<nlm::NlmService>(
         nlm_options, nlm::MakeNfsFileResolver(impl->nfs.get()), impl->peer_caller.get(),
         impl->nsm_store.get());
+    // NLM locks also lock the files themselves (OFD locks): processes on the
+    // server see them, and NLM clients see theirs.
+    impl->lock_mirror = std::make_unique<nlm::OfdLockMirror>(
+        [backend = impl->backend.get()](const std::string& file) {
+          return backend->OpenForLocking(vfs::FileHandle::FromBytes(
+              absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size())));
+        });
+    impl->nlm->SetMirror(impl->lock_mirror.get());
     impl->nsm = std::make_unique<nsm::NsmService>(impl->nlm.get());
     impl->nlm_program = nlm::MakeNlmProgram(impl->nlm.get());
     impl->nsm_program = nsm::MakeNsmProgram(impl->nsm.get());

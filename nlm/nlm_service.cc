@@ -1,5 +1,6 @@
 #include "nlm/nlm_service.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -159,6 +160,9 @@ nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& 
   absl::MutexLock lock(&mu_);
   std::optional<nlm::Lock> conflict =
       table_.Test(file, owner, first, last, args.exclusive);
+  if (!conflict && mirror_ != nullptr) {
+    conflict = mirror_->Conflict(file, owner, first, last, args.exclusive);
+  }
   if (conflict) {
     res.stat = NLM4_DENIED;
     res.holder.exclusive = conflict->exclusive;
@@ -189,7 +193,7 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
     return r.file == file && r.owner == owner && r.first == first && r.last == last &&
            r.exclusive == args.exclusive;
   };
-  switch (table_.Lock(file, owner, first, last, args.exclusive)) {
+  switch (LockMirrored(file, owner, first, last, args.exclusive)) {
     case LockResult::kGranted:
       // A waiter asking again (or a retransmission) got what a callback may
       // still be delivering: the callback's outcome must not undo it.
@@ -264,7 +268,7 @@ nlm4_res NlmService::Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& ar
   // Granted but not yet delivered: the waiter gave up, so take it back.
   for (auto it = grants_.begin(); it != grants_.end();) {
     if (same_request(it->second) && !it->second.confirmed) {
-      table_.Unlock(file, owner, first, last);
+      UnlockMirrored(file, owner, first, last);
       it = grants_.erase(it);
       cancelled = true;
     } else {
@@ -284,7 +288,7 @@ nlm4_res NlmService::Unlock(const rpc::CallContext& ctx, const nlm4_unlockargs& 
   if (res.stat != NLM4_GRANTED) return res;
   const auto& [file, owner, first, last] = target;
   absl::MutexLock lock(&mu_);
-  if (table_.Unlock(file, owner, first, last) == LockResult::kNoLocks) {
+  if (UnlockMirrored(file, owner, first, last) == LockResult::kNoLocks) {
     res.stat = NLM4_DENIED_NOLOCKS;
     return res;
   }
@@ -351,6 +355,7 @@ void NlmService::HostRebooted(const std::string& name, const sockaddr_storage* f
 
 void NlmService::ReleaseHostLocked(const std::string& name) {
   std::vector<std::string> files = table_.ReleaseHost(name);
+  if (mirror_ != nullptr) mirror_->ForgetHost(name);
   shares_.ReleaseHost(name);
   blocked_.remove_if([&](const Blocked& b) { return b.owner.host == name; });
   for (auto it = grants_.begin(); it != grants_.end();) {
@@ -385,7 +390,8 @@ void NlmService::ForgetUnreclaimedLocked() {
 void NlmService::GrantWaiters(const std::string& file) {
   for (auto it = blocked_.begin(); it != blocked_.end();) {
     if (it->file != file ||
-        table_.Lock(file, it->owner, it->first, it->last, it->exclusive) != LockResult::kGranted) {
+        LockMirrored(file, it->owner, it->first, it->last, it->exclusive) !=
+            LockResult::kGranted) {
       ++it;
       continue;
     }
@@ -398,6 +404,44 @@ void NlmService::GrantWaiters(const std::string& file) {
       NFS3D_LOG_WARNING("lock manager: callback queue full; %s will poll", granted.owner.host);
     }
   }
+}
+
+void NlmService::SetMirror(LockMirror* mirror) {
+  absl::MutexLock lock(&mu_);
+  mirror_ = mirror;
+}
+
+LockResult NlmService::LockMirrored(const std::string& file, const LockOwner& owner,
+                                    uint64_t first, uint64_t last, bool exclusive) {
+  if (mirror_ != nullptr && !mirror_->Set(file, owner, first, last, exclusive)) {
+    return LockResult::kConflict;  // held by a process on the server
+  }
+  const LockResult result = table_.Lock(file, owner, first, last, exclusive);
+  // Rare (a limit, or a conflict with an owner the mirror could not hold):
+  // the mirror shows the table again. That briefly unlocks the range there.
+  if (result != LockResult::kGranted) SyncMirror(file, owner, first, last);
+  return result;
+}
+
+LockResult NlmService::UnlockMirrored(const std::string& file, const LockOwner& owner,
+                                      uint64_t first, uint64_t last) {
+  const LockResult result = table_.Unlock(file, owner, first, last);
+  SyncMirror(file, owner, first, last);
+  return result;
+}
+
+void NlmService::SyncMirror(const std::string& file, const LockOwner& owner, uint64_t first,
+                            uint64_t last) {
+  if (mirror_ == nullptr) return;
+  mirror_->Set(file, owner, first, last, std::nullopt);
+  bool holds_any = false;
+  for (const nlm::Lock& l : table_.LocksOf(file)) {
+    if (!(l.owner == owner)) continue;
+    holds_any = true;
+    if (l.last < first || last < l.first) continue;
+    mirror_->Set(file, owner, std::max(l.first, first), std::min(l.last, last), l.exclusive);
+  }
+  if (!holds_any) mirror_->Forget(file, owner);  // its descriptor goes too
 }
 
 void NlmService::SendGranted(uint64_t grant_id, const Blocked& b) {
@@ -436,7 +480,7 @@ void NlmService::SendGranted(uint64_t grant_id, const Blocked& b) {
   if (it == grants_.end()) return;
   if (refused && !it->second.confirmed) {
     // The client no longer waits for it (e.g. the process was interrupted).
-    table_.Unlock(b.file, b.owner, b.first, b.last);
+    UnlockMirrored(b.file, b.owner, b.first, b.last);
     grants_.erase(it);
     GrantWaiters(b.file);
     return;

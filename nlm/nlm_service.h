@@ -29,6 +29,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "nlm/lock_mirror.h"
 #include "nlm/lock_table.h"
 #include "nlm/nlm4_types.h"
 #include "nlm/peer_caller.h"
@@ -65,6 +66,13 @@ class NlmService {
   ~NlmService();
   NlmService(const NlmService&) = delete;
   NlmService& operator=(const NlmService&) = delete;
+
+  // Mirrors every lock onto `mirror` too (may be null: none), so processes
+  // on the server and NLM clients see each other's locks. A lock blocked by
+  // a local process is granted when the client asks again (Linux polls every
+  // 30 s), not by a GRANTED callback: nothing tells nfs3d when a local lock
+  // goes. Call before Start; `mirror` must outlive the service.
+  void SetMirror(LockMirror* mirror);
 
   // Begins serving. With `grace`, new locks are refused for the grace period
   // while clients reclaim. Sends SM_NOTIFY to the hosts the store remembers.
@@ -130,6 +138,16 @@ class NlmService {
   nlm4_stats NoteHost(const rpc::CallContext& ctx, const std::string& name, bool monitored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LockTable::Lock and Unlock, mirrored: a lock is taken on the mirror
+  // first (a local conflict is a conflict), and the mirror is made to show
+  // the table's state again whenever the table did not change as asked.
+  LockResult LockMirrored(const std::string& file, const LockOwner& owner, uint64_t first,
+                          uint64_t last, bool exclusive) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  LockResult UnlockMirrored(const std::string& file, const LockOwner& owner, uint64_t first,
+                            uint64_t last) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sets the mirror over [first, last] to what the table holds for owner.
+  void SyncMirror(const std::string& file, const LockOwner& owner, uint64_t first,
+                  uint64_t last) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseHostLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetUnreclaimedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendGranted(uint64_t grant_id, const Blocked& blocked);
@@ -145,6 +163,7 @@ class NlmService {
   absl::Time grace_end_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   bool grace_cleanup_done_ ABSL_GUARDED_BY(mu_) = true;
   LockTable table_ ABSL_GUARDED_BY(mu_);
+  LockMirror* mirror_ ABSL_GUARDED_BY(mu_) = nullptr;
   ShareTable shares_ ABSL_GUARDED_BY(mu_);
   std::list<Blocked> blocked_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, Grant> grants_ ABSL_GUARDED_BY(mu_);

@@ -238,6 +238,13 @@ class Backend {
   // The current write verifier: fixed for a server instance, changes when a
   // sync fails so clients resend uncommitted data.
   virtual Verifier WriteVerifier() const = 0;
+  // A new open file description of the regular file fh, read-write where
+  // the file allows it, else read-only; the caller owns the descriptor. The
+  // lock manager holds byte-range (OFD) locks on it, so processes on the
+  // server see NLM locks. No permission check: the caller has done it.
+  virtual absl::StatusOr<int> OpenForLocking(const FileHandle& fh) {
+    return absl::UnimplementedError("no file locks on this backend");
+  }
 };
 
 }  // namespace nfs3d::vfs

@@ -113,6 +113,7 @@ class PosixBackend : public Backend {
   StateDir& state_dir() { return *state_dir_; }
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
+  absl::StatusOr<int> OpenForLocking(const FileHandle& fh) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
   absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override;
   absl::Status SetAttr(const Cred& cred, const FileHandle& fh, const SetAttributes& attrs,

@@ -13,7 +13,10 @@
 #      waits on the server and is granted by a GRANTED callback soon after
 #      the other host unlocks (processes of one client never reach that path:
 #      the client kernel arbitrates them first).
-#   3. restart: nfs3d is restarted while a guest process holds a lock; nfs3d
+#   3. processes on the server: the guest's lock refuses a local fcntl lock on
+#      the exported file until the guest unlocks, and a local lock refuses
+#      the guest's (nfs3d mirrors NLM locks onto the files as OFD locks).
+#   4. restart: nfs3d is restarted while a guest process holds a lock; nfs3d
 #      tells the client (SM_NOTIFY), the client reclaims the lock in the grace
 #      period, and the other host finds it held after the grace period.
 # Usage: lab_lock_test.sh NFS3D_BINARY [NLM_LOCK_TOOL]
@@ -52,6 +55,14 @@ tool() {  # tool NAME OP [--wait-grace]: the other host's lock on export/NAME
   "$LAB" exec -- "$TOOL" 10.200.0.1 "$WORK/export" "$@"
 }
 
+guest_made() {  # NAME PID: waits until the guest run PID made export/NAME (or ended)
+  for i in $(seq 1 600); do
+    [ -e "$WORK/export/$1" ] && return 0
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.5
+  done
+  [ -e "$WORK/export/$1" ]
+}
 stop_nfs3d() {
   kill -TERM "$NFS3D_PID"
   timeout 20 tail --pid="$NFS3D_PID" -f /dev/null || fail "nfs3d did not stop"
@@ -177,6 +188,18 @@ ok "sqlite3 two concurrent writers, 32 rows, integrity ok"
 echo "LOCKTEST DONE"
 EOF
 
+cat > "$WORK/trylock.py" <<'EOF'
+# trylock.py PATH [sh]: an exclusive (or shared) lock on all of PATH without
+# waiting. Exit 0: granted, 1: refused (someone holds it), 2: other error.
+import errno, fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+mode = fcntl.LOCK_SH if sys.argv[2:] == ["sh"] else fcntl.LOCK_EX
+try:
+    fcntl.lockf(fd, mode | fcntl.LOCK_NB, 0, 0)
+except OSError as e:
+    sys.exit(1 if e.errno in (errno.EAGAIN, errno.EACCES) else 2)
+EOF
+
 cat > "$WORK/holder.py" <<'EOF'
 # Holds an exclusive lock across the server restart until /tmp/release exists.
 import fcntl, os, sys, time
@@ -190,22 +213,13 @@ fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
 print("LOCKTEST holder released", flush=True)
 EOF
 
-cat > "$WORK/guest_cross.sh" <<EOF
-PY=$PY
-EOF
+{ echo "PY=$PY"; embed "$WORK/trylock.py"; } > "$WORK/guest_cross.sh"
 cat >> "$WORK/guest_cross.sh" <<'EOF'
 cd "$MNT"
 ok() { echo "LOCKTEST OK: $*"; }
 bad() { echo "LOCKTEST FAIL: $*"; exit 1; }
 rc=0
-$PY -c '
-import errno, fcntl, os, sys
-fd = os.open(sys.argv[1], os.O_RDWR)
-try:
-    fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 0, 0)
-except OSError as e:
-    sys.exit(1 if e.errno in (errno.EAGAIN, errno.EACCES) else 2)
-' "$MNT/x" || rc=$?
+$PY /tmp/trylock.py "$MNT/x" sh || rc=$?
 [ "$rc" = 1 ] || bad "lock held by another host not refused (status $rc)"
 ok "lock held by another host refuses the guest"
 touch "$MNT/waiting"
@@ -222,21 +236,42 @@ ok "blocked lock granted by callback after the other host unlocked"
 echo "LOCKTEST DONE"
 EOF
 
-{ echo "PY=$PY"; embed "$WORK/holder.py"; } > "$WORK/guest_restart.sh"
+# Section 3, guest side: holds srv until the host has checked it, then
+# tries srv2 while a host process holds it.
+{ echo "PY=$PY"; embed "$WORK/trylock.py"; } > "$WORK/guest_local.sh"
+cat >> "$WORK/guest_local.sh" <<'EOF'
+cd "$MNT"
+ok() { echo "LOCKTEST OK: $*"; }
+bad() { echo "LOCKTEST FAIL: $*"; exit 1; }
+wait_file() { for i in $(seq 1 240); do [ -e "$1" ] && return 0; sleep 0.5; done; return 1; }
+$PY -c '
+import fcntl, os, sys, time
+fd = os.open("srv", os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)
+open("srv-held", "w").close()
+for i in range(240):
+    if os.path.exists("srv-checked"):
+        break
+    time.sleep(0.5)
+fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
+open("srv-released", "w").close()
+' || bad "guest could not lock srv"
+ok "guest held srv while the host checked it"
+wait_file local-held || bad "the host never locked srv2"
+rc=0
+$PY /tmp/trylock.py srv2 || rc=$?
+touch local-checked
+[ "$rc" = 1 ] || bad "a lock held by a process on the server did not refuse the guest (status $rc)"
+ok "a lock held by a process on the server refuses the guest"
+echo "LOCKTEST DONE"
+EOF
+
+{ echo "PY=$PY"; embed "$WORK/holder.py"; embed "$WORK/trylock.py"; } > "$WORK/guest_restart.sh"
 cat >> "$WORK/guest_restart.sh" <<'EOF'
 cd "$MNT"
 ok() { echo "LOCKTEST OK: $*"; }
 bad() { echo "LOCKTEST FAIL: $*"; exit 1; }
-trylock() {  # 0: got it, 1: refused
-  $PY -c '
-import errno, fcntl, os, sys
-fd = os.open(sys.argv[1], os.O_RDWR)
-try:
-    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 0, 0)
-except OSError as e:
-    sys.exit(1 if e.errno in (errno.EAGAIN, errno.EACCES) else 2)
-' "$1"
-}
+trylock() { $PY /tmp/trylock.py "$1"; }  # 0: got it, 1: refused
 $PY /tmp/holder.py "$MNT/held" "$MNT/holder-ready" &
 holder=$!
 # The host restarts nfs3d once it sees holder-ready, then creates "restarted".
@@ -290,12 +325,7 @@ for proto in tcp udp; do
   "$LAB" mount-run --export "$WORK/export" --proto "$proto" --opts lock,actimeo=1 \
       --cmd-timeout 300 --script "$WORK/guest_cross.sh" > "$out" 2>&1 &
   run_pid=$!
-  for i in $(seq 1 600); do
-    [ -e "$WORK/export/waiting" ] && break
-    kill -0 "$run_pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  [ -e "$WORK/export/waiting" ] || { cat "$out" >&2; fail "cross-host guest did not get to wait"; }
+  guest_made waiting "$run_pid" || { cat "$out" >&2; fail "cross-host guest did not get to wait"; }
   sleep 4
   tool x unlock >&2 || fail "the other host could not unlock x"
   rc=0
@@ -308,18 +338,48 @@ for proto in tcp udp; do
   log "PASS: cross-host locks over $proto"
 done
 
+log "locks of processes on the server"
+hostlock() { "$PY" "$WORK/trylock.py" "$WORK/export/$1"; }  # a local process; 0: got it
+out="$WORK/local.log"
+rm -f "$WORK/export/"{srv-held,srv-checked,srv-released,local-held,local-checked}
+touch "$WORK/export/srv" "$WORK/export/srv2"
+chmod 666 "$WORK/export/srv" "$WORK/export/srv2"
+"$LAB" mount-run --export "$WORK/export" --proto tcp --opts lock,actimeo=1 --cmd-timeout 300 \
+    --script "$WORK/guest_local.sh" > "$out" 2>&1 &
+run_pid=$!
+guest_made srv-held "$run_pid" || { cat "$out" >&2; fail "the guest never locked srv"; }
+rc=0; hostlock srv || rc=$?
+touch "$WORK/export/srv-checked"
+[ "$rc" = 1 ] || { cat "$out" >&2; fail "the guest's lock did not refuse a local process (status $rc)"; }
+for i in $(seq 1 120); do [ -e "$WORK/export/srv-released" ] && break; sleep 0.5; done
+hostlock srv || fail "srv still locked locally after the guest unlocked"
+"$PY" -c '
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)
+open(sys.argv[2], "w").close()
+for i in range(240):
+    if os.path.exists(sys.argv[3]):
+        break
+    time.sleep(0.5)
+' "$WORK/export/srv2" "$WORK/export/local-held" "$WORK/export/local-checked" &
+local_pid=$!
+PIDS+=("$local_pid")
+rc=0
+wait "$run_pid" || rc=$?
+wait "$local_pid" || true
+grep "LOCKTEST" "$out" | sed "s/^/[local] /" >&2
+[ "$rc" = 0 ] && grep -q "LOCKTEST DONE" "$out" \
+  || { cat "$out" >&2; tail -30 "$WORK/nfs3d.log" >&2; fail "server-process lock test (status $rc)"; }
+log "PASS: NLM locks and locks of processes on the server exclude each other"
+
 log "restart with a lock held (grace period $GRACE s)"
 out="$WORK/restart.log"
 rm -f "$WORK/export/holder-ready" "$WORK/export/restarted"
 "$LAB" mount-run --export "$WORK/export" --proto tcp --opts lock,actimeo=1 --cmd-timeout 300 \
     --script "$WORK/guest_restart.sh" > "$out" 2>&1 &
 run_pid=$!
-for i in $(seq 1 600); do
-  [ -e "$WORK/export/holder-ready" ] && break
-  kill -0 "$run_pid" 2>/dev/null || break
-  sleep 0.5
-done
-[ -e "$WORK/export/holder-ready" ] || { cat "$out" >&2; fail "the guest never took the lock"; }
+guest_made holder-ready "$run_pid" || { cat "$out" >&2; fail "the guest never took the lock"; }
 stop_nfs3d
 log "nfs3d stopped; starting it again"
 start_nfs3d "$WORK/nfs3d-2.log"

@@ -133,6 +133,22 @@ TEST_F(PosixBackendTest, CreateLookupGetAttr) {
   EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, found.handle, "x", nullptr).status()), ENOTDIR);
 }
 
+TEST_F(PosixBackendTest, OpenForLockingGivesANewDescriptionOfARegularFile) {
+  const FileHandle f = MakeFile(root_, "lockme");
+  ASSERT_OK_AND_ASSIGN(fd1, backend_->OpenForLocking(f));
+  ASSERT_OK_AND_ASSIGN(fd2, backend_->OpenForLocking(f));
+  EXPECT_EQ(fcntl(fd1, F_GETFL) & O_ACCMODE, O_RDWR);
+  // Two open file descriptions: their OFD locks conflict.
+  struct flock fl = {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  ASSERT_EQ(fcntl(fd1, F_OFD_SETLK, &fl), 0);
+  EXPECT_NE(fcntl(fd2, F_OFD_SETLK, &fl), 0);
+  close(fd1);
+  close(fd2);
+  EXPECT_EQ(ErrnoOf(backend_->OpenForLocking(root_).status()), EINVAL);  // a directory
+}
+
 TEST_F(PosixBackendTest, HandlesSurviveRestart) {
   FileHandle dir = MakeDir(root_, "d");
   FileHandle file = MakeFile(dir, "f");
