@@ -232,6 +232,12 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
     res.stat = NLM4_DENIED_NOLOCKS;
     return res;
   }
+  if (WouldDeadlock(file, owner, first, last, args.exclusive)) {
+    NFS3D_LOG_INFO("lock manager: %s (svid %d) would deadlock waiting; refused", owner.host,
+                   owner.svid);
+    res.stat = NLM4_DEADLCK;
+    return res;
+  }
   Blocked b;
   b.file = file;
   b.owner = owner;
@@ -404,6 +410,33 @@ void NlmService::GrantWaiters(const std::string& file) {
       NFS3D_LOG_WARNING("lock manager: callback queue full; %s will poll", granted.owner.host);
     }
   }
+}
+
+bool NlmService::WouldDeadlock(const std::string& file, const LockOwner& owner, uint64_t first,
+                               uint64_t last, bool exclusive) const {
+  // Walks "waits for" edges from the request: to the owners of the locks it
+  // conflicts with, from each of them to the owners their own queued
+  // requests conflict with, and so on; reaching the requester is a cycle.
+  std::vector<LockOwner> frontier, seen;
+  auto add_holders = [&](const std::string& f, const LockOwner& waiter, uint64_t lo, uint64_t hi,
+                         bool excl) {
+    for (const nlm::Lock& l : table_.LocksOf(f)) {
+      if (l.owner == waiter || l.last < lo || hi < l.first || !(excl || l.exclusive)) continue;
+      if (std::find(seen.begin(), seen.end(), l.owner) != seen.end()) continue;
+      seen.push_back(l.owner);
+      frontier.push_back(l.owner);
+    }
+  };
+  add_holders(file, owner, first, last, exclusive);
+  while (!frontier.empty()) {
+    const LockOwner holder = frontier.back();
+    frontier.pop_back();
+    if (holder == owner) return true;
+    for (const Blocked& b : blocked_) {
+      if (b.owner == holder) add_holders(b.file, b.owner, b.first, b.last, b.exclusive);
+    }
+  }
+  return false;
 }
 
 void NlmService::SetMirror(LockMirror* mirror) {

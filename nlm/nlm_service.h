@@ -5,6 +5,11 @@
 // (recorded in the StatusStore so they can be told to reclaim after a
 // restart).
 //
+// A blocking LOCK that would wait, directly or through other waiters, for a
+// lock its own owner holds is refused with NLM4_DEADLCK instead of queued
+// (as knfsd's lockd does); locks of processes on the server are not part of
+// that graph.
+//
 // Idempotency: a LOCK the owner already holds is granted again without a
 // second record (the table replaces an owner's range), a re-sent blocking
 // LOCK finds its queued entry instead of queueing twice, and LOCK/UNLOCK/
@@ -138,6 +143,10 @@ class NlmService {
   nlm4_stats NoteHost(const rpc::CallContext& ctx, const std::string& name, bool monitored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True if owner waiting for [first, last] of file would close a cycle of
+  // NLM owners each waiting for a lock the next one holds (NLM4_DEADLCK).
+  bool WouldDeadlock(const std::string& file, const LockOwner& owner, uint64_t first,
+                     uint64_t last, bool exclusive) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // LockTable::Lock and Unlock, mirrored: a lock is taken on the mirror
   // first (a local conflict is a conflict), and the mirror is made to show
   // the table's state again whenever the table did not change as asked.

@@ -106,6 +106,40 @@ TEST_F(NlmServiceTest, ConflictingLockIsDeniedThenGrantedAfterUnlock) {
   EXPECT_EQ(s->lock_count(), 1u);
 }
 
+TEST_F(NlmServiceTest, WaitingInACycleIsADeadlock) {
+  auto s = Make();
+  s->Start(false);
+  rpc::TransportInfo c_transport = Peer("10.0.0.4");
+  rpc::CallContext c = a_;
+  c.transport = &c_transport;
+  // A holds f1, B holds f2, C holds f3.
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 10, true, false, "f1"), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 10, true, false, "f2"), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(c, LockArgs("C", 3, 0, 10, true, false, "f3"), true).stat, NLM4_GRANTED);
+  // A waits for B, B waits for C: a chain, no cycle yet.
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 5, 1, false, true, "f2"), true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, true, "f3"), true).stat, NLM4_BLOCKED);
+  // C waiting for A would close it; without waiting it is a plain denial.
+  EXPECT_EQ(s->Lock(c, LockArgs("C", 3, 9, 1, false, true, "f1"), true).stat, NLM4_DEADLCK);
+  EXPECT_EQ(s->Lock(c, LockArgs("C", 3, 9, 1, false, false, "f1"), true).stat, NLM4_DENIED);
+  EXPECT_EQ(s->blocked_count(), 2u);
+  // Beside A's lock, not over it: no conflict, no cycle.
+  EXPECT_EQ(s->Lock(c, LockArgs("C", 3, 20, 1, true, true, "f1"), true).stat, NLM4_GRANTED);
+  // Another process of host C (svid 4) holds nothing: it may wait.
+  EXPECT_EQ(s->Lock(c, LockArgs("C", 4, 0, 1, true, true, "f1"), true).stat, NLM4_BLOCKED);
+}
+
+TEST_F(NlmServiceTest, TwoWaitersOnOneLockAreNoDeadlock) {
+  auto s = Make();
+  s->Start(false);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false, "f1"), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, false, "f2"), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, true, "f1"), true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 3, 0, 0, true, true, "f1"), true).stat, NLM4_BLOCKED);
+  // A asking for f2 (held by B, who waits for A): that one is a cycle.
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, true, "f2"), true).stat, NLM4_DEADLCK);
+}
+
 TEST_F(NlmServiceTest, StaleHandle) {
   auto s = Make();
   s->Start(false);
