@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "nlm/nlm_service.h"
 #include "tests/nlm/fake_peer_caller.h"
+#include "tests/support/temp_dir.h"
 
 namespace nfs3d::nlm {
 namespace {
@@ -22,9 +23,7 @@ namespace {
 class OfdLockMirrorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char dir[] = "/tmp/ofd_mirror_test.XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
+    ASSERT_FALSE(dir_.empty());
     for (const char* name : {"f1", "f2"}) {
       const int fd = open((dir_ + "/" + name).c_str(), O_CREAT | O_RDWR, 0644);
       ASSERT_GE(fd, 0);
@@ -33,11 +32,7 @@ class OfdLockMirrorTest : public ::testing::Test {
     local_ = open(Path("f1").c_str(), O_RDWR);
     ASSERT_GE(local_, 0);
   }
-  void TearDown() override {
-    close(local_);
-    for (const char* name : {"f1", "f2"}) unlink(Path(name).c_str());
-    rmdir(dir_.c_str());
-  }
+  void TearDown() override { close(local_); }
 
   std::string Path(const std::string& file) const { return dir_ + "/" + file; }
   // Lock-table keys are file names here.
@@ -60,7 +55,8 @@ class OfdLockMirrorTest : public ::testing::Test {
     return fcntl(local_, F_SETLK, &fl) == 0;
   }
 
-  std::string dir_;
+  test_support::TempDir tmp_{"ofd_mirror_test"};
+  const std::string dir_ = tmp_.path();
   int local_ = -1;
   const LockOwner a_{"hostA", 1, "ohA"};
   const LockOwner b_{"hostB", 2, "ohB"};

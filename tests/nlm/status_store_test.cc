@@ -6,19 +6,16 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace nfs3d::nlm {
 namespace {
 
 class StatusStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/nsm_store_test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
+  void SetUp() override { ASSERT_FALSE(dir_.empty()); }
+  test_support::TempDir tmp_{"nsm_store_test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(StatusStoreTest, StateIsOddAndGrowsWithEveryOpen) {

@@ -8,19 +8,14 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace nfs3d::vfs {
 namespace {
 
 class StateDirTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/nfs3d_state_test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-    path_ = root_ + "/state";
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
+  void SetUp() override { ASSERT_FALSE(root_.empty()); }
 
   // Names in the state dir (to check no temp files are left behind).
   std::vector<std::string> Entries() {
@@ -32,7 +27,9 @@ class StateDirTest : public ::testing::Test {
     return out;
   }
 
-  std::string root_, path_;
+  test_support::TempDir tmp_{"nfs3d_state_test"};
+  const std::string root_ = tmp_.path();
+  const std::string path_ = root_ + "/state";
 };
 
 TEST_F(StateDirTest, SecretIsCreatedOnceWithMode0600) {
