@@ -5,18 +5,18 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace nfs3d::vfs {
 namespace {
 
 TEST(ChmodFdTest, ChangesTheModeThroughAnOPathDescriptor) {
-  char dir[] = "/tmp/fd_chmod_test.XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  const std::string file = std::string(dir) + "/f";
+  test_support::TempDir dir("fd_chmod_test");
+  ASSERT_FALSE(dir.path().empty());
+  const std::string file = dir.path() + "/f";
   int created = open(file.c_str(), O_CREAT | O_WRONLY, 0600);
   ASSERT_GE(created, 0);
   close(created);
@@ -29,8 +29,6 @@ TEST(ChmodFdTest, ChangesTheModeThroughAnOPathDescriptor) {
     EXPECT_EQ(st.st_mode & 07777, mode);
   }
   close(fd);
-  unlink(file.c_str());
-  rmdir(dir);
 }
 
 TEST(ChmodFdTest, ABadDescriptorIsAnError) {
