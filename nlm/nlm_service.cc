@@ -1,9 +1,9 @@
 #include "nlm/nlm_service.h"
 
-#include <algorithm>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 #include <utility>

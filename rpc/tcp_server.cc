@@ -285,7 +285,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
     return;
   }
   const WorkerPools& pools = context_->workers();
-  if (pools.metadata != nullptr && IsNfsMetadataCall(record)) {
+  if (pools.IsMetadata(record)) {
     // Metadata calls that arrive together run as one worker task and their
     // replies go out in one sendmsg: one wake-up and one send per batch
     // instead of per call (CREATE+SETATTR+REMOVE spent a quarter of the

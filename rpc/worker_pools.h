@@ -20,8 +20,12 @@ struct WorkerPools {
   boost::asio::thread_pool* main = nullptr;
   boost::asio::thread_pool* metadata = nullptr;  // null: main runs everything
 
+  // True if `call` runs on the metadata pool.
+  bool IsMetadata(absl::Span<const uint8_t> call) const {
+    return metadata != nullptr && IsNfsMetadataCall(call);
+  }
   boost::asio::thread_pool& For(absl::Span<const uint8_t> call) const {
-    return metadata != nullptr && IsNfsMetadataCall(call) ? *metadata : *main;
+    return IsMetadata(call) ? *metadata : *main;
   }
 };
 
