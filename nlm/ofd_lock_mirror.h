@@ -3,9 +3,10 @@
 // open-file-description (OFD) locks with fcntl(F_OFD_SETLK). The kernel
 // gives OFD locks the same per-owner semantics as the lock table (a new
 // lock replaces the owner's range, ranges merge and split) and makes them
-// conflict with every other lock on the file: the POSIX and OFD locks of
-// local processes, and flock-emulating fcntl locks of Samba and friends.
-// Closing the descriptor drops all of the owner's locks on the file.
+// conflict with every other fcntl lock on the file: the POSIX and OFD locks
+// of local processes, other file servers (Samba) among them. flock() locks
+// are a separate kind on Linux and see none of this. Closing the
+// descriptor drops all of the owner's locks on the file.
 //
 // Not thread-safe: the lock manager calls it under its mutex.
 #ifndef NFS3D_NLM_OFD_LOCK_MIRROR_H_
