@@ -417,6 +417,10 @@ bool NlmService::WouldDeadlock(const std::string& file, const LockOwner& owner, 
   // Walks "waits for" edges from the request: to the owners of the locks it
   // conflicts with, from each of them to the owners their own queued
   // requests conflict with, and so on; reaching the requester is a cycle.
+  // The walk runs under the lock manager's mutex, so it stops after
+  // kMaxDeadlockOwners owners (then the request just waits): clients
+  // cannot make every LOCK scan the whole table.
+  constexpr size_t kMaxDeadlockOwners = 256;
   std::vector<LockOwner> frontier, seen;
   auto add_holders = [&](const std::string& f, const LockOwner& waiter, uint64_t lo, uint64_t hi,
                          bool excl) {
@@ -428,7 +432,7 @@ bool NlmService::WouldDeadlock(const std::string& file, const LockOwner& owner, 
     }
   };
   add_holders(file, owner, first, last, exclusive);
-  while (!frontier.empty()) {
+  while (!frontier.empty() && seen.size() <= kMaxDeadlockOwners) {
     const LockOwner holder = frontier.back();
     frontier.pop_back();
     if (holder == owner) return true;

@@ -140,6 +140,32 @@ TEST_F(NlmServiceTest, TwoWaitersOnOneLockAreNoDeadlock) {
   EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, true, "f2"), true).stat, NLM4_DEADLCK);
 }
 
+TEST_F(NlmServiceTest, DeadlockSearchIsBounded) {
+  NlmOptions options;
+  options.max_blocked_per_host = 1000;
+  auto s = Make(options);
+  s->Start(false);
+  // A chain of 300 owners, each waiting for the next one's file; the last
+  // asking for the first file closes a cycle too long to be searched: it
+  // waits like any other request (each LOCK's search stays cheap).
+  constexpr int kOwners = 300;
+  for (int i = 0; i < kOwners; ++i) {
+    const std::string f = "f" + std::to_string(i);
+    ASSERT_EQ(s->Lock(a_, LockArgs("A", i, 0, 1, true, false, f), true).stat, NLM4_GRANTED);
+  }
+  for (int i = 0; i + 1 < kOwners; ++i) {
+    const std::string next = "f" + std::to_string(i + 1);
+    ASSERT_EQ(s->Lock(a_, LockArgs("A", i, 0, 1, true, true, next), true).stat, NLM4_BLOCKED);
+  }
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", kOwners - 1, 0, 1, true, true, "f0"), true).stat,
+            NLM4_BLOCKED);
+  // A short cycle is still found: owner 0 waits for 1; 1 asking for f0.
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 1, true, false, "g0"), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 1, true, false, "g1"), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 1, true, true, "g1"), true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 1, true, true, "g0"), true).stat, NLM4_DEADLCK);
+}
+
 TEST_F(NlmServiceTest, StaleHandle) {
   auto s = Make();
   s->Start(false);
