@@ -1,6 +1,8 @@
 // MOUNT against the real binary: export roots and sub-directories of an
 // export can be mounted; files, missing paths and paths outside every export
-// cannot.
+// cannot. Also the e2e harness's retry on a port taken by a parallel test.
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -79,6 +81,29 @@ TEST_F(MountE2eTest, BadPathsAreRefused) {
   EXPECT_EQ(Mount(dir_.string(), &fh), mount3::MNT3ERR_NOENT);  // parent of the export
   EXPECT_EQ(Mount((dir_ / "exportx").string(), &fh), mount3::MNT3ERR_NOENT);
   EXPECT_EQ(Mount((dir_ / "export" / ".." / "export").string(), &fh), mount3::MNT3ERR_NOENT);
+}
+
+// The harness itself: a port taken between FreePort and nfs3d's bind (as by
+// a test running in parallel) makes it start nfs3d again on new ports.
+TEST(NfsdProcessTest, StartsAgainOnNewPortsWhenAPortIsTaken) {
+  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-harness-", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "export");
+  NfsdProcess nfsd;
+  nfsd.Configure(dir, (dir / "export").string() + " 127.0.0.1(rw,insecure)\n");
+  const uint16_t taken = nfsd.mount_port();
+  const int holder = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(taken);
+  ASSERT_EQ(bind(holder, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(listen(holder, 1), 0);
+  EXPECT_TRUE(nfsd.Start()) << nfsd.Log();
+  EXPECT_NE(nfsd.mount_port(), taken);
+  EXPECT_NE(nfsd.Log().find("Address already in use"), std::string::npos);
+  EXPECT_TRUE(nfsd.Stop());
+  close(holder);
+  fs::remove_all(dir);
 }
 
 }  // namespace
