@@ -775,12 +775,10 @@ absl::StatusOr<Attributes> PosixBackend::GetAttr(const Cred& cred, const FileHan
 absl::StatusOr<int> PosixBackend::OpenForLocking(const FileHandle& fh) {
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
+  absl::StatusOr<struct stat> st = impl_->Stat(**node);
+  if (!st.ok()) return st.status();
+  if (!S_ISREG(st->st_mode)) return ErrnoError(EINVAL, "locks are for regular files");
   const std::string path = ProcPath((*node)->fd.get());
-  struct stat st;
-  if (fstatat((*node)->fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
-    return Errno("fstat");
-  }
-  if (!S_ISREG(st.st_mode)) return ErrnoError(EINVAL, "locks are for regular files");
   // Write locks need a descriptor open for writing; a read-only file (or a
   // read-only file system) still takes read locks.
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOCTTY);
