@@ -9,6 +9,8 @@
 # server CPU per GB / per call (utime+stime of the server over the timed part,
 # from /proc/PID/stat), calls per fsync (FILE_SYNC row, counted with perf's
 # syscall tracepoints), UDP receive-buffer drops, peak RSS. Medians of RUNS runs.
+# Under the table, two ceilings measured in the same run: loopback TCP (iperf3)
+# and, with the FILE_SYNC row, the disk's own (bench/disk_sync_ceiling.cc).
 #
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
@@ -48,12 +50,12 @@ die() { log "FAIL: $*"; exit 1; }
 if [ "$DO_BUILD" = 1 ]; then
   log "building Release into $BUILD"
   cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$BUILD" -j2 nfs3d nfs3bench >/dev/null || die "build failed"
+  ninja -C "$BUILD" -j2 nfs3d nfs3bench disk_sync_ceiling >/dev/null || die "build failed"
 fi
 NFS3D=$BUILD/nfsd/nfs3d
 BENCH=$BUILD/tools/nfs3bench/nfs3bench
-[ -x "$NFS3D" ] || die "no $NFS3D"
-[ -x "$BENCH" ] || die "no $BENCH"
+CEILING=$BUILD/bench/disk_sync_ceiling
+for bin in "$NFS3D" "$BENCH" "$CEILING"; do [ -x "$bin" ] || die "no $bin"; done
 need_pkg() {  # idempotent install of Debian packages
   local missing=()
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -244,6 +246,14 @@ iperf_baseline() {  # loopback TCP in the nfs3d namespace, Mbit/s per line
   wait "$ipid" 2>/dev/null || true
 }
 
+disk_sync_baseline() {  # FILE_SYNC 64 KiB x 16 straight to the disk, both ways
+  mkdir -p "$DISK/ceiling"
+  for mode in gathered per-call; do
+    "$CEILING" "$DISK/ceiling" "$mode" 16 65536 $((64 << 20)) >> "$WORK/disk_ceiling.jsonl" ||
+      log "disk_sync_ceiling $mode failed"
+  done
+}
+
 # ---- Go.
 log "uptime: $(uptime)"
 start_ns nfs3d
@@ -253,6 +263,7 @@ start_ganesha
 log "nfs3d pid ${SERVER_PID[nfs3d]}, ganesha pid ${SERVER_PID[ganesha]}; $RUNS runs x ${SECS}s per workload"
 : > "$WORK/iperf.txt"
 iperf_baseline
+: > "$WORK/disk_ceiling.jsonl"
 for spec in "${WORKLOADS[@]}"; do
   id=${spec%%|*}
   [ -n "$ONLY" ] && ! [[ $id =~ $ONLY ]] && continue
@@ -260,6 +271,8 @@ for spec in "${WORKLOADS[@]}"; do
   for rep in $(seq 1 "$RUNS"); do
     run_one nfs3d "$spec" "$rep"
     run_one ganesha "$spec" "$rep"
+    # The disk's ceiling, measured between the two servers' FILE_SYNC runs.
+    if [[ $id == *filesync* ]]; then disk_sync_baseline; fi
   done
 done
 declare -A RSS
@@ -269,6 +282,6 @@ for srv in nfs3d ganesha; do
 done
 
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
-  "$(nproc)" "$(uptime)"
+  "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl"
 echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, [tcp] sendfile = $NFS3D_SENDFILE, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

@@ -2,6 +2,7 @@
 """Prints bench/run.sh's table from its results.jsonl (medians over runs).
 
 argv: results.jsonl iperf.txt nfs3d_peak_rss_kb ganesha_peak_rss_kb ncpu uptime
+      [disk_ceiling.jsonl]
 """
 import json
 import statistics
@@ -22,6 +23,7 @@ def fmt(v, digits=0):
 
 def main():
     results, iperf_file, rss_n, rss_g, ncpu, up = sys.argv[1:7]
+    ceiling_file = sys.argv[7] if len(sys.argv) > 7 else None
     rows = OrderedDict()
     for line in open(results):
         line = line.strip()
@@ -88,11 +90,38 @@ def main():
     if iperf_mbs:
         print(f"loopback TCP baseline (iperf3, median of {len(iperf)}): {iperf_mbs:,.0f} MB/s "
               f"({iperf_mbs * 8 / 1000:.1f} Gbit/s)")
+    if ceiling_file:
+        print_disk_ceiling(ceiling_file, rows.get("tcp-write-filesync-64k-n16-disk"))
     print(f"peak RSS over the whole table: nfs3d {int(rss_n) / 1024:,.0f} MiB, "
           f"ganesha {int(rss_g) / 1024:,.0f} MiB")
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
           "ratio = nfs3d / ganesha")
+
+
+def print_disk_ceiling(path, filesync_row):
+    """The disk's FILE_SYNC ceiling (bench/disk_sync_ceiling.cc), and each
+    server's FILE_SYNC figure as a share of the ceiling of its own strategy."""
+    by_mode = defaultdict(list)
+    for line in open(path):
+        if line.strip():
+            rec = json.loads(line)
+            by_mode[rec["mode"]].append(rec["mb_per_s"])
+    gathered, per_call = median(by_mode["gathered"]), median(by_mode["per-call"])
+    if gathered is None or per_call is None:
+        return
+    line = (f"disk FILE_SYNC ceiling (64 KiB x 16 writers, no network, median of "
+            f"{len(by_mode['gathered'])}): gathered fsyncs {gathered:,.0f} MB/s, one fsync per "
+            f"write {per_call:,.0f} MB/s, ratio {gathered / per_call:.2f}x")
+    if filesync_row:
+        def share(srv):
+            good = [r["r"] for r in filesync_row.get(srv, []) if not r["r"].get("error")]
+            return median([r["bytes"] / r["seconds"] / 1e6 for r in good if r["seconds"] > 0])
+        n, g = share("nfs3d"), share("ganesha")
+        if n and g:
+            line += (f"; nfs3d reaches {n / gathered:.0%} of the gathered ceiling, "
+                     f"ganesha {g / per_call:.0%} of the one-per-write ceiling")
+    print(line)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,116 @@
+// disk_sync_ceiling: what the disk itself allows for FILE_SYNC writes, with no
+// network, no client and no RPC. THREADS writers fill one new file with
+// BLOCK-sized writes in order; each needs its block on stable storage before
+// it writes the next, as an NFS client with THREADS FILE_SYNC writes in flight
+// does. Two ways to make them stable:
+//   gathered  nfs3d's vfs::SyncGroup: one fsync answers every writer waiting
+//   per-call  each write followed by its own fsync (ganesha's way: bench/run.sh
+//             counts 1.0 calls per fsync for it)
+// bench/run.sh prints both under its table, so the FILE_SYNC row can be read
+// against the most either strategy can reach on this disk.
+//
+// usage: disk_sync_ceiling DIR gathered|per-call [THREADS [BLOCK [FILE_BYTES]]]
+// prints: {"mode":"gathered","mb_per_s":1510.2,"calls_per_fsync":8.3}
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "vfs/sync_group.h"
+
+namespace {
+
+struct Options {
+  std::string dir;
+  bool gathered = true;
+  int threads = 16;
+  uint64_t block = 64 << 10;
+  uint64_t file_bytes = 64 << 20;
+};
+
+bool Parse(int argc, char** argv, Options* o) {
+  if (argc < 3 || argc > 6) return false;
+  o->dir = argv[1];
+  const std::string mode = argv[2];
+  if (mode != "gathered" && mode != "per-call") return false;
+  o->gathered = mode == "gathered";
+  if (argc > 3 && (!absl::SimpleAtoi(argv[3], &o->threads) || o->threads < 1)) return false;
+  if (argc > 4 && (!absl::SimpleAtoi(argv[4], &o->block) || o->block == 0)) return false;
+  if (argc > 5 && !absl::SimpleAtoi(argv[5], &o->file_bytes)) return false;
+  return o->file_bytes >= o->block;
+}
+
+int SyncOnce(int fd, std::atomic<uint64_t>* fsyncs) {
+  fsyncs->fetch_add(1, std::memory_order_relaxed);
+  return fsync(fd) == 0 ? 0 : errno;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (!Parse(argc, argv, &opt)) {
+    std::fprintf(stderr, "usage: %s DIR gathered|per-call [THREADS [BLOCK [FILE_BYTES]]]\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string path = opt.dir + "/disk_sync_ceiling." + std::to_string(getpid());
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::perror(path.c_str());
+    return 1;
+  }
+  nfs3d::vfs::SyncGroup group;
+  std::atomic<uint64_t> next_offset{0};
+  std::atomic<uint64_t> fsyncs{0};
+  std::atomic<int> failed{0};
+  const uint64_t blocks = opt.file_bytes / opt.block;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> writers;
+  for (int t = 0; t < opt.threads; ++t) {
+    writers.emplace_back([&] {
+      std::vector<char> data(opt.block, static_cast<char>('a' + t));
+      for (;;) {
+        const uint64_t offset = next_offset.fetch_add(opt.block);
+        if (offset >= blocks * opt.block) return;
+        if (pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset)) !=
+            static_cast<ssize_t>(data.size())) {
+          failed.store(errno);
+          return;
+        }
+        int err = 0;
+        if (opt.gathered) {
+          if (!group.Sync([&] { return SyncOnce(fd, &fsyncs); }, [] {}).ok()) err = EIO;
+        } else {
+          err = SyncOnce(fd, &fsyncs);
+        }
+        if (err != 0) {
+          failed.store(err);
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread& w : writers) w.join();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  close(fd);
+  unlink(path.c_str());
+  if (failed.load() != 0) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), std::strerror(failed.load()));
+    return 1;
+  }
+  std::printf("{\"mode\":\"%s\",\"mb_per_s\":%.1f,\"calls_per_fsync\":%.2f}\n",
+              opt.gathered ? "gathered" : "per-call",
+              static_cast<double>(blocks * opt.block) / secs / 1e6,
+              static_cast<double>(blocks) / static_cast<double>(fsyncs.load()));
+  return 0;
+}
