@@ -36,7 +36,8 @@ def main():
     iperf_mbs = statistics.median(iperf) / 8 if iperf else None  # MB/s
 
     head = ("| workload | nfs3d | ganesha | ratio | nfs3d CPU | ganesha CPU | CPU ratio "
-            "| calls/fsync (nfs3d, ganesha) | retrans (n, g) | UDP rcvbuf drops (n, g) | verified |")
+            "| client CPU (n, g) | calls/fsync (nfs3d, ganesha) | retrans (n, g) "
+            "| UDP rcvbuf drops (n, g) | verified |")
     print()
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
@@ -52,11 +53,15 @@ def main():
                 # seconds of server CPU per GB moved
                 st["cpu"] = median([r["server_cpu_sec"] / (r["bytes"] / 1e9) for r in good
                                     if r.get("server_cpu_sec", -1) >= 0 and r["bytes"] > 0])
+                st["client_cpu"] = median([r["client_cpu_sec"] / (r["bytes"] / 1e9) for r in good
+                                           if r.get("client_cpu_sec", -1) >= 0 and r["bytes"] > 0])
             else:
                 st["perf"] = median([r["calls"] / r["seconds"] for r in good if r["seconds"] > 0])
                 # microseconds of server CPU per RPC
                 st["cpu"] = median([r["server_cpu_sec"] * 1e6 / r["calls"] for r in good
                                     if r.get("server_cpu_sec", -1) >= 0 and r["calls"] > 0])
+                st["client_cpu"] = median([r["client_cpu_sec"] * 1e6 / r["calls"] for r in good
+                                           if r.get("client_cpu_sec", -1) >= 0 and r["calls"] > 0])
             syncs = [(r["r"].get("calls", 0), r["syncs"]) for r in recs
                      if r["syncs"] >= 0 and not r["r"].get("error")]
             st["cps"] = median([c / s for c, s in syncs if s > 0]) if syncs else None
@@ -84,7 +89,8 @@ def main():
         cpu_digits = 2 if io else 1
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
               f"{fmt(ratio, 2)}x | {fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
-              f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | {extra} | "
+              f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | "
+              f"{fmt(n['client_cpu'], cpu_digits)}, {fmt(g['client_cpu'], cpu_digits)} | {extra} | "
               f"{n['retrans']}, {g['retrans']} | {n['drops']}, {g['drops']} | {ver} |")
     print()
     if iperf_mbs:
@@ -96,7 +102,8 @@ def main():
           f"ganesha {int(rss_g) / 1024:,.0f} MiB")
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
-          "ratio = nfs3d / ganesha")
+          "ratio = nfs3d / ganesha; client CPU = the load client's (nfs3bench), in the same "
+          "unit, against each server: client and server share the CPUs")
 
 
 def print_disk_ceiling(path, filesync_row):

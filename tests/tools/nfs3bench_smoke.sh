@@ -43,6 +43,7 @@ for proto in udp tcp; do
   [ "$(stat -c %s "$f")" = 8388608 ] || fail "$proto: server file has $(stat -c %s "$f") bytes"
   [ "$(md5sum < "$f" | cut -d' ' -f1)" = "$want" ] || fail "$proto: md5 differs"
   grep -q '"verified":"ok"' "$WORK/run-$proto.out" || fail "$proto: read-back not verified"
+  grep -q '"client_cpu_sec":[0-9]' "$WORK/run-$proto.out" || fail "$proto: no client CPU figure"
   log "$proto: 8 MiB written, size and md5 $want match on the server"
 done
 

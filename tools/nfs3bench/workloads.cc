@@ -615,6 +615,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
   client::AsyncRpcClient& rpc = session_->rpc();
   client::AsyncRpcStats before = rpc.stats();
   double cpu_start = ProcessCpuSeconds(o.server_pid);
+  double client_cpu_start = ProcessCpuSeconds(getpid());
   absl::Time start = absl::Now();
   absl::Time end = timed ? start + o.time : absl::InfiniteFuture();
   if (io) {
@@ -628,6 +629,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       file_ = *fh;
       file_pattern_size_ = 0;
       cpu_start = ProcessCpuSeconds(o.server_pid);
+      client_cpu_start = ProcessCpuSeconds(getpid());
       start = absl::Now();
       end = timed ? start + o.time : absl::InfiniteFuture();
       run.Write(false, timed ? 0 : o.size, timed ? o.file_size : o.size, end);
@@ -640,6 +642,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     }
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
     r.server_cpu_sec = CpuSince(o.server_pid, cpu_start);
+    r.client_cpu_sec = CpuSince(getpid(), client_cpu_start);
     r.bytes = run.done();
     r.calls = run.calls();
     r.ops = run.calls();
@@ -665,6 +668,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     run.Run(o.name, timed ? 0 : (o.ops ? o.ops : 1000), end);
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
     r.server_cpu_sec = CpuSince(o.server_pid, cpu_start);
+    r.client_cpu_sec = CpuSince(getpid(), client_cpu_start);
     r.ops = run.ops();
     r.calls = run.calls();
     r.error = run.pipe().error();

@@ -65,6 +65,7 @@ struct RunResult {
   std::string error;            // empty when the run succeeded
   double wire_mbps = 0;         // lab: nuttcp Mbit/s on the same link and proto
   double server_cpu_sec = -1;   // utime+stime of --server-pid over the timed part; -1: unknown
+  double client_cpu_sec = -1;   // nfs3bench's own utime+stime over the timed part
 
   double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
   double Mbitps() const { return seconds > 0 ? bytes * 8 / seconds / 1e6 : 0; }
