@@ -9,8 +9,10 @@
 # server CPU per GB / per call (utime+stime of the server over the timed part,
 # from /proc/PID/stat), calls per fsync (FILE_SYNC row, counted with perf's
 # syscall tracepoints), UDP receive-buffer drops, peak RSS. Medians of RUNS runs.
-# Under the table, two ceilings measured in the same run: loopback TCP (iperf3)
-# and, with the FILE_SYNC row, the disk's own (bench/disk_sync_ceiling.cc).
+# Under the table, what the machine itself allows, measured in the same run:
+# loopback TCP (iperf3), the least CPU per GB of copying file data over it
+# (bench/copy_floor.cc) and, with the FILE_SYNC row, the disk's own FILE_SYNC
+# ceiling (bench/disk_sync_ceiling.cc).
 #
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
@@ -50,12 +52,13 @@ die() { log "FAIL: $*"; exit 1; }
 if [ "$DO_BUILD" = 1 ]; then
   log "building Release into $BUILD"
   cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$BUILD" -j2 nfs3d nfs3bench disk_sync_ceiling >/dev/null || die "build failed"
+  ninja -C "$BUILD" -j2 nfs3d nfs3bench disk_sync_ceiling copy_floor >/dev/null || die "build failed"
 fi
 NFS3D=$BUILD/nfsd/nfs3d
 BENCH=$BUILD/tools/nfs3bench/nfs3bench
 CEILING=$BUILD/bench/disk_sync_ceiling
-for bin in "$NFS3D" "$BENCH" "$CEILING"; do [ -x "$bin" ] || die "no $bin"; done
+FLOOR=$BUILD/bench/copy_floor
+for bin in "$NFS3D" "$BENCH" "$CEILING" "$FLOOR"; do [ -x "$bin" ] || die "no $bin"; done
 need_pkg() {  # idempotent install of Debian packages
   local missing=()
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -246,6 +249,18 @@ iperf_baseline() {  # loopback TCP in the nfs3d namespace, Mbit/s per line
   wait "$ipid" 2>/dev/null || true
 }
 
+copy_floor_baseline() {  # one thread's recv+pwrite / pread+send / sendfile on lo, tmpfs
+  local dir=$WORK/nfs3d/tmpfs/copy_floor  # on the export's tmpfs, mounted inside the namespace
+  in_ns nfs3d mkdir -p "$dir"
+  for rep in $(seq 1 "$RUNS"); do
+    for mode in write read sendfile; do
+      in_ns nfs3d "$FLOOR" "$mode" "$dir" "$SECS" >> "$WORK/copy_floor.jsonl" ||
+        log "copy_floor $mode failed"
+    done
+  done
+  in_ns nfs3d rmdir "$dir"
+}
+
 disk_sync_baseline() {  # FILE_SYNC 64 KiB x 16 straight to the disk, both ways
   mkdir -p "$DISK/ceiling"
   for mode in gathered per-call; do
@@ -263,6 +278,8 @@ start_ganesha
 log "nfs3d pid ${SERVER_PID[nfs3d]}, ganesha pid ${SERVER_PID[ganesha]}; $RUNS runs x ${SECS}s per workload"
 : > "$WORK/iperf.txt"
 iperf_baseline
+: > "$WORK/copy_floor.jsonl"
+copy_floor_baseline
 : > "$WORK/disk_ceiling.jsonl"
 for spec in "${WORKLOADS[@]}"; do
   id=${spec%%|*}
@@ -282,6 +299,6 @@ for srv in nfs3d ganesha; do
 done
 
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
-  "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl"
+  "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl"
 echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, [tcp] sendfile = $NFS3D_SENDFILE, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

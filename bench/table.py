@@ -2,7 +2,7 @@
 """Prints bench/run.sh's table from its results.jsonl (medians over runs).
 
 argv: results.jsonl iperf.txt nfs3d_peak_rss_kb ganesha_peak_rss_kb ncpu uptime
-      [disk_ceiling.jsonl]
+      [disk_ceiling.jsonl [copy_floor.jsonl]]
 """
 import json
 import statistics
@@ -24,6 +24,7 @@ def fmt(v, digits=0):
 def main():
     results, iperf_file, rss_n, rss_g, ncpu, up = sys.argv[1:7]
     ceiling_file = sys.argv[7] if len(sys.argv) > 7 else None
+    floor_file = sys.argv[8] if len(sys.argv) > 8 else None
     rows = OrderedDict()
     for line in open(results):
         line = line.strip()
@@ -96,6 +97,8 @@ def main():
     if iperf_mbs:
         print(f"loopback TCP baseline (iperf3, median of {len(iperf)}): {iperf_mbs:,.0f} MB/s "
               f"({iperf_mbs * 8 / 1000:.1f} Gbit/s)")
+    if floor_file:
+        print_copy_floor(floor_file)
     if ceiling_file:
         print_disk_ceiling(ceiling_file, rows.get("tcp-write-filesync-64k-n16-disk"))
     print(f"peak RSS over the whole table: nfs3d {int(rss_n) / 1024:,.0f} MiB, "
@@ -106,19 +109,42 @@ def main():
           "unit, against each server: client and server share the CPUs")
 
 
-def print_disk_ceiling(path, filesync_row):
-    """The disk's FILE_SYNC ceiling (bench/disk_sync_ceiling.cc), and each
-    server's FILE_SYNC figure as a share of the ceiling of its own strategy."""
+def read_jsonl_by_mode(path):
     by_mode = defaultdict(list)
     for line in open(path):
         if line.strip():
             rec = json.loads(line)
-            by_mode[rec["mode"]].append(rec["mb_per_s"])
-    gathered, per_call = median(by_mode["gathered"]), median(by_mode["per-call"])
+            by_mode[rec.pop("mode")].append(rec)
+    return by_mode
+
+
+def print_copy_floor(path):
+    """The least server CPU per GB of copying file data over loopback TCP
+    (bench/copy_floor.cc): the floor under the table's CPU columns."""
+    by_mode = read_jsonl_by_mode(path)
+    parts = []
+    for mode, what in (("write", "recv+pwrite"), ("read", "pread+send"),
+                       ("sendfile", "sendfile")):
+        recs = by_mode.get(mode)
+        if recs:
+            cpu = median([r["server_cpu_s_per_gb"] for r in recs])
+            mbs = median([r["mb_per_s"] for r in recs])
+            parts.append(f"{what} {cpu:.2f} s/GB at {mbs:,.0f} MB/s")
+    if parts:
+        print(f"copy floor (one thread, 1 MiB blocks, tmpfs file, loopback TCP, no RPC; median of "
+              f"{len(by_mode.get('write', []))}): " + ", ".join(parts))
+
+
+def print_disk_ceiling(path, filesync_row):
+    """The disk's FILE_SYNC ceiling (bench/disk_sync_ceiling.cc), and each
+    server's FILE_SYNC figure as a share of the ceiling of its own strategy."""
+    by_mode = {mode: [r["mb_per_s"] for r in recs]
+               for mode, recs in read_jsonl_by_mode(path).items()}
+    gathered, per_call = median(by_mode.get("gathered", [])), median(by_mode.get("per-call", []))
     if gathered is None or per_call is None:
         return
     line = (f"disk FILE_SYNC ceiling (64 KiB x 16 writers, no network, median of "
-            f"{len(by_mode['gathered'])}): gathered fsyncs {gathered:,.0f} MB/s, one fsync per "
+            f"{len(by_mode.get('gathered', []))}): gathered fsyncs {gathered:,.0f} MB/s, one fsync per "
             f"write {per_call:,.0f} MB/s, ratio {gathered / per_call:.2f}x")
     if filesync_row:
         def share(srv):
