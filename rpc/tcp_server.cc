@@ -31,6 +31,8 @@ constexpr size_t kMaxUnsentReplyBytes = 4 << 20;
 constexpr int kSendBufferSize = 4 << 20;
 // Metadata calls handed to a worker at once (see Dispatch).
 constexpr size_t kMetadataBatch = 4;
+// Replies of inline calls written together, at most (see Dispatch).
+constexpr size_t kInlineReplyBatch = 16;
 
 void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
   std::memset(out, 0, sizeof(*out));
@@ -144,8 +146,9 @@ void TcpConnection::ReadMore() {
 bool TcpConnection::ProcessBuffered() {
   const bool used_up = FeedBuffered();
   // Whatever stops the feeding (buffer used up, a limit, an error), the
-  // calls read so far must run: their replies are what lifts a limit.
-  FlushMetadataBatch();
+  // calls read so far must run and their replies go out: they are what
+  // lifts a limit.
+  FlushBatches();
   return used_up;
 }
 
@@ -240,7 +243,7 @@ void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {
   if (reassembler_.CommitDirect(n) == RecordReassembler::Result::kRecord) {
     ++inflight_;
     Dispatch(reassembler_.TakeRecord());  // keeps the slot
-    FlushMetadataBatch();
+    FlushBatches();
   } else if (limit != nullptr) {
     limit->Release();
   }
@@ -279,9 +282,13 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
 void TcpConnection::Dispatch(std::vector<uint8_t> record) {
   if (RunsInline(record)) {
     // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
+    // Their replies are queued and written together when feeding stops:
+    // one sendmsg per read of pipelined GETATTRs instead of one per call.
+    // The batch is bounded, so the first reply waits for a few calls only.
     xdr::BufferChain reply;
     const bool send = RunCall(std::move(record), &reply);
-    Deliver(send, std::move(reply));
+    if (Enqueue(send, std::move(reply))) holds_inline_writer_ = true;
+    if (holds_inline_writer_ && ++inline_replies_ >= kInlineReplyBatch) FlushInlineReplies();
     return;
   }
   const WorkerPools& pools = context_->workers();
@@ -313,6 +320,18 @@ void TcpConnection::FlushMetadataBatch() {
                self->DeliverAll(std::move(finished));
              });
   metadata_batch_.clear();
+}
+
+void TcpConnection::FlushInlineReplies() {
+  if (!holds_inline_writer_) return;
+  holds_inline_writer_ = false;
+  inline_replies_ = 0;
+  WriteLoop();
+}
+
+void TcpConnection::FlushBatches() {
+  FlushMetadataBatch();
+  FlushInlineReplies();
 }
 
 bool TcpConnection::RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply) {

@@ -133,7 +133,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // Feeds buffered bytes to the reassembler and dispatches whole records
   // until the in-flight bound; true when the buffer is used up.
   bool ProcessBuffered();
-  // ProcessBuffered's loop, without the flush of metadata_batch_.
+  // ProcessBuffered's loop, without FlushBatches.
   bool FeedBuffered();
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Reads a big fragment body straight into the record; false when the
@@ -147,9 +147,13 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // Runs a NULL/GETATTR here, adds a metadata call to metadata_batch_, or
   // posts the call alone to its pool.
   void Dispatch(std::vector<uint8_t> record);
-  // Posts metadata_batch_ to the metadata pool as one task. Called whenever
-  // the reader stops feeding records, so no batched call waits for a read.
+  // Posts metadata_batch_ to the metadata pool as one task.
   void FlushMetadataBatch();
+  // Writes the replies of inline calls queued since the last flush.
+  void FlushInlineReplies();
+  // Both flushes. Called whenever the reader stops feeding records, so no
+  // batched call or reply waits for a read.
+  void FlushBatches();
   // Runs one call on a worker; false: no reply.
   bool RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply);
   // At the server-wide in-flight limit: try reading records again shortly.
@@ -202,6 +206,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
+  // The reader holds the writer's turn (writer_busy_) for inline replies it
+  // queued and has not written yet: inline_replies_ of them.
+  bool holds_inline_writer_ = false;
+  size_t inline_replies_ = 0;
   // Shared by reader and writers.
   std::atomic<bool> closed_{false};
   std::atomic<bool> reader_waiting_{false};  // FinishCalls must wake the reader

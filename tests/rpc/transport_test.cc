@@ -294,18 +294,26 @@ std::set<uint32_t> ReadXids(TcpClient& c, int n) {
   return xids;
 }
 
+constexpr uint32_t kNull = 0;     // runs inline, on the connection's io thread
+constexpr uint32_t kGetattr = 1;  // inline too
 constexpr uint32_t kSetattr = 2;  // an NFSv3 metadata call
+constexpr uint32_t kWrite = 7;    // a data call
 
-// Records of SETATTR calls with xids 1..n, to send in one write.
-std::string SetattrRecords(uint32_t n, uint32_t max_delay_ms) {
+// Records of NFSv3 calls with xids 1..n, each of the procedure procs[xid %
+// procs.size()], to send in one write.
+std::string NfsRecords(uint32_t n, uint32_t max_delay_ms, std::vector<uint32_t> procs) {
   std::string records;
   for (uint32_t xid = 1; xid <= n; ++xid) {
-    const std::string msg = MakeNfsCall(xid, kSetattr, xid % (max_delay_ms + 1), "m");
+    const std::string msg =
+        MakeNfsCall(xid, procs[xid % procs.size()], xid % (max_delay_ms + 1), "m");
     uint8_t mark[4];
     EncodeRecordMark(static_cast<uint32_t>(msg.size()), true, mark);
     records += std::string(reinterpret_cast<char*>(mark), 4) + msg;
   }
   return records;
+}
+std::string SetattrRecords(uint32_t n, uint32_t max_delay_ms) {
+  return NfsRecords(n, max_delay_ms, {kSetattr});
 }
 
 std::set<uint32_t> XidsUpTo(uint32_t n) {
@@ -336,6 +344,40 @@ TEST_F(TransportTest, TcpMetadataBatchIsRunWhenTheInflightBoundStopsReading) {
   TcpClient c(AF_INET, tcp_port_);
   c.SendRaw(SetattrRecords(10, /*max_delay_ms=*/0));
   EXPECT_EQ(ReadXids(c, 10), XidsUpTo(10));
+}
+
+TEST_F(TransportTest, TcpInlineCallsArrivingTogetherAreAllAnswered) {
+  // Their replies are written in batches when the reader stops feeding: a
+  // run shorter than a batch and one longer (with a remainder) both arrive.
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRaw(NfsRecords(3, /*max_delay_ms=*/0, {kNull, kGetattr}));
+  EXPECT_EQ(ReadXids(c, 3), XidsUpTo(3));
+  c.SendRaw(NfsRecords(41, /*max_delay_ms=*/0, {kNull, kGetattr}));
+  EXPECT_EQ(ReadXids(c, 41), XidsUpTo(41));
+}
+
+TEST_F(TransportTest, TcpInlineRepliesAreWrittenWhenTheInflightBoundStopsReading) {
+  // Inline calls count as in flight until their reply is written, so the
+  // replies held for a batch must go out when the bound stops the reader.
+  RpcServerOptions opts;
+  opts.max_inflight_per_connection = 3;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRaw(NfsRecords(10, /*max_delay_ms=*/0, {kGetattr}));
+  EXPECT_EQ(ReadXids(c, 10), XidsUpTo(10));
+}
+
+TEST_F(TransportTest, TcpInlineMetadataAndDataCallsMixedAreAllAnswered) {
+  // Workers finishing while the reader holds the writer for inline replies
+  // queue theirs behind, and the reader's flush writes them too.
+  RpcServerOptions opts;
+  opts.metadata_threads = 2;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRaw(NfsRecords(60, /*max_delay_ms=*/1, {kNull, kSetattr, kGetattr, kWrite}));
+  EXPECT_EQ(ReadXids(c, 60), XidsUpTo(60));
+  EXPECT_EQ(service_.nfs_calls_.load(), 60);
 }
 
 TEST_F(TransportTest, TcpDroppedCallGetsNoReplyButConnectionLives) {
