@@ -287,8 +287,9 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
     // The batch is bounded, so the first reply waits for a few calls only.
     xdr::BufferChain reply;
     const bool send = RunCall(std::move(record), &reply);
-    if (Enqueue(send, std::move(reply))) holds_inline_writer_ = true;
-    if (holds_inline_writer_ && ++inline_replies_ >= kInlineReplyBatch) FlushInlineReplies();
+    const bool takes_writer = Enqueue(send, std::move(reply));
+    if (takes_writer || held_inline_replies_ > 0) ++held_inline_replies_;
+    if (held_inline_replies_ >= kInlineReplyBatch) FlushInlineReplies();
     return;
   }
   const WorkerPools& pools = context_->workers();
@@ -323,9 +324,8 @@ void TcpConnection::FlushMetadataBatch() {
 }
 
 void TcpConnection::FlushInlineReplies() {
-  if (!holds_inline_writer_) return;
-  holds_inline_writer_ = false;
-  inline_replies_ = 0;
+  if (held_inline_replies_ == 0) return;
+  held_inline_replies_ = 0;
   WriteLoop();
 }
 

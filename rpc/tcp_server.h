@@ -206,10 +206,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
-  // The reader holds the writer's turn (writer_busy_) for inline replies it
-  // queued and has not written yet: inline_replies_ of them.
-  bool holds_inline_writer_ = false;
-  size_t inline_replies_ = 0;
+  // Inline replies queued while the reader holds the writer's turn
+  // (writer_busy_) for them; 0: it does not hold it.
+  size_t held_inline_replies_ = 0;
   // Shared by reader and writers.
   std::atomic<bool> closed_{false};
   std::atomic<bool> reader_waiting_{false};  // FinishCalls must wake the reader
