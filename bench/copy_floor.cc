@@ -10,7 +10,7 @@
 // floor cannot be reached by copying.
 //
 // usage: copy_floor write|read|sendfile DIR [SECONDS [BLOCK]]   (DIR: on the export's
-// file system; a scratch file of up to 256 MiB is made there and removed)
+// file system; a scratch file of up to 256 MiB is made there, unlinked at once)
 // prints: {"mode":"write","mb_per_s":6012.3,"server_cpu_s_per_gb":0.141}
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   const bool writing = mode == "write";
   const std::string path = std::string(argv[2]) + "/copy_floor." + std::to_string(getpid());
   const int file = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  unlink(path.c_str());  // the descriptor keeps it until we exit
   int sock[2] = {-1, -1};
   if (file < 0 || !LoopbackPair(sock)) {
     std::perror(file < 0 ? path.c_str() : "loopback");
@@ -110,6 +111,11 @@ int main(int argc, char** argv) {
     }
   }
 
+  // The client never waits long: the server end may stop reading or writing
+  // at any moment once the time is up.
+  const timeval io_timeout{2, 0};
+  setsockopt(sock[1], SOL_SOCKET, SO_SNDTIMEO, &io_timeout, sizeof(io_timeout));
+  setsockopt(sock[1], SOL_SOCKET, SO_RCVTIMEO, &io_timeout, sizeof(io_timeout));
   std::atomic<bool> stop{false};
   std::thread client([&] {
     std::vector<char> buf(block, 'y');
@@ -119,7 +125,6 @@ int main(int argc, char** argv) {
         break;
       }
     }
-    shutdown(sock[1], SHUT_RDWR);
   });
 
   uint64_t moved = 0;
@@ -140,19 +145,18 @@ int main(int argc, char** argv) {
     }
     if (ok) moved += block;
   }
+  const int err = ok ? 0 : errno;
   const double cpu = ThreadCpuSeconds() - cpu_start;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                           .count();
   stop.store(true);
-  shutdown(sock[0], SHUT_RDWR);
+  close(sock[0]);  // with data unread: a reset, which ends the client's send or recv
   client.join();
-  close(sock[0]);
   close(sock[1]);
   close(file);
-  unlink(path.c_str());
   if (!ok || moved == 0) {
     std::fprintf(stderr, "copy_floor %s: stopped after %llu bytes: %s\n", mode.c_str(),
-                 static_cast<unsigned long long>(moved), std::strerror(errno));
+                 static_cast<unsigned long long>(moved), std::strerror(err));
     return 1;
   }
   std::printf("{\"mode\":\"%s\",\"mb_per_s\":%.1f,\"server_cpu_s_per_gb\":%.4f}\n", mode.c_str(),

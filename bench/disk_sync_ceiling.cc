@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     std::perror(path.c_str());
     return 1;
   }
+  unlink(path.c_str());  // the descriptor keeps it until we exit
   nfs3d::vfs::SyncGroup group;
   std::atomic<uint64_t> next_offset{0};
   std::atomic<uint64_t> fsyncs{0};
@@ -76,7 +77,7 @@ int main(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> writers;
   for (int t = 0; t < opt.threads; ++t) {
-    writers.emplace_back([&] {
+    writers.emplace_back([&, t] {
       std::vector<char> data(opt.block, static_cast<char>('a' + t));
       for (;;) {
         const uint64_t offset = next_offset.fetch_add(opt.block);
@@ -103,7 +104,6 @@ int main(int argc, char** argv) {
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   close(fd);
-  unlink(path.c_str());
   if (failed.load() != 0) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), std::strerror(failed.load()));
     return 1;
