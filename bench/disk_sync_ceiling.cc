@@ -6,15 +6,24 @@
 //   gathered  nfs3d's vfs::SyncGroup: one fsync answers every writer waiting
 //   per-call  each write followed by its own fsync (ganesha's way: bench/run.sh
 //             counts 1.0 calls per fsync for it)
-// bench/run.sh prints both under its table, so the FILE_SYNC row can be read
-// against the most either strategy can reach on this disk.
+// and two that bound every strategy:
+//   batch     in rounds: every writer writes its block, then one fsync covers
+//             them all. A server with THREADS writes in flight cannot gather
+//             more per sync: the next writes come only after these replies.
+//   once      the same writes with no sync between them, then one fsync for
+//             the whole file: the disk's write bandwidth, which no FILE_SYNC
+//             server can beat, since every byte must reach the disk before
+//             its reply
+// bench/run.sh prints them under its table, so the FILE_SYNC row can be read
+// against the most each strategy, and any strategy, can reach here.
 //
-// usage: disk_sync_ceiling DIR gathered|per-call [THREADS [BLOCK [FILE_BYTES]]]
+// usage: disk_sync_ceiling DIR gathered|per-call|batch|once [THREADS [BLOCK [FILE_BYTES]]]
 // prints: {"mode":"gathered","mb_per_s":1510.2,"calls_per_fsync":8.3}
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -28,9 +37,12 @@
 
 namespace {
 
+enum class Mode { kGathered, kPerCall, kBatch, kOnce };
+
 struct Options {
   std::string dir;
-  bool gathered = true;
+  std::string mode_name;
+  Mode mode = Mode::kGathered;
   int threads = 16;
   uint64_t block = 64 << 10;
   uint64_t file_bytes = 64 << 20;
@@ -39,9 +51,18 @@ struct Options {
 bool Parse(int argc, char** argv, Options* o) {
   if (argc < 3 || argc > 6) return false;
   o->dir = argv[1];
-  const std::string mode = argv[2];
-  if (mode != "gathered" && mode != "per-call") return false;
-  o->gathered = mode == "gathered";
+  o->mode_name = argv[2];
+  if (o->mode_name == "gathered") {
+    o->mode = Mode::kGathered;
+  } else if (o->mode_name == "per-call") {
+    o->mode = Mode::kPerCall;
+  } else if (o->mode_name == "batch") {
+    o->mode = Mode::kBatch;
+  } else if (o->mode_name == "once") {
+    o->mode = Mode::kOnce;
+  } else {
+    return false;
+  }
   if (argc > 3 && (!absl::SimpleAtoi(argv[3], &o->threads) || o->threads < 1)) return false;
   if (argc > 4 && (!absl::SimpleAtoi(argv[4], &o->block) || o->block == 0)) return false;
   if (argc > 5 && !absl::SimpleAtoi(argv[5], &o->file_bytes)) return false;
@@ -58,7 +79,7 @@ int SyncOnce(int fd, std::atomic<uint64_t>* fsyncs) {
 int main(int argc, char** argv) {
   Options opt;
   if (!Parse(argc, argv, &opt)) {
-    std::fprintf(stderr, "usage: %s DIR gathered|per-call [THREADS [BLOCK [FILE_BYTES]]]\n",
+    std::fprintf(stderr, "usage: %s DIR gathered|per-call|batch|once [THREADS [BLOCK [FILE_BYTES]]]\n",
                  argv[0]);
     return 2;
   }
@@ -73,7 +94,15 @@ int main(int argc, char** argv) {
   std::atomic<uint64_t> next_offset{0};
   std::atomic<uint64_t> fsyncs{0};
   std::atomic<int> failed{0};
-  const uint64_t blocks = opt.file_bytes / opt.block;
+  // Batch rounds are whole: each writer writes one block per round.
+  const uint64_t rounds = opt.file_bytes / opt.block / static_cast<uint64_t>(opt.threads);
+  const uint64_t blocks = opt.mode == Mode::kBatch ? rounds * static_cast<uint64_t>(opt.threads)
+                                                   : opt.file_bytes / opt.block;
+  std::barrier round_written(opt.threads, [&]() noexcept {
+    if (failed.load() == 0) {
+      if (const int err = SyncOnce(fd, &fsyncs); err != 0) failed.store(err);
+    }
+  });
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> writers;
   for (int t = 0; t < opt.threads; ++t) {
@@ -85,12 +114,16 @@ int main(int argc, char** argv) {
         if (pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset)) !=
             static_cast<ssize_t>(data.size())) {
           failed.store(errno);
+          if (opt.mode == Mode::kBatch) round_written.arrive_and_drop();
           return;
         }
         int err = 0;
-        if (opt.gathered) {
+        if (opt.mode == Mode::kBatch) {
+          round_written.arrive_and_wait();  // the last to arrive syncs for all
+          if (failed.load() != 0) return;   // every writer sees it after the same round
+        } else if (opt.mode == Mode::kGathered) {
           if (!group.Sync([&] { return SyncOnce(fd, &fsyncs); }, [] {}).ok()) err = EIO;
-        } else {
+        } else if (opt.mode == Mode::kPerCall) {
           err = SyncOnce(fd, &fsyncs);
         }
         if (err != 0) {
@@ -101,6 +134,9 @@ int main(int argc, char** argv) {
     });
   }
   for (std::thread& w : writers) w.join();
+  if (opt.mode == Mode::kOnce && failed.load() == 0) {
+    if (const int err = SyncOnce(fd, &fsyncs); err != 0) failed.store(err);
+  }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   close(fd);
@@ -109,7 +145,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("{\"mode\":\"%s\",\"mb_per_s\":%.1f,\"calls_per_fsync\":%.2f}\n",
-              opt.gathered ? "gathered" : "per-call",
+              opt.mode_name.c_str(),
               static_cast<double>(blocks * opt.block) / secs / 1e6,
               static_cast<double>(blocks) / static_cast<double>(fsyncs.load()));
   return 0;

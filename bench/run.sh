@@ -261,9 +261,9 @@ copy_floor_baseline() {  # one thread's recv+pwrite / pread+send / sendfile on l
   in_ns nfs3d rmdir "$dir"
 }
 
-disk_sync_baseline() {  # FILE_SYNC 64 KiB x 16 straight to the disk, both ways
+disk_sync_baseline() {  # FILE_SYNC 64 KiB x 16 straight to the disk, each way
   mkdir -p "$DISK/ceiling"
-  for mode in gathered per-call; do
+  for mode in gathered per-call batch once; do
     "$CEILING" "$DISK/ceiling" "$mode" 16 65536 $((64 << 20)) >> "$WORK/disk_ceiling.jsonl" ||
       log "disk_sync_ceiling $mode failed"
   done

@@ -141,11 +141,17 @@ def print_disk_ceiling(path, filesync_row):
     by_mode = {mode: [r["mb_per_s"] for r in recs]
                for mode, recs in read_jsonl_by_mode(path).items()}
     gathered, per_call = median(by_mode.get("gathered", [])), median(by_mode.get("per-call", []))
+    batch, once = median(by_mode.get("batch", [])), median(by_mode.get("once", []))
     if gathered is None or per_call is None:
         return
     line = (f"disk FILE_SYNC ceiling (64 KiB x 16 writers, no network, median of "
             f"{len(by_mode.get('gathered', []))}): gathered fsyncs {gathered:,.0f} MB/s, one fsync per "
             f"write {per_call:,.0f} MB/s, ratio {gathered / per_call:.2f}x")
+    if batch is not None:
+        line += f"; all 16 writes in each fsync {batch:,.0f} MB/s"
+    if once is not None:
+        line += f"; one fsync for the whole file (the disk's bandwidth) {once:,.0f} MB/s"
+    n = g = None
     if filesync_row:
         def share(srv):
             good = [r["r"] for r in filesync_row.get(srv, []) if not r["r"].get("error")]
@@ -155,6 +161,12 @@ def print_disk_ceiling(path, filesync_row):
             line += (f"; nfs3d reaches {n / gathered:.0%} of the gathered ceiling, "
                      f"ganesha {g / per_call:.0%} of the one-per-write ceiling")
     print(line)
+    if g:
+        # With 16 writes in flight no server gathers more than 16 per sync,
+        # and none moves data faster than the disk takes it.
+        for what, v in (("all 16 writes in each fsync", batch), ("the disk's bandwidth", once)):
+            if v is not None:
+                print(f"  {what}: {v / g:.2f}x ganesha's FILE_SYNC figure")
 
 
 if __name__ == "__main__":
