@@ -312,14 +312,19 @@ std::string NfsRecords(uint32_t n, uint32_t max_delay_ms, std::vector<uint32_t> 
   }
   return records;
 }
-std::string SetattrRecords(uint32_t n, uint32_t max_delay_ms) {
-  return NfsRecords(n, max_delay_ms, {kSetattr});
-}
 
 std::set<uint32_t> XidsUpTo(uint32_t n) {
   std::set<uint32_t> xids;
   for (uint32_t xid = 1; xid <= n; ++xid) xids.insert(xid);
   return xids;
+}
+
+// Sends n calls (NfsRecords) in one write, so the server reads them
+// together, and expects a reply to each.
+void ExpectAllAnswered(TcpClient& c, uint32_t n, uint32_t max_delay_ms,
+                       std::vector<uint32_t> procs) {
+  c.SendRaw(NfsRecords(n, max_delay_ms, std::move(procs)));
+  EXPECT_EQ(ReadXids(c, n), XidsUpTo(n));
 }
 
 TEST_F(TransportTest, TcpMetadataCallsArrivingTogetherAreAllAnswered) {
@@ -328,8 +333,7 @@ TEST_F(TransportTest, TcpMetadataCallsArrivingTogetherAreAllAnswered) {
   StartServer(opts);
   TcpClient c(AF_INET, tcp_port_);
   // One write: the server reads them together and runs them in batches.
-  c.SendRaw(SetattrRecords(11, /*max_delay_ms=*/2));
-  EXPECT_EQ(ReadXids(c, 11), XidsUpTo(11));
+  ExpectAllAnswered(c, 11, /*max_delay_ms=*/2, {kSetattr});
   EXPECT_EQ(service_.nfs_calls_.load(), 11);
 }
 
@@ -342,8 +346,7 @@ TEST_F(TransportTest, TcpMetadataBatchIsRunWhenTheInflightBoundStopsReading) {
   opts.max_inflight_per_connection = 3;
   StartServer(opts);
   TcpClient c(AF_INET, tcp_port_);
-  c.SendRaw(SetattrRecords(10, /*max_delay_ms=*/0));
-  EXPECT_EQ(ReadXids(c, 10), XidsUpTo(10));
+  ExpectAllAnswered(c, 10, /*max_delay_ms=*/0, {kSetattr});
 }
 
 TEST_F(TransportTest, TcpInlineCallsArrivingTogetherAreAllAnswered) {
@@ -351,10 +354,8 @@ TEST_F(TransportTest, TcpInlineCallsArrivingTogetherAreAllAnswered) {
   // run shorter than a batch and one longer (with a remainder) both arrive.
   StartServer();
   TcpClient c(AF_INET, tcp_port_);
-  c.SendRaw(NfsRecords(3, /*max_delay_ms=*/0, {kNull, kGetattr}));
-  EXPECT_EQ(ReadXids(c, 3), XidsUpTo(3));
-  c.SendRaw(NfsRecords(41, /*max_delay_ms=*/0, {kNull, kGetattr}));
-  EXPECT_EQ(ReadXids(c, 41), XidsUpTo(41));
+  ExpectAllAnswered(c, 3, /*max_delay_ms=*/0, {kNull, kGetattr});
+  ExpectAllAnswered(c, 41, /*max_delay_ms=*/0, {kNull, kGetattr});
 }
 
 TEST_F(TransportTest, TcpInlineRepliesAreWrittenWhenTheInflightBoundStopsReading) {
@@ -364,8 +365,7 @@ TEST_F(TransportTest, TcpInlineRepliesAreWrittenWhenTheInflightBoundStopsReading
   opts.max_inflight_per_connection = 3;
   StartServer(opts);
   TcpClient c(AF_INET, tcp_port_);
-  c.SendRaw(NfsRecords(10, /*max_delay_ms=*/0, {kGetattr}));
-  EXPECT_EQ(ReadXids(c, 10), XidsUpTo(10));
+  ExpectAllAnswered(c, 10, /*max_delay_ms=*/0, {kGetattr});
 }
 
 TEST_F(TransportTest, TcpInlineMetadataAndDataCallsMixedAreAllAnswered) {
@@ -375,8 +375,7 @@ TEST_F(TransportTest, TcpInlineMetadataAndDataCallsMixedAreAllAnswered) {
   opts.metadata_threads = 2;
   StartServer(opts);
   TcpClient c(AF_INET, tcp_port_);
-  c.SendRaw(NfsRecords(60, /*max_delay_ms=*/1, {kNull, kSetattr, kGetattr, kWrite}));
-  EXPECT_EQ(ReadXids(c, 60), XidsUpTo(60));
+  ExpectAllAnswered(c, 60, /*max_delay_ms=*/1, {kNull, kSetattr, kGetattr, kWrite});
   EXPECT_EQ(service_.nfs_calls_.load(), 60);
 }
 
