@@ -22,12 +22,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,9 +41,11 @@ namespace {
 
 enum class Mode { kGathered, kPerCall, kBatch, kOnce };
 
+// Each mode's name on the command line and in the output, indexed by Mode.
+constexpr const char* kModeNames[] = {"gathered", "per-call", "batch", "once"};
+
 struct Options {
   std::string dir;
-  std::string mode_name;
   Mode mode = Mode::kGathered;
   int threads = 16;
   uint64_t block = 64 << 10;
@@ -51,18 +55,9 @@ struct Options {
 bool Parse(int argc, char** argv, Options* o) {
   if (argc < 3 || argc > 6) return false;
   o->dir = argv[1];
-  o->mode_name = argv[2];
-  if (o->mode_name == "gathered") {
-    o->mode = Mode::kGathered;
-  } else if (o->mode_name == "per-call") {
-    o->mode = Mode::kPerCall;
-  } else if (o->mode_name == "batch") {
-    o->mode = Mode::kBatch;
-  } else if (o->mode_name == "once") {
-    o->mode = Mode::kOnce;
-  } else {
-    return false;
-  }
+  const auto* name = std::find(std::begin(kModeNames), std::end(kModeNames), std::string(argv[2]));
+  if (name == std::end(kModeNames)) return false;
+  o->mode = static_cast<Mode>(name - std::begin(kModeNames));
   if (argc > 3 && (!absl::SimpleAtoi(argv[3], &o->threads) || o->threads < 1)) return false;
   if (argc > 4 && (!absl::SimpleAtoi(argv[4], &o->block) || o->block == 0)) return false;
   if (argc > 5 && !absl::SimpleAtoi(argv[5], &o->file_bytes)) return false;
@@ -79,7 +74,8 @@ int SyncOnce(int fd, std::atomic<uint64_t>* fsyncs) {
 int main(int argc, char** argv) {
   Options opt;
   if (!Parse(argc, argv, &opt)) {
-    std::fprintf(stderr, "usage: %s DIR gathered|per-call|batch|once [THREADS [BLOCK [FILE_BYTES]]]\n",
+    std::fprintf(stderr,
+                 "usage: %s DIR gathered|per-call|batch|once [THREADS [BLOCK [FILE_BYTES]]]\n",
                  argv[0]);
     return 2;
   }
@@ -145,7 +141,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("{\"mode\":\"%s\",\"mb_per_s\":%.1f,\"calls_per_fsync\":%.2f}\n",
-              opt.mode_name.c_str(),
+              kModeNames[static_cast<int>(opt.mode)],
               static_cast<double>(blocks * opt.block) / secs / 1e6,
               static_cast<double>(blocks) / static_cast<double>(fsyncs.load()));
   return 0;
