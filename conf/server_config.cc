@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <map>
@@ -137,13 +138,13 @@ std::string ParsePortmapper(ServerConfig& c, std::string_view text) {
   return "";
 }
 
-std::string ParseUdpRsizePref(ServerConfig& c, std::string_view text) {
-  if (text::Lower(text) == "auto") {
-    c.udp_sizes.rsize_pref_auto = true;
-    return "";
-  }
-  c.udp_sizes.rsize_pref_auto = false;
-  return ParseSize(text, kMaxUdpTransferSize, &c.udp_sizes.rsize_pref);
+// [udp] rsize_pref / wsize_pref: a size, or "auto" (sized from the MTU).
+Setter UdpPrefSetter(uint32_t TransferSizes::*size, bool TransferSizes::*is_auto) {
+  return [size, is_auto](ServerConfig& c, std::string_view v) -> std::string {
+    c.udp_sizes.*is_auto = text::Lower(v) == "auto";
+    if (c.udp_sizes.*is_auto) return "";
+    return ParseSize(v, kMaxUdpTransferSize, &(c.udp_sizes.*size));
+  };
 }
 
 Setter PathSetter(std::string ServerConfig::*field) {
@@ -209,13 +210,13 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"rsize_max", SizeSetter(&ServerConfig::udp_sizes,
                                         &TransferSizes::rsize_max,
                                         kMaxUdpTransferSize)},
-               {"rsize_pref", ParseUdpRsizePref},
+               {"rsize_pref", UdpPrefSetter(&TransferSizes::rsize_pref,
+                                            &TransferSizes::rsize_pref_auto)},
                {"wsize_max", SizeSetter(&ServerConfig::udp_sizes,
                                         &TransferSizes::wsize_max,
                                         kMaxUdpTransferSize)},
-               {"wsize_pref", SizeSetter(&ServerConfig::udp_sizes,
-                                         &TransferSizes::wsize_pref,
-                                         kMaxUdpTransferSize)},
+               {"wsize_pref", UdpPrefSetter(&TransferSizes::wsize_pref,
+                                            &TransferSizes::wsize_pref_auto)},
                {"udp_fragments",
                 UintSetter(&ServerConfig::udp_fragments, 1, 64)},
            }},
@@ -278,7 +279,7 @@ absl::Status CheckSizes(const TransferSizes& s, std::string_view section,
                      absl::StrFormat("[%s] rsize_pref %u exceeds rsize_max %u",
                                      section, s.rsize_pref, s.rsize_max));
   }
-  if (s.wsize_pref > s.wsize_max) {
+  if (!s.wsize_pref_auto && s.wsize_pref > s.wsize_max) {
     return LineError(filename,
                      lines.Latest({sec + ".wsize_pref", sec + ".wsize_max"}),
                      absl::StrFormat("[%s] wsize_pref %u exceeds wsize_max %u",
@@ -319,18 +320,19 @@ absl::Status Validate(ServerConfig& c, const KeyLines& lines,
                         c.tcp_sizes.wsize_max + kHeaderRoom));
   }
   // The fallback for "auto" never exceeds the configured maximum.
-  if (c.udp_sizes.rsize_pref_auto &&
-      c.udp_sizes.rsize_pref > c.udp_sizes.rsize_max) {
-    c.udp_sizes.rsize_pref = c.udp_sizes.rsize_max;
-  }
+  TransferSizes& u = c.udp_sizes;
+  if (u.rsize_pref_auto) u.rsize_pref = std::min(u.rsize_pref, u.rsize_max);
+  if (u.wsize_pref_auto) u.wsize_pref = std::min(u.wsize_pref, u.wsize_max);
   return absl::OkStatus();
 }
 
+std::string PrefName(uint32_t size, bool is_auto) {
+  return is_auto ? std::string("auto") : text::Cat(size);
+}
+
 std::string SizesSummary(const TransferSizes& s) {
-  return text::Cat("r", s.rsize_max, "/",
-                      s.rsize_pref_auto ? std::string("auto")
-                                        : text::Cat(s.rsize_pref),
-                      " w", s.wsize_max, "/", s.wsize_pref);
+  return text::Cat("r", s.rsize_max, "/", PrefName(s.rsize_pref, s.rsize_pref_auto), " w",
+                   s.wsize_max, "/", PrefName(s.wsize_pref, s.wsize_pref_auto));
 }
 
 std::string Join(const std::vector<std::string>& v) {

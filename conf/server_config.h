@@ -29,9 +29,12 @@ struct TransferSizes {
   uint32_t rsize_pref = 0;
   uint32_t wsize_max = 0;
   uint32_t wsize_pref = 0;
-  // UDP only: "rsize_pref = auto" sizes the preferred READ size from the MTU
-  // of the interface a call arrived on. rsize_pref then holds the fallback.
+  // UDP only: "rsize_pref = auto" / "wsize_pref = auto" size the preferred
+  // READ / WRITE size from the MTU of the interface a call arrived on (the
+  // UDP default). rsize_pref / wsize_pref then hold the fallback for an
+  // unknown MTU.
   bool rsize_pref_auto = false;
+  bool wsize_pref_auto = false;
 
   bool operator==(const TransferSizes&) const = default;
 };
@@ -58,8 +61,9 @@ struct ServerConfig {
 
   // [tcp] and [udp]
   TransferSizes tcp_sizes{1048576, 1048576, 1048576, 1048576, false};
-  TransferSizes udp_sizes{32768, 32768, 32768, 32768, false};
-  uint32_t udp_fragments = 6;  // IP fragments a UDP READ reply may span (auto)
+  TransferSizes udp_sizes{32768, 32768, 32768, 32768, true, true};
+  // IP fragments an auto-sized UDP READ reply or WRITE call may span.
+  uint32_t udp_fragments = 6;
   // READ data over TCP spliced from the page cache (no user-space copy) instead of
   // pread + sendmsg. Off: on loopback it measured slower (see nfs3d.conf).
   bool tcp_sendfile = false;

@@ -45,7 +45,8 @@ TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   const conf::TransferSizes& u = config.udp_sizes;
   s.tcp = {t.rsize_max, t.rsize_pref, t.wsize_max, t.wsize_pref};
   s.udp = {u.rsize_max, u.rsize_pref, u.wsize_max, u.wsize_pref};
-  s.udp_auto = u.rsize_pref_auto;
+  s.udp_rtpref_auto = u.rsize_pref_auto;
+  s.udp_wtpref_auto = u.wsize_pref_auto;
   s.udp_auto_fragments = config.udp_fragments;
   return s;
 }

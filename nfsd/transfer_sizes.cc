@@ -18,7 +18,8 @@ TransportSizes Clamp(TransportSizes s, uint32_t limit) {
 
 }  // namespace
 
-uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t max_size) {
+uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t max_size,
+                          uint32_t overhead) {
   if (mtu == 0) return max_size;
   // IPv6 puts a fragment header (8) after its 40-byte header; IPv4 has 20.
   const uint32_t ip_header = ipv6 ? 48 : 20;
@@ -28,20 +29,24 @@ uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t 
   const uint64_t per_fragment = (mtu - ip_header) & ~uint32_t{7};
   const uint64_t datagram = per_fragment * std::max<uint32_t>(fragments, 1) - 8;
   uint32_t size = 1024;
-  while (size * 2ull <= max_size && size * 2ull + kReadReplyOverhead <= datagram) size *= 2;
+  while (size * 2ull <= max_size && size * 2ull + overhead <= datagram) size *= 2;
   return size;
 }
 
 TransportSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport) {
   if (transport.transport == rpc::Transport::kTcp) return Clamp(settings.tcp, kMaxTransfer);
   TransportSizes s = Clamp(settings.udp, kMaxUdpTransfer);
-  if (settings.udp_auto && transport.mtu != 0) {
-    // IPv4-mapped peers on a dual-stack socket travel as IPv4.
-    const auto* peer6 = reinterpret_cast<const sockaddr_in6*>(&transport.peer);
-    const bool ipv6 =
-        transport.peer.ss_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&peer6->sin6_addr);
-    s.rtpref = AutoUdpPreferred(transport.mtu, ipv6, settings.udp_auto_fragments, s.rtmax);
-    s.wtpref = AutoUdpPreferred(transport.mtu, ipv6, settings.udp_auto_fragments, s.wtmax);
+  if (transport.mtu == 0) return s;
+  // IPv4-mapped peers on a dual-stack socket travel as IPv4.
+  const auto* peer6 = reinterpret_cast<const sockaddr_in6*>(&transport.peer);
+  const bool ipv6 =
+      transport.peer.ss_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&peer6->sin6_addr);
+  const uint32_t fragments = settings.udp_auto_fragments;
+  if (settings.udp_rtpref_auto) {
+    s.rtpref = AutoUdpPreferred(transport.mtu, ipv6, fragments, s.rtmax, kReadReplyOverhead);
+  }
+  if (settings.udp_wtpref_auto) {
+    s.wtpref = AutoUdpPreferred(transport.mtu, ipv6, fragments, s.wtmax, kWriteCallOverhead);
   }
   return s;
 }

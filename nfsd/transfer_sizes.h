@@ -19,6 +19,11 @@ inline constexpr uint32_t kMaxUdpTransfer = 60 * 1024;
 inline constexpr uint32_t kTransferMultiple = 4096;
 // Bytes of RPC + NFS headers in front of READ data, used to size UDP replies.
 inline constexpr uint32_t kReadReplyOverhead = 200;
+// The same in front of WRITE data in a call: call header (24), an AUTH_SYS
+// credential with a 64-byte machine name and 16 groups (8 + 148), verifier (8),
+// file handle (4 + 64), offset, count, stable and data length (20). Rarer,
+// larger credentials cost one fragment more, never a failed call.
+inline constexpr uint32_t kWriteCallOverhead = 300;
 
 struct TransportSizes {
   uint32_t rtmax = 0;
@@ -30,9 +35,11 @@ struct TransportSizes {
 struct TransferSettings {
   TransportSizes tcp{kMaxTransfer, kMaxTransfer, kMaxTransfer, kMaxTransfer};
   TransportSizes udp{32768, 32768, 32768, 32768};
-  // "auto": UDP rtpref/wtpref follow the MTU of the receiving interface.
-  bool udp_auto = false;
-  // How many IP fragments an auto-sized UDP READ reply may take.
+  // "auto" (the default): UDP rtpref/wtpref follow the MTU of the receiving
+  // interface; udp.rtpref/wtpref are used while the MTU is unknown.
+  bool udp_rtpref_auto = true;
+  bool udp_wtpref_auto = true;
+  // How many IP fragments an auto-sized READ reply or WRITE call may take.
   uint32_t udp_auto_fragments = 6;
 };
 
@@ -40,11 +47,14 @@ struct TransferSettings {
 // above (and preferred <= max). This is where per-transport policy lives.
 TransportSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport);
 
-// The largest power of two <= max_size whose READ reply (data plus
-// kReadReplyOverhead) fits in `fragments` IP fragments at `mtu`; ipv6 selects
-// the larger header. 8 KiB at MTU 1500, 32 KiB at 9000 (6 fragments). Never
-// below 1024. Returns max_size when mtu is 0 (unknown).
-uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t max_size);
+// The largest power of two <= max_size whose datagram (data plus `overhead`
+// bytes of headers: kReadReplyOverhead for a READ reply, kWriteCallOverhead
+// for a WRITE call) fits in `fragments` IP fragments at `mtu`; ipv6 selects
+// the larger header. 8 KiB at MTU 1500, 32 KiB at 9000 (6 fragments), for
+// reads and writes alike. Never below 1024. Returns max_size when mtu is 0
+// (unknown).
+uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t max_size,
+                          uint32_t overhead);
 
 }  // namespace nfs3d::nfsd
 

@@ -1,8 +1,6 @@
 #include "rpc/udp_server.h"
 
-#include <net/if.h>
 #include <poll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,7 +24,6 @@ namespace {
 constexpr size_t kMaxDatagram = 64 << 10;
 constexpr int kMaxBatch = 64;  // datagrams read per wake-up before yielding
 constexpr size_t kWorkerBatch = 4;  // calls handed to a worker at once
-constexpr auto kMtuTtl = std::chrono::seconds(30);
 
 void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
   int v = static_cast<int>(bytes);
@@ -35,31 +32,6 @@ void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
   setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v));
 }
 }  // namespace
-
-MtuCache::MtuCache() : ioctl_fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {}
-
-MtuCache::~MtuCache() {
-  if (ioctl_fd_ >= 0) close(ioctl_fd_);
-}
-
-uint32_t MtuCache::Get(int ifindex) {
-  if (ifindex <= 0 || ioctl_fd_ < 0) return 0;
-  auto now = std::chrono::steady_clock::now();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(ifindex);
-    if (it != entries_.end() && now - it->second.fetched < kMtuTtl) return it->second.mtu;
-  }
-  uint32_t mtu = 0;
-  ifreq ifr{};
-  if (if_indextoname(static_cast<unsigned>(ifindex), ifr.ifr_name) != nullptr &&
-      ioctl(ioctl_fd_, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0) {
-    mtu = static_cast<uint32_t>(ifr.ifr_mtu);
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  entries_[ifindex] = Entry{mtu, now};
-  return mtu;
-}
 
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,

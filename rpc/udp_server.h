@@ -7,15 +7,11 @@
 
 #include <netinet/in.h>
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "boost/asio/io_context.hpp"
@@ -23,34 +19,13 @@
 #include "boost/asio/ip/v6_only.hpp"
 #include "boost/asio/thread_pool.hpp"
 #include "rpc/call_context.h"
+#include "rpc/mtu_cache.h"
 #include "rpc/service.h"
 #include "rpc/tcp_server.h"  // InflightLimit
 #include "rpc/worker_pools.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::rpc {
-
-// MTU of network interfaces by index, looked up with SIOCGIFMTU and kept for
-// a while (an MTU rarely changes; a stale value only affects size hints).
-class MtuCache {
- public:
-  MtuCache();
-  ~MtuCache();
-  MtuCache(const MtuCache&) = delete;
-  MtuCache& operator=(const MtuCache&) = delete;
-
-  // 0 when unknown.
-  uint32_t Get(int ifindex);
-
- private:
-  struct Entry {
-    uint32_t mtu;
-    std::chrono::steady_clock::time_point fetched;
-  };
-  int ioctl_fd_;
-  std::mutex mu_;
-  std::unordered_map<int, Entry> entries_ ABSL_GUARDED_BY(mu_);
-};
 
 class UdpListener {
  public:

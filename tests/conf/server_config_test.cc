@@ -57,7 +57,8 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_EQ(c.max_requests, 1024u);
   EXPECT_EQ(c.tcp_sizes,
             (TransferSizes{1048576, 1048576, 1048576, 1048576, false}));
-  EXPECT_EQ(c.udp_sizes, (TransferSizes{32768, 32768, 32768, 32768, false}));
+  // UDP preferred sizes follow the MTU unless set (32K while it is unknown).
+  EXPECT_EQ(c.udp_sizes, (TransferSizes{32768, 32768, 32768, 32768, true, true}));
   EXPECT_EQ(c.udp_fragments, 6u);
   EXPECT_EQ(c.state_dir, "/var/lib/nfs3d");
   EXPECT_EQ(c.exports_path, "/etc/nfs3d/exports");
@@ -154,6 +155,7 @@ syslog = true
   EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
   EXPECT_EQ(c.udp_sizes.rsize_pref, 32768u);  // the fallback
   EXPECT_EQ(c.udp_sizes.wsize_max, 16384u);
+  EXPECT_FALSE(c.udp_sizes.wsize_pref_auto);  // a size turns auto off
   EXPECT_EQ(c.udp_sizes.wsize_pref, 8192u);
   EXPECT_EQ(c.udp_fragments, 3u);
   EXPECT_EQ(c.state_dir, "/tmp/state");
@@ -163,9 +165,22 @@ syslog = true
 }
 
 TEST(ServerConfigTest, AutoFallbackIsCappedByMax) {
-  ServerConfig c = ParseOk("[udp]\nrsize_max = 8K\nrsize_pref = auto\n");
+  ServerConfig c = ParseOk("[udp]\nrsize_max = 8K\nrsize_pref = auto\nwsize_max = 16K\n");
   EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
   EXPECT_EQ(c.udp_sizes.rsize_pref, 8192u);
+  EXPECT_TRUE(c.udp_sizes.wsize_pref_auto);  // the default
+  EXPECT_EQ(c.udp_sizes.wsize_pref, 16384u);
+}
+
+TEST(ServerConfigTest, WritePreferenceTakesAutoAndSizes) {
+  ServerConfig c = ParseOk("[udp]\nwsize_pref = AUTO\nrsize_pref = 16K\n");
+  EXPECT_TRUE(c.udp_sizes.wsize_pref_auto);
+  EXPECT_FALSE(c.udp_sizes.rsize_pref_auto);
+  EXPECT_EQ(c.udp_sizes.rsize_pref, 16384u);
+  c = ParseOk("[udp]\nwsize_pref = 8K\n");
+  EXPECT_FALSE(c.udp_sizes.wsize_pref_auto);
+  EXPECT_EQ(c.udp_sizes.wsize_pref, 8192u);
+  ExpectError("[tcp]\nwsize_pref = auto\n", 2, "'auto' is not a size");  // UDP only
 }
 
 TEST(ServerConfigTest, PortmapperModes) {
@@ -301,8 +316,8 @@ TEST(ServerConfigTest, CrossKeyErrors) {
   // Line of the later of the two keys, whichever order they come in.
   ExpectError("[tcp]\nrsize_pref = 128K\nrsize_max = 64K\n", 3,
               "exceeds rsize_max");
-  ExpectError("[udp]\nwsize_max = 8K\n", 2,
-              "[udp] wsize_pref 32768 exceeds wsize_max 8192");
+  ExpectError("[udp]\nwsize_max = 8K\nwsize_pref = 16K\n", 3,
+              "[udp] wsize_pref 16384 exceeds wsize_max 8192");
   ExpectError("[nfsd]\nudp = off\n\ntcp = no\n", 4, "both off");
   ExpectError("[nfsd]\nport = 2000\nmountd_port = 2000\n", 3,
               "port and mountd_port are both 2000");
@@ -367,7 +382,7 @@ TEST(ServerConfigTest, DescribeMentionsTheEssentials) {
   std::string d = Describe(DefaultServerConfig());
   for (const char* part :
        {"listen=0.0.0.0,::", "port=2049", "mountd_port=20048",
-        "tcp(r1048576/1048576 w1048576/1048576)", "udp(r32768/32768 w32768/32768)",
+        "tcp(r1048576/1048576 w1048576/1048576)", "udp(r32768/auto w32768/auto)",
         "threads=16", "io_threads=auto", "portmapper=auto",
         "exports=/etc/nfs3d/exports", "log=info"}) {
     EXPECT_NE(d.find(part), std::string::npos) << d << " lacks " << part;

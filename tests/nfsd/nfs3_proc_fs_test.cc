@@ -39,25 +39,22 @@ TEST_F(Nfs3Test, FsinfoDiffersByTransport) {
   EXPECT_EQ(udp.wtpref, 16384u);
 }
 
-class Nfs3AutoUdpTest : public Nfs3Test {
- protected:
-  TransferSettings Settings() const override {
-    TransferSettings s;
-    s.udp_auto = true;
-    return s;
-  }
-};
+// The default settings: UDP preferred sizes follow the MTU.
+using Nfs3AutoUdpTest = Nfs3Test;
 
 TEST_F(Nfs3AutoUdpTest, FsinfoFollowsMtu) {
   client().caller.transport = rpc::Transport::kUdp;
   client().caller.mtu = 1500;
-  EXPECT_EQ(client().Fsinfo(Root(kRwId)).rtpref, 8192u);
+  n3::FSINFO3res standard = client().Fsinfo(Root(kRwId));
+  EXPECT_EQ(standard.rtpref, 8192u);
+  EXPECT_EQ(standard.wtpref, 8192u);
+  EXPECT_EQ(standard.dtpref, 8192u);
   client().caller.mtu = 9000;
   n3::FSINFO3res jumbo = client().Fsinfo(Root(kRwId));
   EXPECT_EQ(jumbo.rtpref, 32768u);
   EXPECT_EQ(jumbo.wtpref, 32768u);
-  client().caller.transport = rpc::Transport::kTcp;
-  EXPECT_EQ(client().Fsinfo(Root(kRwId)).rtpref, kMaxTransfer);
+  client().caller.transport = rpc::Transport::kTcp;  // TCP ignores the MTU
+  EXPECT_EQ(client().Fsinfo(Root(kRwId)).rtpref, 32768u);
 }
 
 TEST_F(Nfs3Test, Pathconf) {

@@ -8,13 +8,26 @@ namespace nfs3d::nfsd {
 namespace {
 
 TEST(TransferSizesTest, AutoUdpPreferredFollowsMtu) {
-  EXPECT_EQ(AutoUdpPreferred(1500, false, 6, 32768), 8192u);
-  EXPECT_EQ(AutoUdpPreferred(9000, false, 6, 32768), 32768u);
-  EXPECT_EQ(AutoUdpPreferred(9000, false, 6, 16384), 16384u);  // never above max
-  EXPECT_EQ(AutoUdpPreferred(1500, true, 6, 32768), 8192u);
-  EXPECT_EQ(AutoUdpPreferred(1500, false, 1, 32768), 1024u);
-  EXPECT_EQ(AutoUdpPreferred(0, false, 6, 32768), 32768u);  // MTU unknown
-  EXPECT_EQ(AutoUdpPreferred(576, false, 6, 32768), 2048u);
+  constexpr uint32_t kRead = kReadReplyOverhead;
+  EXPECT_EQ(AutoUdpPreferred(1500, false, 6, 32768, kRead), 8192u);
+  EXPECT_EQ(AutoUdpPreferred(9000, false, 6, 32768, kRead), 32768u);
+  EXPECT_EQ(AutoUdpPreferred(9000, false, 6, 16384, kRead), 16384u);  // never above max
+  EXPECT_EQ(AutoUdpPreferred(1500, true, 6, 32768, kRead), 8192u);
+  EXPECT_EQ(AutoUdpPreferred(1500, false, 1, 32768, kRead), 1024u);
+  EXPECT_EQ(AutoUdpPreferred(0, false, 6, 32768, kRead), 32768u);  // MTU unknown
+  EXPECT_EQ(AutoUdpPreferred(576, false, 6, 32768, kRead), 2048u);
+}
+
+TEST(TransferSizesTest, WriteCallsGetTheSameFragmentBudget) {
+  constexpr uint32_t kWrite = kWriteCallOverhead;
+  for (bool ipv6 : {false, true}) {
+    EXPECT_EQ(AutoUdpPreferred(1500, ipv6, 6, 32768, kWrite), 8192u);
+    EXPECT_EQ(AutoUdpPreferred(9000, ipv6, 6, 32768, kWrite), 32768u);
+  }
+  // The larger header of a WRITE call can cost a size step where a READ
+  // reply would just fit: 4 fragments at MTU 9000 carry 35,872 bytes.
+  EXPECT_EQ(AutoUdpPreferred(9000, false, 4, 65536, kReadReplyOverhead), 32768u);
+  EXPECT_EQ(AutoUdpPreferred(8000, false, 5, 65536, kReadReplyOverhead), 32768u);
 }
 
 TEST(TransferSizesTest, TcpAndUdpDiffer) {
@@ -29,6 +42,7 @@ TEST(TransferSizesTest, TcpAndUdpDiffer) {
   EXPECT_EQ(t.wtpref, kMaxTransfer);
   EXPECT_EQ(u.rtmax, 32768u);
   EXPECT_EQ(u.wtmax, 32768u);
+  EXPECT_EQ(u.rtpref, 32768u);  // auto, but the MTU is unknown
 }
 
 TEST(TransferSizesTest, ClampsToHardLimits) {
@@ -47,7 +61,6 @@ TEST(TransferSizesTest, ClampsToHardLimits) {
 
 TEST(TransferSizesTest, UdpAutoUsesTransportMtu) {
   TransferSettings settings;
-  settings.udp_auto = true;
   rpc::TransportInfo udp;
   udp.transport = rpc::Transport::kUdp;
   udp.peer.ss_family = AF_INET;
@@ -60,6 +73,21 @@ TEST(TransferSizesTest, UdpAutoUsesTransportMtu) {
   EXPECT_EQ(SizesFor(settings, udp).rtpref, 32768u);
   udp.mtu = 0;  // unknown: the configured preference
   EXPECT_EQ(SizesFor(settings, udp).rtpref, 32768u);
+}
+
+TEST(TransferSizesTest, FixedUdpPreferencesIgnoreMtu) {
+  TransferSettings settings;
+  settings.udp = {32768, 16384, 32768, 4096};
+  settings.udp_rtpref_auto = false;
+  rpc::TransportInfo udp;
+  udp.transport = rpc::Transport::kUdp;
+  udp.peer.ss_family = AF_INET;
+  udp.mtu = 9000;
+  TransportSizes s = SizesFor(settings, udp);
+  EXPECT_EQ(s.rtpref, 16384u);  // fixed
+  EXPECT_EQ(s.wtpref, 32768u);  // still auto
+  settings.udp_wtpref_auto = false;
+  EXPECT_EQ(SizesFor(settings, udp).wtpref, 4096u);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "client/rpc_client.h"
 #include "tools/nfs3bench/report.h"
+#include "tools/nfs3bench/shortfall.h"
 
 namespace nfs3d::bench {
 namespace {
@@ -379,14 +381,17 @@ void Lab::PrintTable(const std::vector<RunResult>& rows) {
   for (const std::string& w : io) absl::StrAppendFormat(&head, " %10s %6s", w + " MB/s", "%wire");
   absl::StrAppendFormat(&head, " %9s %8s", "nuttcp", "retrans");
   std::printf("%s\n", head.c_str());
-  // One line per (bs, proto, mtu, qd) in the order they ran, sorted by bs.
-  std::map<std::tuple<uint32_t, std::string, uint32_t, int>, std::map<std::string, RunResult>> grid;
+  // One line per (bs, proto, mtu, qd), sorted by bs.
+  using Key = std::tuple<uint32_t, std::string, uint32_t, int>;
+  std::map<Key, std::map<std::string, RunResult>> grid;
   for (const RunResult& r : rows) grid[{r.bs, r.proto, r.mtu, r.outstanding}][r.workload] = r;
+  const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   for (const auto& [key, runs] : grid) {
     const auto& [bs, proto, mtu, qd] = key;
     const RunResult& any = runs.begin()->second;
-    std::string line = absl::StrFormat("%-5s %-5s %-6d %-4d %-5s", SizeName(bs), proto, mtu, qd,
-                                       SizeName(any.xfer));
+    std::string line = absl::StrFormat("%-5s %-5s %-6d %-4d %-5s", BlockSizeName(bs), proto, mtu,
+                                       qd, SizeName(any.xfer));
+    std::string why;  // one line per run below kWireShareExplained
     uint64_t retrans = 0;
     for (const std::string& w : io) {
       auto it = runs.find(w);
@@ -396,6 +401,13 @@ void Lab::PrintTable(const std::vector<RunResult>& rows) {
       }
       const RunResult& r = it->second;
       retrans += r.retransmits;
+      auto stop_and_wait = grid.find(Key{bs, proto, mtu, 1});
+      const RunResult* base = nullptr;
+      if (stop_and_wait != grid.end() && stop_and_wait->second.count(w)) {
+        base = &stop_and_wait->second.at(w);
+      }
+      std::string reason = ExplainShortfall(r, base, cores);
+      if (!reason.empty()) absl::StrAppend(&why, "      ", w, " below 90%: ", reason, "\n");
       if (r.wire_mbps > 0) {
         absl::StrAppendFormat(&line, " %10.1f %5.0f%%", r.MBps(), 100 * r.Mbitps() / r.wire_mbps);
       } else {
@@ -403,9 +415,11 @@ void Lab::PrintTable(const std::vector<RunResult>& rows) {
       }
     }
     absl::StrAppendFormat(&line, " %9.1f %8d", any.wire_mbps / 8, retrans);
-    std::printf("%s\n", line.c_str());
+    std::printf("%s\n%s", line.c_str(), why.c_str());
   }
-  std::printf("(nuttcp column: MB/s the raw link carried with nuttcp over that proto)\n");
+  std::printf("(nuttcp column: MB/s the raw link carried with nuttcp over that proto; "
+              "bs pref: the server's FSINFO preferred size, as a Linux mount without "
+              "rsize/wsize uses)\n");
 }
 
 int Lab::Run() {
@@ -429,6 +443,7 @@ int Lab::Run() {
   }
   if (!EnterPrivateWorld() || !BuildNetwork()) return 3;
   if (!StartServer()) return 3;
+  if (config_.base.server_pid == 0) config_.base.server_pid = children_.back().pid;
   Spawn("nuttcp-server", {"nuttcp", "-S", "--nofork"}, kServerNs, work_ + "/nuttcp.log");
   Target target{kServerAddr, cl_.Get("export-path", export_dir_)};
   std::vector<RunResult> rows;
@@ -457,8 +472,15 @@ int Lab::Run() {
     else ok = Fail("cannot write " + cl_.Get("csv"));
   }
   if (cl_.Has("plot")) {
-    std::string title = absl::StrCat("nfs3bench lab, rate ", rate_.empty() ? "unlimited" : rate_);
-    std::string err = Plot(cl_.Get("plot"), title, rows);
+    // The most calls in flight only: a line per qd would bury the figure.
+    const int qd = *std::max_element(config_.outstanding.begin(), config_.outstanding.end());
+    std::vector<RunResult> plotted;
+    for (const RunResult& r : rows) {
+      if (r.outstanding == qd) plotted.push_back(r);
+    }
+    std::string title = absl::StrCat("nfs3bench lab, rate ", rate_.empty() ? "unlimited" : rate_,
+                                     ", ", qd, " calls in flight");
+    std::string err = Plot(cl_.Get("plot"), title, plotted);
     if (err.empty()) std::printf("# plot: %s\n", cl_.Get("plot").c_str());
     else Fail("plot: " + err);
   }

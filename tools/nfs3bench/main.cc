@@ -32,20 +32,38 @@ bool ParseUint(const std::string& text, uint64_t* out) {
   return absl::SimpleAtoi(text, out);
 }
 
+// Defaults of the lists that make a grid: a single run, a sweep, or the lab,
+// which measures what a Linux client mounted without rsize/wsize gets (pref)
+// beside fixed sizes, from a stop-and-wait client to the 16 calls the Linux
+// client keeps in flight over UDP.
+struct GridDefaults {
+  const char* protos;
+  const char* block_sizes;
+  const char* outstanding;
+};
+GridDefaults DefaultsFor(const std::string& command) {
+  if (command == "lab") return {"udp,tcp", "pref,8k,32k,1m", "1,4,16"};
+  if (command == "sweep") return {"udp,tcp", "8k,16k,64k,1m", "8"};
+  return {"tcp", "64k", "8"};
+}
+
 // Fills a SweepConfig from the flags; false + *error on a bad value.
-bool BuildConfig(const CommandLine& cl, bool grid_defaults, SweepConfig* c, std::string* error) {
-  std::string protos = cl.Get("proto", grid_defaults ? "udp,tcp" : "tcp");
+bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
+  const GridDefaults defaults = DefaultsFor(cl.command);
+  std::string protos = cl.Get("proto", defaults.protos);
   for (const std::string& p : SplitList(protos)) {
     if (p == "tcp") c->protos.push_back(rpc::Transport::kTcp);
     else if (p == "udp") c->protos.push_back(rpc::Transport::kUdp);
     else return *error = "--proto: want tcp or udp, got '" + p + "'", false;
   }
-  for (const std::string& b : SplitList(cl.Get("bs", grid_defaults ? "8k,16k,64k,1m" : "64k"))) {
-    uint64_t v;
-    if (!ParseSize(b, &v) || v > (64u << 20)) return *error = "--bs: bad size '" + b + "'", false;
+  for (const std::string& b : SplitList(cl.Get("bs", defaults.block_sizes))) {
+    uint64_t v = kPreferredSize;
+    if (b != "pref" && (!ParseSize(b, &v) || v > (64u << 20))) {
+      return *error = "--bs: bad size '" + b + "' (want a size or 'pref')", false;
+    }
     c->block_sizes.push_back(v);
   }
-  for (const std::string& q : SplitList(cl.Get("outstanding", "8"))) {
+  for (const std::string& q : SplitList(cl.Get("outstanding", defaults.outstanding))) {
     uint64_t v;
     if (!ParseUint(q, &v) || v < 1 || v > 1024) {
       return *error = "--outstanding: want 1..1024, got '" + q + "'", false;
@@ -168,8 +186,7 @@ int Main(int argc, char** argv) {
 
   SweepConfig config;
   std::string error;
-  bool grid = cl.command != "run";
-  if (!BuildConfig(cl, grid, &config, &error)) return Usage(error);
+  if (!BuildConfig(cl, &config, &error)) return Usage(error);
   if (cl.command == "lab") {
     if (!cl.positional.empty()) return Usage("lab takes no target: it starts its own server");
     return RunLab(cl, std::move(config), &g_stop);

@@ -106,9 +106,12 @@ workload options:
   --workload LIST            write,read,randread,randwrite,getattr,lookup,create,readdirplus,
                              meta (= the four metadata ones), null (NFS NULL), createsetattr
                              (CREATE+SETATTR+REMOVE); default write,read
-  --bs LIST                  bytes per READ/WRITE call, clamped to the server's rtmax/wtmax
-                             (default 64k; sweep/lab 8k,16k,64k,1m)
-  --outstanding LIST         calls in flight, 1 = a simple client (default 8)
+  --bs LIST                  bytes per READ/WRITE call, clamped to the server's rtmax/wtmax;
+                             "pref" = the server's FSINFO rtpref/wtpref, what the Linux
+                             client uses when mounted without rsize=/wsize= (default 64k;
+                             sweep 8k,16k,64k,1m; lab pref,8k,32k,1m)
+  --outstanding LIST         calls in flight, 1 = a simple client (default 8; lab 1,4,16:
+                             the Linux client keeps up to 16 in flight over UDP)
   --stable MODE              unstable (UNSTABLE + COMMIT at the end, default), datasync,
                              filesync, sync (FILE_SYNC one at a time, like mount -o sync)
   --size N | --time SEC      stop after N bytes, or after SEC seconds (default --size 64m)

@@ -34,6 +34,10 @@ std::string SizeName(uint64_t b) {
   return absl::StrCat(b);
 }
 
+std::string BlockSizeName(uint64_t bs) {
+  return bs == kPreferredSize ? "pref" : SizeName(bs);
+}
+
 bool ParseSize(const std::string& text, uint64_t* out) {
   if (text.empty()) return false;
   uint64_t mult = 1;
@@ -55,7 +59,7 @@ std::string HumanLine(const RunResult& r) {
   std::string head = absl::StrFormat("%-11s %s", r.workload, r.proto);
   if (r.mtu) absl::StrAppendFormat(&head, " mtu=%d", r.mtu);
   if (IsIo(r)) {
-    absl::StrAppendFormat(&head, " bs=%s", SizeName(r.bs));
+    absl::StrAppendFormat(&head, " bs=%s", BlockSizeName(r.bs));
     if (r.xfer != r.bs) absl::StrAppendFormat(&head, "(rpc %s)", SizeName(r.xfer));
   }
   absl::StrAppendFormat(&head, " qd=%d", r.outstanding);

@@ -16,6 +16,8 @@ std::string CsvHeader();
 std::string CsvRow(const RunResult& r);
 // "8k", "1m" for block sizes; parses the same ("64k", "1M", "4096").
 std::string SizeName(uint64_t bytes);
+// SizeName, or "pref" for kPreferredSize.
+std::string BlockSizeName(uint64_t bs);
 bool ParseSize(const std::string& text, uint64_t* out);
 
 }  // namespace nfs3d::bench

@@ -184,6 +184,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
     s->rtmax_ = std::min(s->rtmax_, kMaxUdpTransfer);
     s->wtmax_ = std::min(s->wtmax_, kMaxUdpTransfer);
   }
+  // A server that states no preference gets its maximum (as the Linux client).
+  s->rtpref_ = info.rtpref ? std::min(info.rtpref, s->rtmax_) : s->rtmax_;
+  s->wtpref_ = info.wtpref ? std::min(info.wtpref, s->wtmax_) : s->wtmax_;
   return s;
 }
 

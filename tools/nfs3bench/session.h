@@ -42,6 +42,9 @@ class Session {
   const nfs3::nfs_fh3& root() const { return root_; }
   uint32_t rtmax() const { return rtmax_; }
   uint32_t wtmax() const { return wtmax_; }
+  // FSINFO's preferred sizes, at most the maxima above.
+  uint32_t rtpref() const { return rtpref_; }
+  uint32_t wtpref() const { return wtpref_; }
   const char* proto() const;
   const SessionOptions& options() const { return options_; }
 
@@ -65,6 +68,7 @@ class Session {
   std::unique_ptr<client::AsyncRpcClient> rpc_;
   nfs3::nfs_fh3 root_;
   uint32_t rtmax_ = 0, wtmax_ = 0;
+  uint32_t rtpref_ = 0, wtpref_ = 0;
 };
 
 }  // namespace nfs3d::bench

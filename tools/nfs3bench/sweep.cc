@@ -137,7 +137,9 @@ bool WriteCsv(const std::string& path, const std::vector<RunResult>& rows) {
 
 std::string Plot(const std::string& path, const std::string& title,
                  const std::vector<RunResult>& rows) {
-  // One series per proto/MTU/workload/outstanding, points ordered by bs.
+  // One series per proto/MTU/workload/outstanding, points ordered by the size
+  // of the calls sent (a requested 1m is 32k over UDP; "pref" is what the
+  // server preferred).
   std::map<std::string, std::map<uint64_t, double>> series;
   std::set<uint64_t> sizes;
   for (const RunResult& r : rows) {
@@ -145,8 +147,8 @@ std::string Plot(const std::string& path, const std::string& title,
     std::string name = absl::StrCat(r.workload, " ", r.proto);
     if (r.mtu) absl::StrAppend(&name, " mtu", r.mtu);
     absl::StrAppend(&name, " qd", r.outstanding);
-    series[name][r.bs] = r.MBps();
-    sizes.insert(r.bs);
+    series[name][r.xfer] = r.MBps();
+    sizes.insert(r.xfer);
   }
   if (series.empty()) return "nothing to plot";
   std::string script = path + ".gp";
@@ -156,7 +158,7 @@ std::string Plot(const std::string& path, const std::string& title,
   f << (svg ? "set terminal svg size 960,600 dynamic\n" : "set terminal png size 960,600\n");
   f << "set output '" << path << "'\n";
   f << "set title '" << title << "'\n";
-  f << "set xlabel 'block size (bytes per READ/WRITE call requested)'\n";
+  f << "set xlabel 'bytes per READ/WRITE call'\n";
   f << "set ylabel 'MB/s (10^6 bytes/s)'\nset yrange [0:*]\nset logscale x 2\nset grid\nset key outside right\n";
   f << "set xtics (";
   bool first = true;

@@ -36,7 +36,7 @@ bool RunSweep(const Target& target, const SweepConfig& config, const std::atomic
 
 // Writes rows as CSV (with header).
 bool WriteCsv(const std::string& path, const std::vector<RunResult>& rows);
-// Plots MB/s against block size, one line per proto/MTU/workload/outstanding,
+// Plots MB/s against the bytes per call, one line per proto/MTU/workload/outstanding,
 // with gnuplot (PNG or SVG by the file's extension). Returns an error text
 // or "" on success.
 std::string Plot(const std::string& path, const std::string& title,

@@ -589,9 +589,12 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
   bool io = o.name == "write" || o.name == "read" || o.name == "randread" || o.name == "randwrite";
   bool timed = o.time > absl::ZeroDuration();
   if (io) {
-    uint32_t limit = (o.name == "write" || o.name == "randwrite") ? session_->wtmax()
-                                                                   : session_->rtmax();
-    r.xfer = std::min(o.bs, limit);
+    const bool writes = o.name == "write" || o.name == "randwrite";
+    if (o.bs == kPreferredSize) {
+      r.xfer = writes ? session_->wtpref() : session_->rtpref();
+    } else {
+      r.xfer = std::min(o.bs, writes ? session_->wtmax() : session_->rtmax());
+    }
   }
   // Preparation is not timed.
   absl::Status prep = absl::OkStatus();

@@ -32,9 +32,14 @@ const char* StableModeName(StableMode mode);
 bool IsWorkloadName(const std::string& name);
 std::vector<std::string> ExpandWorkloads(const std::vector<std::string>& names);
 
+// WorkloadOptions::bs for "--bs pref": the server's FSINFO preferred size
+// (rtpref for reads, wtpref for writes), which is what the Linux client uses
+// when mounted without rsize=/wsize=. Reported as bs 0.
+inline constexpr uint32_t kPreferredSize = 0;
+
 struct WorkloadOptions {
   std::string name = "write";
-  uint32_t bs = 65536;         // requested transfer size per READ/WRITE call
+  uint32_t bs = 65536;         // requested transfer size per READ/WRITE call, or kPreferredSize
   int outstanding = 8;         // calls (metadata: operations) in flight
   StableMode stable = StableMode::kUnstable;
   uint64_t size = 0;           // bytes to move (I/O); 0 with a time limit
@@ -50,7 +55,7 @@ struct RunResult {
   std::string workload;
   std::string proto;
   uint32_t mtu = 0;             // lab mode only
-  uint32_t bs = 0;
+  uint32_t bs = 0;              // as requested; kPreferredSize for "pref"
   uint32_t xfer = 0;            // bytes per READ/WRITE call after the server's limit
   int outstanding = 0;
   std::string stable;
