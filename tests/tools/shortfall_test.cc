@@ -18,6 +18,7 @@ RunResult Row(double mbit) {
   r.calls = r.bytes / r.xfer;
   r.server_cpu_sec = 0.3;
   r.client_cpu_sec = 0.2;
+  r.machine_cpu_sec = 0.6;  // of 2 cores: 30 % busy
   return r;
 }
 
@@ -61,22 +62,29 @@ TEST(ShortfallTest, LossBeforeCpu) {
 TEST(ShortfallTest, CpuOfEitherSideOrTheWholeMachine) {
   RunResult r = Row(500);
   r.server_cpu_sec = 0.97;
-  EXPECT_EQ(ExplainShortfall(r, nullptr, 2), "CPU: server 97%, client 20% of a core");
+  EXPECT_EQ(ExplainShortfall(r, nullptr, 2),
+            "CPU: server 97%, client 20% of a core, machine 30% busy");
   r.server_cpu_sec = 0.8;
   r.client_cpu_sec = 0.9;
-  EXPECT_EQ(ExplainShortfall(r, nullptr, 2), "CPU: server 80%, client 90% of a core");
+  EXPECT_EQ(ExplainShortfall(r, nullptr, 2),
+            "CPU: server 80%, client 90% of a core, machine 30% busy");
+  // Other processes took the cores.
   r.client_cpu_sec = 0.5;
-  EXPECT_EQ(ExplainShortfall(r, nullptr, 1), "CPU: server 80%, client 50% of a core");
+  r.machine_cpu_sec = 1.8;
+  EXPECT_EQ(ExplainShortfall(r, nullptr, 2),
+            "CPU: server 80%, client 50% of a core, machine 90% busy");
+  EXPECT_EQ(ExplainShortfall(r, nullptr, 4).rfind("unexplained", 0), 0u);
 }
 
 TEST(ShortfallTest, UnexplainedNamesWhatWasChecked) {
   RunResult r = Row(500);
   r.server_cpu_sec = -1;  // not measured
   EXPECT_EQ(ExplainShortfall(r, nullptr, 2),
-            "unexplained: server ?, client 20% of a core, window unknown (no qd 1 run)");
+            "unexplained: server ?, client 20% of a core, machine 30% busy, window unknown "
+            "(no qd 1 run)");
   RunResult fast = StopAndWait(0.5);
   EXPECT_EQ(ExplainShortfall(Row(500), &fast, 2),
-            "unexplained: server 30%, client 20% of a core, window 8389 Mbit/s");
+            "unexplained: server 30%, client 20% of a core, machine 30% busy, window 8389 Mbit/s");
 }
 
 }  // namespace

@@ -91,11 +91,11 @@ std::string JsonLine(const RunResult& r) {
       "\"stable\":%s,\"bytes\":%d,\"seconds\":%.6f,\"MBps\":%.3f,\"Mbitps\":%.3f,\"calls\":%d,"
       "\"calls_per_sec\":%.1f,\"ops\":%d,\"ops_per_sec\":%.1f,\"msec_per_call\":%.4f,"
       "\"retransmits\":%d,\"timeouts\":%d,\"verified\":%s,\"wire_Mbitps\":%.1f,"
-      "\"server_cpu_sec\":%.3f,\"client_cpu_sec\":%.3f,\"error\":%s}",
+      "\"server_cpu_sec\":%.3f,\"client_cpu_sec\":%.3f,\"machine_cpu_sec\":%.3f,\"error\":%s}",
       JsonString(r.workload), JsonString(r.proto), r.mtu, r.bs, r.xfer, r.outstanding,
       JsonString(r.stable), r.bytes, r.seconds, r.MBps(), r.Mbitps(), r.calls, r.CallsPerSec(),
       r.ops, r.OpsPerSec(), r.msec_per_call, r.retransmits, r.timeouts, JsonString(r.verified),
-      r.wire_mbps, r.server_cpu_sec, r.client_cpu_sec, JsonString(r.error));
+      r.wire_mbps, r.server_cpu_sec, r.client_cpu_sec, r.machine_cpu_sec, JsonString(r.error));
 }
 
 std::string CsvHeader() {

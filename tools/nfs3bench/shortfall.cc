@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "tools/nfs3bench/report.h"
 
@@ -39,13 +40,13 @@ std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait,
   }
   const double server = CoreShare(r.server_cpu_sec, r.seconds);
   const double client = CoreShare(r.client_cpu_sec, r.seconds);
-  if (server >= kBusyCore || client >= kBusyCore ||
-      (server >= 0 && client >= 0 && server + client >= kBusyCore * std::max(cores, 1))) {
-    return absl::StrFormat("CPU: server %s, client %s of a core", Percent(server),
-                           Percent(client));
+  const double machine = CoreShare(r.machine_cpu_sec, r.seconds * std::max(cores, 1));
+  const std::string who = absl::StrFormat("server %s, client %s of a core, machine %s busy",
+                                          Percent(server), Percent(client), Percent(machine));
+  if (server >= kBusyCore || client >= kBusyCore || machine >= kBusyCore) {
+    return absl::StrCat("CPU: ", who);
   }
-  return absl::StrFormat("unexplained: server %s, client %s of a core, window %s", Percent(server),
-                         Percent(client),
+  return absl::StrFormat("unexplained: %s, window %s", who,
                          window_mbps > 0 ? absl::StrFormat("%.0f Mbit/s", window_mbps)
                                          : std::string("unknown (no qd 1 run)"));
 }

@@ -21,8 +21,9 @@ inline constexpr double kWireShareExplained = 0.9;
 //     outstanding * xfer / L; below the threshold, the window is the limit;
 //  2. loss: the client retransmitted (a UDP call or reply lost, usually a
 //     fragment of it; each costs a retransmit timeout);
-//  3. CPU: the server or the client used >= 85 % of a core, or both together
-//     >= 85 % of the machine's `cores`;
+//  3. CPU: the server or the client used >= 85 % of a core, or the machine's
+//     `cores` were >= 85 % busy (whoever used them: on a shared machine other
+//     processes take CPU from both ends);
 //  4. otherwise "unexplained", with the figures that were checked.
 std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait, int cores);
 

@@ -158,9 +158,37 @@ uint32_t UntimedXfer(const char* proto, uint32_t server_max) {
   return std::min(server_max, cap);
 }
 
-double CpuSince(int pid, double start) {
-  double now = ProcessCpuSeconds(pid);
-  return now < 0 || start < 0 ? -1 : now - start;
+// Busy CPU seconds of the whole machine, all cores (/proc/stat: everything
+// but idle and iowait); -1 when unreadable.
+double MachineBusySeconds() {
+  FILE* f = std::fopen("/proc/stat", "r");
+  if (f == nullptr) return -1;
+  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0,
+                     steal = 0;
+  int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system,
+                      &idle, &iowait, &irq, &softirq, &steal);
+  std::fclose(f);
+  if (n != 8) return -1;
+  return static_cast<double>(user + nice + system + irq + softirq + steal) /
+         static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// CPU seconds used so far by the server, nfs3bench and the whole machine, so
+// a run is charged with what its timed part cost.
+struct CpuSample {
+  double server = -1, client = -1, machine = -1;
+};
+
+CpuSample SampleCpu(int server_pid) {
+  return {ProcessCpuSeconds(server_pid), ProcessCpuSeconds(getpid()), MachineBusySeconds()};
+}
+
+void ChargeCpu(const CpuSample& start, int server_pid, RunResult* r) {
+  const CpuSample now = SampleCpu(server_pid);
+  auto since = [](double now, double start) { return now < 0 || start < 0 ? -1 : now - start; };
+  r->server_cpu_sec = since(now.server, start.server);
+  r->client_cpu_sec = since(now.client, start.client);
+  r->machine_cpu_sec = since(now.machine, start.machine);
 }
 
 }  // namespace
@@ -617,8 +645,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
 
   client::AsyncRpcClient& rpc = session_->rpc();
   client::AsyncRpcStats before = rpc.stats();
-  double cpu_start = ProcessCpuSeconds(o.server_pid);
-  double client_cpu_start = ProcessCpuSeconds(getpid());
+  CpuSample cpu_start = SampleCpu(o.server_pid);
   absl::Time start = absl::Now();
   absl::Time end = timed ? start + o.time : absl::InfiniteFuture();
   if (io) {
@@ -631,8 +658,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       }
       file_ = *fh;
       file_pattern_size_ = 0;
-      cpu_start = ProcessCpuSeconds(o.server_pid);
-      client_cpu_start = ProcessCpuSeconds(getpid());
+      cpu_start = SampleCpu(o.server_pid);
       start = absl::Now();
       end = timed ? start + o.time : absl::InfiniteFuture();
       run.Write(false, timed ? 0 : o.size, timed ? o.file_size : o.size, end);
@@ -644,8 +670,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       run.Read(o.name == "randread", timed ? 0 : o.size, file_size, end, o.verify);
     }
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    r.server_cpu_sec = CpuSince(o.server_pid, cpu_start);
-    r.client_cpu_sec = CpuSince(getpid(), client_cpu_start);
+    ChargeCpu(cpu_start, o.server_pid, &r);
     r.bytes = run.done();
     r.calls = run.calls();
     r.ops = run.calls();
@@ -670,8 +695,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     MetaRun run(this, o);
     run.Run(o.name, timed ? 0 : (o.ops ? o.ops : 1000), end);
     r.seconds = absl::ToDoubleSeconds(absl::Now() - start);
-    r.server_cpu_sec = CpuSince(o.server_pid, cpu_start);
-    r.client_cpu_sec = CpuSince(getpid(), client_cpu_start);
+    ChargeCpu(cpu_start, o.server_pid, &r);
     r.ops = run.ops();
     r.calls = run.calls();
     r.error = run.pipe().error();

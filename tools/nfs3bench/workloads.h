@@ -71,6 +71,7 @@ struct RunResult {
   double wire_mbps = 0;         // lab: nuttcp Mbit/s on the same link and proto
   double server_cpu_sec = -1;   // utime+stime of --server-pid over the timed part; -1: unknown
   double client_cpu_sec = -1;   // nfs3bench's own utime+stime over the timed part
+  double machine_cpu_sec = -1;  // busy CPU seconds of all cores over the timed part
 
   double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
   double Mbitps() const { return seconds > 0 ? bytes * 8 / seconds / 1e6 : 0; }
