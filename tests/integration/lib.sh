@@ -82,6 +82,16 @@ enter_private_namespaces() {
   mkdir -p /run/rpcbind
 }
 
+# Tests with nfs3d on the loopback of their own namespaces (after
+# enter_private_namespaces): WORK with state/ and export/, exported to
+# 127.0.0.1, removed with whatever the test started when it exits.
+make_loopback_export() {
+  trap 'stop_started; [ -n "$WORK" ] && rm -rf "$WORK"' EXIT
+  make_work
+  mkdir -p "$WORK/export" "$WORK/state"
+  echo "$WORK/export 127.0.0.1(rw,insecure,no_root_squash)" > "$WORK/exports"
+}
+
 # Lab tests (../shared/lab): `trap lab_cleanup EXIT` stops what the test
 # started, takes the lab down and removes WORK and DATA.
 DATA=""

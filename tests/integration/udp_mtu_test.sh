@@ -12,10 +12,7 @@ BENCH=$(readlink -f "$1")
 NFS3D=$(readlink -f "$2")
 enter_private_namespaces "$0" "$BENCH" "$NFS3D"
 
-trap 'stop_started; [ -n "$WORK" ] && rm -rf "$WORK"' EXIT
-make_work
-mkdir -p "$WORK/export" "$WORK/state"
-echo "$WORK/export 127.0.0.1(rw,insecure,no_root_squash)" > "$WORK/exports"
+make_loopback_export
 # Only what a test needs; no [udp] section: the shipped defaults apply.
 cat > "$WORK/nfs3d.conf" <<CONF
 [nfsd]

@@ -138,15 +138,21 @@ bool WriteCsv(const std::string& path, const std::vector<RunResult>& rows) {
 std::string Plot(const std::string& path, const std::string& title,
                  const std::vector<RunResult>& rows) {
   // One series per proto/MTU/workload/outstanding, points ordered by the size
-  // of the calls sent (a requested 1m is 32k over UDP; "pref" is what the
-  // server preferred).
+  // of the calls sent (a requested 1m is 32k over UDP). Runs with the
+  // server's preferred sizes (--bs pref) are also circled, in one series:
+  // where a mount without rsize/wsize lands.
   std::map<std::string, std::map<uint64_t, double>> series;
+  std::vector<std::pair<uint64_t, double>> preferred;
   std::set<uint64_t> sizes;
   for (const RunResult& r : rows) {
     if (r.xfer == 0 || !r.error.empty()) continue;
     std::string name = absl::StrCat(r.workload, " ", r.proto);
     if (r.mtu) absl::StrAppend(&name, " mtu", r.mtu);
     absl::StrAppend(&name, " qd", r.outstanding);
+    if (r.bs == kPreferredSize) {
+      preferred.emplace_back(r.xfer, r.MBps());
+      if (series[name].count(r.xfer)) continue;  // a fixed size measured it too
+    }
     series[name][r.xfer] = r.MBps();
     sizes.insert(r.xfer);
   }
@@ -174,11 +180,20 @@ std::string Plot(const std::string& path, const std::string& title,
     f << "EOD\n";
     ++i;
   }
+  if (!preferred.empty()) {
+    f << "$pref << EOD\n";
+    for (const auto& [xfer, mbps] : preferred) f << xfer << " " << mbps << "\n";
+    f << "EOD\n";
+  }
   f << "plot ";
   i = 0;
   for (const auto& [name, points] : series) {
     f << (i ? ", \\\n     " : "") << "$s" << i << " with linespoints lw 2 title '" << name << "'";
     ++i;
+  }
+  if (!preferred.empty()) {
+    f << ", \\\n     $pref with points pt 6 ps 3 lw 2 lc rgb 'black' "
+      << "title 'bs pref: a mount without rsize/wsize'";
   }
   f << "\n";
   f.close();
