@@ -48,6 +48,13 @@ in_ns mount --rbind /dev "$ROOT/dev"
 in_ns mount -t tmpfs tmpfs "$ROOT/run"   # no /run/systemd/system: maintainer scripts start nothing
 in_ns mount -t tmpfs tmpfs "$ROOT/tmp"
 in_ns cp "$DEB" "$ROOT/tmp/"
+# A host that ran nfs3d has /etc/nfs3d or /var/lib/nfs3d: the new root starts
+# without them (whiteouts in the upper layer, listed as the baseline).
+for d in /etc/nfs3d /var/lib/nfs3d; do
+  if in_root test -e "$d"; then log "hiding the host's $d"; in_root rm -rf "$d"; fi
+done
+upper_files() { in_ns sh -c "cd '$LAYERS/upper' && find . ! -type d" | sed 's|^\./|/|' | sort; }
+baseline=$(upper_files)
 
 log "dpkg -i $(basename "$DEB")"
 in_root dpkg -i "/tmp/$(basename "$DEB")" > "$WORK/install.log" 2>&1 \
@@ -118,11 +125,13 @@ in_ns rmdir "$ROOT/srv/nfs3d-test"
 log "dpkg --purge nfs3d"
 in_root dpkg --purge nfs3d > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "dpkg --purge"; }
 # Everything the install changed is in the upper layer. After the purge only
-# dpkg's and man-db's own bookkeeping may remain, and nothing named nfs3d.
-changed=$(in_ns sh -c "cd '$LAYERS/upper' && find . ! -type d" | sed 's|^\./|/|')
+# dpkg's and man-db's own bookkeeping may have been added to it, and nothing
+# named nfs3d.
+changed=$(comm -13 <(echo "$baseline") <(upper_files))
 left=$(grep -Ev '^/var/lib/dpkg/|^/var/log/dpkg\.log$|^/var/cache/(man|debconf)/|^/etc/ld\.so\.cache$' \
   <<< "$changed" || true)
-named=$(in_ns sh -c "cd '$LAYERS/upper' && find . -name '*nfs3d*'" || true)
+named=$(grep nfs3d <<< "$changed" || true)
+named+=$(in_ns sh -c "cd '$LAYERS/upper' && find . -type d -name '*nfs3d*'" || true)
 [ -z "$left$named" ] || fail "left behind after purge: $left $named"
 for d in /etc/nfs3d /var/lib/nfs3d; do
   in_root test ! -e "$d" || fail "$d left behind"
