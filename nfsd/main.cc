@@ -12,42 +12,68 @@
 #include <thread>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "common/command_line.h"
 #include "common/log.h"
+#include "common/version.h"
 #include "conf/exports.h"
 #include "conf/server_config.h"
 #include "nfsd/daemon.h"
 
-ABSL_FLAG(std::string, config, "/etc/nfs3d/nfs3d.conf",
-          "Server configuration file (INI, see conf/nfs3d.conf). When this default path does not "
-          "exist, built-in defaults are used.");
-ABSL_FLAG(std::string, exports, "",
-          "Exports file in exports(5) syntax; overrides [paths] exports of the config.");
-ABSL_FLAG(std::string, export, "",
-          "Quick start: export this one directory read-write to everyone (insecure, root_squash) "
-          "instead of reading an exports file.");
-ABSL_FLAG(std::string, state_dir, "",
-          "State directory (file handle key); overrides [paths] state_dir of the config.");
-ABSL_FLAG(bool, foreground, false, "Stay in the foreground and log to stderr.");
-ABSL_FLAG(bool, version, false, "Print the version and exit.");
-ABSL_FLAG(std::string, log_level, "",
-          "Log level (debug, info, warning, error); overrides [log] level of the config.");
-ABSL_FLAG(int, shutdown_timeout, 30,
-          "Seconds SIGTERM/SIGINT waits for running calls and the final sync before nfs3d "
-          "exits anyway (with status 1).");
-
 namespace nfs3d {
 namespace {
 
-constexpr char kVersion[] = "0.1.0";
 constexpr char kDefaultConfigPath[] = "/etc/nfs3d/nfs3d.conf";
+
+// The command line; empty strings mean "as the config file says".
+struct Flags {
+  std::string config = kDefaultConfigPath;
+  std::string exports;
+  std::string export_dir;
+  std::string state_dir;
+  std::string log_level;
+  int shutdown_timeout = 30;
+  bool foreground = false;
+  bool help = false;
+  bool version = false;
+};
+Flags flags;
+
+// Every option, in the order --help lists them (nfs3d(8) includes --help).
+const cli::Option kOptions[] = {
+    {"config", 0, "FILE", "configuration (default /etc/nfs3d/nfs3d.conf)",
+     cli::Store(&flags.config)},
+    {"exports", 0, "FILE", "exports file, instead of [paths] exports",
+     cli::Store(&flags.exports)},
+    {"export", 0, "DIR", "quick start: export DIR read-write to all",
+     cli::Store(&flags.export_dir)},
+    {"state-dir", 0, "DIR", "state directory, instead of [paths] state_dir",
+     cli::Store(&flags.state_dir)},
+    {"foreground", 0, "", "stay in the foreground, log to stderr",
+     cli::SetTrue(&flags.foreground)},
+    {"log-level", 0, "LEVEL", "debug|info|warning|error, not [log] level",
+     [](absl::string_view value) {
+       std::string text(value);
+       log::Level level;
+       if (!log::ParseLevel(text == "warn" ? "warning" : text, &level)) {
+         return absl::InvalidArgumentError(
+             absl::StrCat("'", text, "' is not debug, info, warning or error"));
+       }
+       flags.log_level = text;
+       return absl::OkStatus();
+     }},
+    {"shutdown-timeout", 0, "SECONDS", "on SIGTERM, exit after this long anyway (30)",
+     cli::StoreInt(&flags.shutdown_timeout, 1, 3600)},
+    {"version", 0, "", "print the version and build options", cli::SetTrue(&flags.version)},
+    {"help", 'h', "", "print this help", cli::SetTrue(&flags.help)},
+};
+
+constexpr char kSynopsis[] =
+    "nfs3d [options]\n"
+    "       nfs3d stat [nfs3stat options]   (statistics: see nfs3stat(8))\n"
+    "A userspace NFSv3 server; see nfs3d(8), nfs3d.conf(5), nfs3d-exports(5).";
 
 bool FileExists(const std::string& path) {
   struct stat st;
@@ -68,17 +94,17 @@ absl::StatusOr<conf::ExportTable> EmbeddedDefaultExports(const std::string& stat
 }
 
 absl::StatusOr<conf::ServerConfig> LoadConfig() {
-  std::string path = absl::GetFlag(FLAGS_config);
+  std::string path = flags.config;
   absl::StatusOr<conf::ServerConfig> config =
       (path == kDefaultConfigPath && !FileExists(path)) ? conf::DefaultServerConfig()
                                                         : conf::LoadServerConfig(path);
   if (!config.ok()) return config.status();
-  if (!absl::GetFlag(FLAGS_state_dir).empty()) config->state_dir = absl::GetFlag(FLAGS_state_dir);
-  if (!absl::GetFlag(FLAGS_exports).empty()) config->exports_path = absl::GetFlag(FLAGS_exports);
-  if (std::string level = absl::GetFlag(FLAGS_log_level); !level.empty()) {
+  if (!flags.state_dir.empty()) config->state_dir = flags.state_dir;
+  if (!flags.exports.empty()) config->exports_path = flags.exports;
+  if (std::string level = flags.log_level; !level.empty()) {
     if (level == "warn") level = "warning";
     if (!log::ParseLevel(level, &config->log_level)) {
-      return absl::InvalidArgumentError(absl::StrCat("--log_level: '", level,
+      return absl::InvalidArgumentError(absl::StrCat("--log-level: '", level,
                                                      "' is not debug, info, warning or error"));
     }
   }
@@ -86,8 +112,8 @@ absl::StatusOr<conf::ServerConfig> LoadConfig() {
 }
 
 absl::StatusOr<conf::ExportTable> LoadExportTable(const conf::ServerConfig& config) {
-  if (!absl::GetFlag(FLAGS_export).empty()) return conf::MakeQuickExport(absl::GetFlag(FLAGS_export));
-  bool explicit_file = !absl::GetFlag(FLAGS_exports).empty();
+  if (!flags.export_dir.empty()) return conf::MakeQuickExport(flags.export_dir);
+  bool explicit_file = !flags.exports.empty();
   if (!explicit_file && !FileExists(config.exports_path)) {
     NFS3D_LOG_INFO("no exports file %s: using the embedded default", config.exports_path);
     return EmbeddedDefaultExports(config.state_dir);
@@ -164,7 +190,7 @@ int Run() {
       NFS3D_LOG_INFO("SIGHUP: reloading the configuration");
       absl::StatusOr<conf::ServerConfig> fresh = LoadConfig();
       absl::Status reloaded =
-          fresh.ok() ? (*daemon)->Reload(*fresh, absl::GetFlag(FLAGS_export).empty())
+          fresh.ok() ? (*daemon)->Reload(*fresh, flags.export_dir.empty())
                      : fresh.status();
       if (!reloaded.ok()) {
         if (!fresh.ok()) (*daemon)->CountFailedReload();
@@ -175,7 +201,7 @@ int Run() {
     }
     NFS3D_LOG_INFO("signal %d (%s): shutting down", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
     // Bounded: a call stuck in the file system must not keep nfs3d alive.
-    const int timeout = absl::GetFlag(FLAGS_shutdown_timeout);
+    const int timeout = flags.shutdown_timeout;
     std::thread watchdog([timeout] {
       sleep(static_cast<unsigned>(timeout > 0 ? timeout : 1));
       NFS3D_LOG_ERROR("shutdown did not finish in %d s; exiting anyway", timeout);
@@ -185,19 +211,6 @@ int Run() {
     (*daemon)->Stop();
     NFS3D_LOG_INFO("nfs3d stopped");
     return 0;
-  }
-}
-
-// abseil spells multi-word flags with '_'; nfs3d documents them with '-'
-// (--state-dir) like other daemons. Accept both by rewriting the flag name.
-void NormalizeFlagNames(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    char* arg = argv[i];
-    if (arg[0] != '-' || arg[1] != '-') continue;
-    if (arg[2] == '\0') break;  // "--" ends the flags
-    for (char* p = arg + 2; *p != '\0' && *p != '='; ++p) {
-      if (*p == '-') *p = '_';
-    }
   }
 }
 
@@ -230,28 +243,24 @@ void NormalizeFlagNames(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "stat") nfs3d::ExecStat(argc, argv);
-  nfs3d::NormalizeFlagNames(argc, argv);
-  absl::SetProgramUsageMessage(
-      "a userspace NFSv3 server.\n"
-      "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]\n"
-      "        [--log-level LEVEL] [--shutdown-timeout SECONDS]\n"
-      "  nfs3d stat [-i SECONDS] [--server TARGET]   statistics of a running server (runs nfs3stat,\n"
-      "        see docs/operations.md)");
-  absl::FlagsUsageConfig usage;
-  usage.version_string = [] { return std::string("nfs3d ") + nfs3d::kVersion + "\n"; };
-  // --help lists the flags defined in this file (absl's default looks for a
-  // file named after the binary).
-  usage.contains_help_flags = [](absl::string_view file) {
-    return absl::EndsWith(file, "nfsd/main.cc");
-  };
-  usage.contains_helpshort_flags = usage.contains_help_flags;
-  absl::SetFlagsUsageConfig(usage);
-  absl::ParseCommandLine(argc, argv);
-  if (absl::GetFlag(FLAGS_version)) {
-    std::printf("nfs3d %s\n", nfs3d::kVersion);
+  absl::StatusOr<std::vector<std::string>> rest = nfs3d::cli::Parse(argc, argv, nfs3d::kOptions);
+  if (rest.ok() && !rest->empty()) {
+    rest = absl::InvalidArgumentError(absl::StrCat("unexpected argument '", rest->front(), "'"));
+  }
+  if (!rest.ok()) {
+    std::fprintf(stderr, "nfs3d: %s (nfs3d --help lists the options)\n",
+                 std::string(rest.status().message()).c_str());
+    return 2;
+  }
+  if (nfs3d::flags.help) {
+    std::fputs(nfs3d::cli::Usage(nfs3d::kSynopsis, nfs3d::kOptions).c_str(), stdout);
     return 0;
   }
-  if (!absl::GetFlag(FLAGS_foreground)) {
+  if (nfs3d::flags.version) {
+    std::fputs(nfs3d::VersionText("nfs3d").c_str(), stdout);
+    return 0;
+  }
+  if (!nfs3d::flags.foreground) {
     nfs3d::Daemonize();
     nfs3d::log::UseSyslog(true);
   }

@@ -3,11 +3,16 @@
 # already there (idempotent). Run as root.
 set -euo pipefail
 
+# go-md2man renders the man pages (docs/man/*.md).
 BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabsl-dev
-            libtirpc-dev libgtest-dev)
+            libtirpc-dev libgtest-dev go-md2man)
 # Real clients and tools used by the tests: rpcinfo (rpcbind), showmount (nfs-common),
-# nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab.
-TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc)
+# nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab;
+# for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
+# build and check it, systemd (systemd-analyze verify), man-db (man -l),
+# util-linux (unshare, nsenter).
+TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
+           debhelper dpkg-dev fakeroot lintian systemd man-db util-linux)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/version.h"
 #include "tools/nfs3bench/lab.h"
 #include "tools/nfs3bench/options.h"
 #include "tools/nfs3bench/pattern.h"
@@ -22,9 +23,9 @@ std::atomic<bool> g_stop{false};
 
 void OnSignal(int) { g_stop.store(true); }
 
+// A usage error: one line saying what is wrong, status 2.
 int Usage(const std::string& error) {
-  if (!error.empty()) std::fprintf(stderr, "nfs3bench: %s\n", error.c_str());
-  std::fprintf(stderr, "%s", UsageText());
+  std::fprintf(stderr, "nfs3bench: %s (nfs3bench --help lists the options)\n", error.c_str());
   return 2;
 }
 
@@ -174,6 +175,10 @@ int Main(int argc, char** argv) {
   const CommandLine& cl = *parsed;
   if (cl.Has("help")) {
     std::printf("%s", UsageText());
+    return 0;
+  }
+  if (cl.Has("version")) {
+    std::fputs(VersionText("nfs3bench").c_str(), stdout);
     return 0;
   }
   if (cl.command == "pattern") return PatternCommand(cl);

@@ -11,7 +11,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kCommon = {
       "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
       "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
-      "resvport", "dir-entries", "csv", "plot", "no-json", "help", "server-pid"};
+      "resvport", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
@@ -20,7 +20,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
     }
     return s;
   }();
-  static const std::set<std::string> kPattern = {"size", "seed", "help"};
+  static const std::set<std::string> kPattern = {"size", "seed", "help", "version"};
   if (command == "lab") return kLab;
   if (command == "pattern") return kPattern;
   return kCommon;
@@ -30,7 +30,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
 
 bool IsSwitch(const std::string& name) {
   return name == "keep" || name == "no-verify" || name == "resvport" || name == "no-json" ||
-         name == "help" || name == "rpcbind";
+         name == "help" || name == "version" || name == "rpcbind";
 }
 
 std::vector<std::string> SplitList(const std::string& text) {
@@ -142,6 +142,7 @@ lab options (root; everything lives in private namespaces and is removed at the 
   --export-dir DIR           export this directory (default: a tmpfs the lab mounts)
   --export-path PATH         path to mount (default: the export dir)
   --nuttcp-time SEC          seconds per nuttcp measurement (3)
+  -h, --help  --version      this text; the version and build options
 exit status: 0 ok, 1 a run failed (RPC/NFS error, data mismatch), 2 usage, 3 setup failed
 )";
 }

@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "common/command_line.h"
+#include "common/version.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
 #include "tools/nfs3stat/print.h"
@@ -21,64 +24,35 @@
 namespace nfs3d::nfs3stat {
 namespace {
 
-constexpr char kUsage[] =
-    "usage: nfs3stat [options]\n"
-    "  -s, --server TARGET   unix:/path/to/nfs3d.sock or HOST:PORT of the [metrics] endpoint\n"
-    "                        (default unix:<state-dir>/nfs3d.sock)\n"
-    "  --state-dir DIR       nfs3d's state directory (default /var/lib/nfs3d)\n"
-    "  -i, --interval SECS   print one line of rates every SECS seconds\n"
-    "  -c, --count N         with -i: stop after N lines\n"
-    "  --raw                 print the Prometheus text as served\n"
-    "  -h, --help            this text\n";
-
 struct Options {
   std::string server;
   std::string state_dir = "/var/lib/nfs3d";
   double interval = 0;
-  long count = -1;
+  int count = -1;
   bool raw = false;
+  bool help = false;
+  bool version = false;
 };
 
-bool ParseArgs(int argc, char** argv, Options* o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string value;
-    size_t eq = a.find('=');
-    if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    auto next = [&]() -> bool {
-      if (!value.empty()) return true;
-      if (i + 1 >= argc) return false;
-      value = argv[++i];
-      return true;
-    };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (a == "--raw") {
-      o->raw = true;
-    } else if (a == "-s" || a == "--server") {
-      if (!next()) return false;
-      o->server = value;
-    } else if (a == "--state-dir" || a == "--state_dir") {
-      if (!next()) return false;
-      o->state_dir = value;
-    } else if (a == "-i" || a == "--interval") {
-      if (!next()) return false;
-      o->interval = std::strtod(value.c_str(), nullptr);
-      if (o->interval <= 0) return false;
-    } else if (a == "-c" || a == "--count") {
-      if (!next()) return false;
-      o->count = std::strtol(value.c_str(), nullptr, 10);
-    } else {
-      std::fprintf(stderr, "nfs3stat: unknown argument %s\n", a.c_str());
-      return false;
-    }
-  }
-  if (o->server.empty()) o->server = "unix:" + o->state_dir + "/nfs3d.sock";
-  return true;
+constexpr char kSynopsis[] =
+    "nfs3stat [options]\n"
+    "Statistics of a running nfs3d, in the layout of nfsstat -s, read from\n"
+    "unix:STATE-DIR/nfs3d.sock unless --server says otherwise; see nfs3stat(8).";
+
+std::vector<cli::Option> OptionTable(Options* o) {
+  return {
+      {"server", 's', "TARGET", "unix:SOCKET, or HOST:PORT of the [metrics] endpoint",
+       cli::Store(&o->server)},
+      {"state-dir", 0, "DIR", "nfs3d's state directory (default /var/lib/nfs3d)",
+       cli::Store(&o->state_dir)},
+      {"interval", 'i', "SECONDS", "print one line of rates every SECONDS seconds",
+       cli::StoreDouble(&o->interval, 0.001)},
+      {"count", 'c', "N", "with --interval: stop after N lines",
+       cli::StoreInt(&o->count, 1, 1 << 30)},
+      {"raw", 0, "", "print the Prometheus text as served", cli::SetTrue(&o->raw)},
+      {"version", 0, "", "print the version and build options", cli::SetTrue(&o->version)},
+      {"help", 'h', "", "print this help", cli::SetTrue(&o->help)},
+  };
 }
 
 bool Fetch(const Options& o, std::string* text, StatView* view) {
@@ -126,10 +100,26 @@ int Run(const Options& o) {
 }  // namespace nfs3d::nfs3stat
 
 int main(int argc, char** argv) {
-  nfs3d::nfs3stat::Options options;
-  if (!nfs3d::nfs3stat::ParseArgs(argc, argv, &options)) {
-    std::fputs(nfs3d::nfs3stat::kUsage, stderr);
+  using namespace nfs3d::nfs3stat;
+  Options options;
+  const std::vector<nfs3d::cli::Option> table = OptionTable(&options);
+  absl::StatusOr<std::vector<std::string>> rest = nfs3d::cli::Parse(argc, argv, table);
+  if (rest.ok() && !rest->empty()) {
+    rest = absl::InvalidArgumentError("unexpected argument '" + rest->front() + "'");
+  }
+  if (!rest.ok()) {
+    std::fprintf(stderr, "nfs3stat: %s (nfs3stat --help lists the options)\n",
+                 std::string(rest.status().message()).c_str());
     return 2;
   }
-  return nfs3d::nfs3stat::Run(options);
+  if (options.help) {
+    std::fputs(nfs3d::cli::Usage(kSynopsis, table).c_str(), stdout);
+    return 0;
+  }
+  if (options.version) {
+    std::fputs(nfs3d::VersionText("nfs3stat").c_str(), stdout);
+    return 0;
+  }
+  if (options.server.empty()) options.server = "unix:" + options.state_dir + "/nfs3d.sock";
+  return Run(options);
 }

@@ -1,0 +1,140 @@
+#!/bin/bash
+# The Debian package, installed as an admin would (issue 19): dpkg -i into a
+# throw-away root, checks what it installed (binaries, conffiles, man pages,
+# the unit enabled the Debian way, /var/lib/nfs3d mode 0700), systemd-analyze
+# verify on the unit, man -l on every page; then serves the lab's Linux
+# client from the installed nfs3d, and purges the package, checking that
+# nothing is left behind.
+#
+# The root is an overlay over / (upper layer on a tmpfs) in a private mount
+# namespace that a helper process holds open: nothing the package does
+# reaches the real /, and the namespace with its mounts goes away with that
+# process. systemd is not PID 1 there (nor on CI), so the server is started
+# from the installed unit's ExecStart= line, run in the chroot inside the
+# lab's network namespace.
+# Usage: package_test.sh DEB_DIR (where scripts/build-deb.sh put the .deb)
+TEST_NAME=package
+source "$(dirname "$0")/lib.sh"
+
+DEB=$(ls "$1"/nfs3d_*.deb 2>/dev/null | head -n 1)
+[ -f "$DEB" ] || fail "no nfs3d_*.deb in $1 (scripts/build-deb.sh builds it)"
+export NFS_LAB_NS=nfs3d-pkg NFS_LAB_TAP=nfs3dpkg0
+
+NS_PID=""
+cleanup() {
+  stop_started
+  "$LAB" down >/dev/null 2>&1 || true
+  if [ -n "$NS_PID" ]; then kill "$NS_PID" 2>/dev/null || true; wait "$NS_PID" 2>/dev/null || true; fi
+  if [ -n "$WORK" ]; then rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+make_work
+ROOT=$WORK/root LAYERS=$WORK/layers EXPORT=$WORK/export
+mkdir -p "$ROOT" "$LAYERS" "$EXPORT"
+
+# in_ns CMD...: runs CMD in the private mount namespace; in_root CMD...: in
+# the chroot there.
+in_ns() { nsenter -t "$NS_PID" -m -- "$@"; }
+in_root() { in_ns chroot "$ROOT" "$@"; }
+
+unshare -m --propagation private sleep infinity &
+NS_PID=$!
+wait_for in_ns true || fail "no private mount namespace"
+in_ns mount -t tmpfs -o mode=755 layers "$LAYERS"
+in_ns mkdir "$LAYERS/upper" "$LAYERS/work"
+in_ns mount -t overlay overlay -o "lowerdir=/,upperdir=$LAYERS/upper,workdir=$LAYERS/work" "$ROOT"
+in_ns mount -t proc proc "$ROOT/proc"
+in_ns mount --rbind /dev "$ROOT/dev"
+in_ns mount -t tmpfs tmpfs "$ROOT/run"   # no /run/systemd/system: maintainer scripts start nothing
+in_ns mount -t tmpfs tmpfs "$ROOT/tmp"
+in_ns cp "$DEB" "$ROOT/tmp/"
+# A host that ran nfs3d has /etc/nfs3d or /var/lib/nfs3d: the new root starts
+# without them (whiteouts in the upper layer, listed as the baseline).
+for d in /etc/nfs3d /var/lib/nfs3d; do
+  if in_root test -e "$d"; then log "hiding the host's $d"; in_root rm -rf "$d"; fi
+done
+upper_files() { in_ns sh -c "cd '$LAYERS/upper' && find . ! -type d" | sed 's|^\./|/|' | sort; }
+baseline=$(upper_files)
+
+log "dpkg -i $(basename "$DEB")"
+in_root dpkg -i "/tmp/$(basename "$DEB")" > "$WORK/install.log" 2>&1 \
+  || { cat "$WORK/install.log" >&2; fail "dpkg -i"; }
+
+# What the package installed.
+for f in /usr/sbin/nfs3d /usr/sbin/nfs3stat /usr/bin/nfs3bench; do
+  in_root test -x "$f" || fail "$f not installed"
+done
+pages=(man8/nfs3d.8 man5/nfs3d.conf.5 man5/nfs3d-exports.5 man8/nfs3stat.8 man1/nfs3bench.1)
+for p in "${pages[@]}"; do
+  in_root test -f "/usr/share/man/$p.gz" || fail "man page $p not installed"
+done
+conffiles=$(in_root dpkg-query -W -f='${Conffiles}' nfs3d)
+for f in /etc/nfs3d/nfs3d.conf /etc/nfs3d/exports; do
+  grep -q " $f " <<< "$conffiles" || fail "$f is not a conffile: $conffiles"
+done
+in_root grep -qv '^[[:space:]]*\(#\|$\)' /etc/nfs3d/exports && fail "the installed exports file exports something"
+[ "$(in_root stat -c %a /var/lib/nfs3d)" = 700 ] || fail "/var/lib/nfs3d is not mode 0700"
+UNIT=/lib/systemd/system/nfs3d.service
+in_root test -f "$UNIT" || fail "no $UNIT"
+[ "$(in_ns systemctl --root="$ROOT" is-enabled nfs3d.service)" = enabled ] || fail "nfs3d.service is not enabled"
+in_root test -L /etc/systemd/system/multi-user.target.wants/nfs3d.service \
+  || fail "no multi-user.target.wants link"
+log "installed: binaries, conffiles, /var/lib/nfs3d 0700, unit enabled, ${#pages[@]} man pages"
+
+# systemd-analyze verify runs man for Documentation=; man-db caches what it
+# formats in /var/cache/man. That cache is this test's, not the package's:
+# keep it on a tmpfs of its own so the purge check below does not see it.
+in_ns mount -t tmpfs tmpfs "$ROOT/var/cache/man"
+in_root systemd-analyze verify "$UNIT" > "$WORK/verify.log" 2>&1 \
+  || { cat "$WORK/verify.log" >&2; fail "systemd-analyze verify $UNIT"; }
+[ ! -s "$WORK/verify.log" ] || { cat "$WORK/verify.log" >&2; fail "systemd-analyze verify complained"; }
+for p in "${pages[@]}"; do
+  MANWIDTH=80 in_root man --warnings -l "/usr/share/man/$p.gz" > "$WORK/page.txt" 2> "$WORK/man.err" \
+    || fail "man -l $p"
+  [ ! -s "$WORK/man.err" ] || { cat "$WORK/man.err" >&2; fail "man -l $p warned"; }
+  [ -s "$WORK/page.txt" ] || fail "man -l $p rendered nothing"
+done
+in_ns umount "$ROOT/var/cache/man"
+log "systemd-analyze verify: clean; man -l: ${#pages[@]} pages without warnings"
+
+# Serve: an admin's export line, the server started as the unit starts it.
+in_ns mkdir -p "$ROOT/srv/nfs3d-test"
+# A bind mount of a real file system: overlayfs gives out no file handles.
+in_ns mount --bind "$EXPORT" "$ROOT/srv/nfs3d-test"
+in_root sh -c 'echo "/srv/nfs3d-test 10.200.0.0/24(rw,no_root_squash)" >> /etc/nfs3d/exports'
+read -r -a exec_start <<< "$(in_root sed -n 's/^ExecStart=//p' "$UNIT")"
+[ "${exec_start[0]}" = /usr/sbin/nfs3d ] || fail "unexpected ExecStart: ${exec_start[*]}"
+"$LAB" up --no-rpcbind >/dev/null
+"$LAB" exec -- nsenter -t "$NS_PID" -m -- chroot "$ROOT" "${exec_start[@]}" 2> "$WORK/nfs3d.log" &
+PIDS+=($!)
+wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 \
+  || { cat "$WORK/nfs3d.log" >&2; fail "the installed nfs3d did not come up"; }
+log "started: ${exec_start[*]} (chroot, lab namespace)"
+
+out=$WORK/out
+lab_mount_run "$WORK/mount.log" --export /srv/nfs3d-test --proto tcp --out-dir "$out" \
+    --timeout 600 --script "$(dirname "$0")/guest_fileops.sh" \
+  || { cat "$WORK/mount.log" >&2; tail -30 "$WORK/nfs3d.log" >&2; fail "mount-run"; }
+[ "$(md5sum < "$EXPORT/big" | cut -d' ' -f1)" = "$(cat "$out/md5")" ] || fail "md5 mismatch"
+log "lab client: mounted, wrote, read back (md5 matches on the server)"
+stop_started
+"$LAB" down >/dev/null 2>&1 || true
+in_ns umount "$ROOT/srv/nfs3d-test"
+in_ns rmdir "$ROOT/srv/nfs3d-test"
+
+log "dpkg --purge nfs3d"
+in_root dpkg --purge nfs3d > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "dpkg --purge"; }
+# Everything the install changed is in the upper layer. After the purge only
+# dpkg's and man-db's own bookkeeping may have been added to it, and nothing
+# named nfs3d.
+changed=$(comm -13 <(echo "$baseline") <(upper_files))
+left=$(grep -Ev '^/var/lib/dpkg/|^/var/log/dpkg\.log$|^/var/cache/(man|debconf)/|^/etc/ld\.so\.cache$' \
+  <<< "$changed" || true)
+named=$(grep nfs3d <<< "$changed" || true)
+named+=$(in_ns sh -c "cd '$LAYERS/upper' && find . -type d -name '*nfs3d*'" || true)
+[ -z "$left$named" ] || fail "left behind after purge: $left $named"
+for d in /etc/nfs3d /var/lib/nfs3d; do
+  in_root test ! -e "$d" || fail "$d left behind"
+done
+log "purged: nothing left behind ($(wc -l <<< "$changed") files changed, all dpkg or man-db bookkeeping)"
+log "all passed"
