@@ -50,6 +50,19 @@ TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   return s;
 }
 
+// The file system id clients see for an export with fsid= (as knfsd: the
+// number itself, or the two halves of the UUID xor-ed); nullopt: the real one.
+std::optional<uint64_t> ReportedFsid(const conf::Export& exp) {
+  for (const conf::ExportClient& c : exp.clients) {
+    if (c.options.fsid) return *c.options.fsid;
+    if (const std::optional<std::string>& uuid = c.options.fsid_uuid) {
+      return std::stoull(uuid->substr(0, 16), nullptr, 16) ^
+             std::stoull(uuid->substr(16), nullptr, 16);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 struct Daemon::Impl {
@@ -86,7 +99,7 @@ struct Daemon::Impl {
   absl::Status AddNewExports(const conf::ExportTable& table) {
     for (const conf::Export& exp : table.exports) {
       if (backend_exports.count(exp.export_id)) continue;
-      absl::Status added = backend->AddExport(exp.export_id, exp.path);
+      absl::Status added = backend->AddExport(exp.export_id, exp.path, ReportedFsid(exp));
       if (!added.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("export ", exp.path, ": ", added.message()));

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "conf/exports.h"
 #include "conf/server_config.h"
+#include "nfsd/check_exports.h"
 #include "nfsd/daemon.h"
 
 ABSL_FLAG(std::string, config, "/etc/nfs3d/nfs3d.conf",
@@ -39,6 +40,8 @@ ABSL_FLAG(bool, foreground, false, "Stay in the foreground and log to stderr.");
 ABSL_FLAG(bool, version, false, "Print the version and exit.");
 ABSL_FLAG(std::string, log_level, "",
           "Log level (debug, info, warning, error); overrides [log] level of the config.");
+ABSL_FLAG(std::string, check_exports, "",
+          "Print how nfs3d reads this exports file (like exportfs -v) and exit: 0 if valid.");
 ABSL_FLAG(int, shutdown_timeout, 30,
           "Seconds SIGTERM/SIGINT waits for running calls and the final sync before nfs3d "
           "exits anyway (with status 1).");
@@ -235,6 +238,7 @@ int main(int argc, char** argv) {
       "a userspace NFSv3 server.\n"
       "  nfs3d [--config FILE] [--exports FILE | --export DIR] [--state-dir DIR] [--foreground]\n"
       "        [--log-level LEVEL] [--shutdown-timeout SECONDS]\n"
+      "  nfs3d --check-exports FILE   print how each exports line is understood\n"
       "  nfs3d stat [-i SECONDS] [--server TARGET]   statistics of a running server (runs nfs3stat,\n"
       "        see docs/operations.md)");
   absl::FlagsUsageConfig usage;
@@ -250,6 +254,9 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_version)) {
     std::printf("nfs3d %s\n", nfs3d::kVersion);
     return 0;
+  }
+  if (std::string file = absl::GetFlag(FLAGS_check_exports); !file.empty()) {
+    return nfs3d::nfsd::CheckExports(file, stdout);
   }
   if (!absl::GetFlag(FLAGS_foreground)) {
     nfs3d::Daemonize();

@@ -284,7 +284,8 @@ class PosixBackend::Impl {
     return it == exports_.end() ? nullptr : it->second;
   }
 
-  absl::Status AddExport(uint32_t id, const std::string& path);
+  absl::Status AddExport(uint32_t id, const std::string& path,
+                         std::optional<uint64_t> fsid_option);
   absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
   // Handle of fd itself, or of `name` in directory fd (not following a
   // final symlink) when name is given.
@@ -383,7 +384,8 @@ class PosixBackend::Impl {
 // ---------------------------------------------------------------------------
 // Impl helpers
 
-absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path) {
+absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
+                                           std::optional<uint64_t> fsid_option) {
   auto exp = std::make_shared<Export>();
   exp->id = id;
   exp->path = path;
@@ -405,7 +407,7 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path)
   uint64_t fsid = 0;
   static_assert(sizeof(sfs.f_fsid) == sizeof(fsid));
   std::memcpy(&fsid, &sfs.f_fsid, sizeof(fsid));
-  exp->fsid = fsid != 0 ? fsid : static_cast<uint64_t>(st.st_dev);
+  exp->fsid = fsid_option ? *fsid_option : fsid != 0 ? fsid : static_cast<uint64_t>(st.st_dev);
   // Whole-file-system export: the export root is a mount root showing the
   // file system's own root. Anything else needs the ".." walk.
   struct statx stx;
@@ -748,8 +750,9 @@ absl::StatusOr<std::unique_ptr<PosixBackend>> PosixBackend::Create(
 
 PosixBackend::~PosixBackend() = default;
 
-absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path) {
-  return impl_->AddExport(export_id, path);
+absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path,
+                                     std::optional<uint64_t> fsid) {
+  return impl_->AddExport(export_id, path, fsid);
 }
 
 absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {

@@ -107,7 +107,10 @@ class PosixBackend : public Backend {
 
   // Exports the directory at path under export_id. Fails if the id is taken,
   // the path is not a directory, or its file system has no file handles.
-  absl::Status AddExport(uint32_t export_id, const std::string& path);
+  // `fsid` (exports fsid=) replaces the file system id reported in the
+  // export's attributes.
+  absl::Status AddExport(uint32_t export_id, const std::string& path,
+                         std::optional<uint64_t> fsid = std::nullopt);
 
   // The state directory (e.g. to assign stable export ids with ExportId()).
   StateDir& state_dir() { return *state_dir_; }
