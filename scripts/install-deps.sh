@@ -6,8 +6,9 @@ set -euo pipefail
 BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabsl-dev
             libtirpc-dev libgtest-dev)
 # Real clients and tools used by the tests: rpcinfo (rpcbind), showmount (nfs-common),
-# nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab.
-TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc)
+# nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab,
+# acl (getfacl/setfacl) for the NFSACL lab test.
+TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc acl)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -7,6 +7,7 @@
 #define NFS3D_VFS_BACKEND_H_
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -17,6 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "vfs/posix_acl.h"
+#include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
 
@@ -244,6 +247,22 @@ class Backend {
   // server see NLM locks. No permission check: the caller has done it.
   virtual absl::StatusOr<int> OpenForLocking(const FileHandle& fh) {
     return absl::UnimplementedError("no file locks on this backend");
+  }
+  // POSIX ACLs (NFSACL). GetAcl: the access ACL (from the mode bits when
+  // the object has none) and, for directories, the default ACL; no
+  // permission is needed, as for attributes. SetAcl: each non-null ACL
+  // replaces the object's (an empty one removes it), as the caller, so the
+  // kernel lets only the owner do it; `attributes` gets the attributes after.
+  // Backends without ACLs keep these defaults (EOPNOTSUPP: NFS3ERR_NOTSUPP).
+  virtual absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                         std::optional<Attributes>* attributes) {
+    (void)cred, (void)fh, (void)attributes;
+    return ErrnoError(EOPNOTSUPP, "no ACLs on this backend");
+  }
+  virtual absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                              const Acl* default_acl, std::optional<Attributes>* attributes) {
+    (void)cred, (void)fh, (void)access, (void)default_acl, (void)attributes;
+    return ErrnoError(EOPNOTSUPP, "no ACLs on this backend");
   }
 };
 

@@ -911,6 +911,56 @@ absl::StatusOr<AccessResult> PosixBackend::Access(const Cred& cred, const FileHa
   return AccessResult{granted & requested};
 }
 
+absl::StatusOr<AclPair> PosixBackend::GetAcl(const Cred& cred, const FileHandle& fh,
+                                              std::optional<Attributes>* attributes) {
+  (void)cred;  // reading ACLs needs no permission, as GETATTR
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<struct stat> st = impl_->Stat(**node);
+  if (!st.ok()) return st.status();
+  if (attributes) *attributes = impl_->ToAttributes(*st, *(*node)->exp);
+  AclPair acls;
+  if (!S_ISLNK(st->st_mode)) {  // a symlink's /proc path would lead to its target
+    const std::string path = ProcPath((*node)->fd.get());
+    absl::StatusOr<Acl> access = ReadAclXattr(path, kAclAccessXattr);
+    if (!access.ok()) return access.status();
+    acls.access = std::move(*access);
+    if (S_ISDIR(st->st_mode)) {
+      absl::StatusOr<Acl> default_acl = ReadAclXattr(path, kAclDefaultXattr);
+      if (!default_acl.ok()) return default_acl.status();
+      acls.default_acl = std::move(*default_acl);
+    }
+  }
+  if (acls.access.empty()) acls.access = AclFromMode(st->st_mode);
+  return acls;
+}
+
+absl::Status PosixBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                                  const Acl* default_acl, std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  const Node& n = **node;
+  absl::MutexLock lock(&impl_->Stripe(n));
+  absl::StatusOr<struct stat> st = impl_->Stat(n);
+  if (!st.ok()) return st.status();
+  absl::Status result;
+  if (S_ISLNK(st->st_mode)) {
+    result = ErrnoError(EOPNOTSUPP, "symlinks have no ACLs");
+  } else if (default_acl != nullptr && !default_acl->empty() && !S_ISDIR(st->st_mode)) {
+    result = ErrnoError(EACCES, "default ACL on a non-directory");
+  } else {
+    const std::string path = ProcPath(n.fd.get());
+    ScopedCredentials creds(cred);
+    result = creds.status();
+    if (result.ok() && access != nullptr) result = WriteAclXattr(path, kAclAccessXattr, *access);
+    if (result.ok() && default_acl != nullptr && S_ISDIR(st->st_mode)) {
+      result = WriteAclXattr(path, kAclDefaultXattr, *default_acl);
+    }
+  }
+  if (attributes) *attributes = impl_->AttrsOrNone(n);
+  return result;
+}
+
 absl::StatusOr<std::string> PosixBackend::Readlink(const Cred& cred, const FileHandle& fh,
                                                    std::optional<Attributes>* attributes) {
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);

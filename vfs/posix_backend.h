@@ -117,6 +117,10 @@ class PosixBackend : public Backend {
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
   absl::StatusOr<int> OpenForLocking(const FileHandle& fh) override;
+  absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                 std::optional<Attributes>* attributes) override;
+  absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                      const Acl* default_acl, std::optional<Attributes>* attributes) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
   absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override;
   absl::Status SetAttr(const Cred& cred, const FileHandle& fh, const SetAttributes& attrs,
