@@ -51,17 +51,22 @@ TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   return s;
 }
 
-// The file system id clients see for an export with fsid= (as knfsd: the
-// number itself, or the two halves of the UUID xor-ed); nullopt: the real one.
-std::optional<uint64_t> ReportedFsid(const conf::Export& exp) {
+// What the backend needs of an export's options: the file system id clients
+// see with fsid= (as knfsd: the number itself, or the two halves of the UUID
+// xor-ed; else the real one), and crossmnt/nohide (set for any client: the
+// backend serves one view of the tree per export).
+vfs::PosixBackend::ExportSettings BackendSettings(const conf::Export& exp) {
+  vfs::PosixBackend::ExportSettings settings;
   for (const conf::ExportClient& c : exp.clients) {
-    if (c.options.fsid) return *c.options.fsid;
+    if (c.options.fsid) settings.fsid = *c.options.fsid;
     if (const std::optional<std::string>& uuid = c.options.fsid_uuid) {
-      return std::stoull(uuid->substr(0, 16), nullptr, 16) ^
-             std::stoull(uuid->substr(16), nullptr, 16);
+      settings.fsid = std::stoull(uuid->substr(0, 16), nullptr, 16) ^
+                      std::stoull(uuid->substr(16), nullptr, 16);
     }
+    settings.crossmnt = settings.crossmnt || c.options.crossmnt;
+    settings.nohide = settings.nohide || c.options.nohide;
   }
-  return std::nullopt;
+  return settings;
 }
 
 }  // namespace
@@ -101,7 +106,7 @@ struct Daemon::Impl {
   absl::Status AddNewExports(const conf::ExportTable& table) {
     for (const conf::Export& exp : table.exports) {
       if (backend_exports.count(exp.export_id)) continue;
-      absl::Status added = backend->AddExport(exp.export_id, exp.path, ReportedFsid(exp));
+      absl::Status added = backend->AddExport(exp.export_id, exp.path, BackendSettings(exp));
       if (!added.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("export ", exp.path, ": ", added.message()));

@@ -27,6 +27,7 @@
 #include "absl/strings/str_split.h"
 #include "common/log.h"
 #include "vfs/fd_chmod.h"
+#include "vfs/mount_point.h"
 #include "vfs/sync_group.h"
 #include "vfs/thread_credentials.h"
 #include "vfs/vfs_error.h"
@@ -230,6 +231,10 @@ struct PosixBackend::Export {
   bool walk_check = true;  // sub-directory export: verify directories by walking ".."
   uint64_t fsid = 0;
   FileHandle root_handle;
+  uint32_t owner = 0;  // the configured export whose options apply (see AddExport)
+  bool crossmnt = false;
+  bool nohide = false;
+  std::shared_ptr<const Export> parent;  // submounts: the export around the mount point
 };
 
 // A resolved handle: an O_PATH descriptor of the object.
@@ -284,8 +289,28 @@ class PosixBackend::Impl {
     return it == exports_.end() ? nullptr : it->second;
   }
 
-  absl::Status AddExport(uint32_t id, const std::string& path,
-                         std::optional<uint64_t> fsid_option);
+  // `owner`: the configured export whose options apply (id itself, or the
+  // export a submount was found below); `parent`: for submounts, the export
+  // holding the mount point (where ".." of the submount's root leads).
+  absl::Status AddExport(uint32_t id, const std::string& path, const ExportSettings& settings,
+                         uint32_t owner, std::shared_ptr<const Export> parent);
+  // Registers (or finds) the submount at `mount_point` below configured
+  // export `owner`, under an id derived from both.
+  absl::StatusOr<std::shared_ptr<const Export>> AddSubmount(uint32_t owner,
+                                                            const std::string& mount_point);
+  // The export a LOOKUP enters at a mount point: `st` is the mounted root
+  // found as `name` in directory `dir_fd` of export `from`. EACCES when
+  // neither crossmnt (on `from`) nor nohide (on an export there) allows it.
+  absl::StatusOr<std::shared_ptr<const Export>> EnterMount(const Export& from, int dir_fd,
+                                                           std::string_view name,
+                                                           const struct stat& st);
+  // LOOKUP's answer for a mount point: the entered export's root.
+  absl::StatusOr<LookupResult> LookupMount(const Export& from, int dir_fd, std::string_view name,
+                                           const struct stat& st) {
+    absl::StatusOr<std::shared_ptr<const Export>> sub = EnterMount(from, dir_fd, name, st);
+    if (!sub.ok()) return sub.status();
+    return LookupResult{(*sub)->root_handle, ToAttributes(st, **sub)};
+  }
   absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
   // Handle of fd itself, or of `name` in directory fd (not following a
   // final symlink) when name is given.
@@ -385,10 +410,16 @@ class PosixBackend::Impl {
 // Impl helpers
 
 absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
-                                           std::optional<uint64_t> fsid_option) {
+                                           const ExportSettings& settings, uint32_t owner,
+                                           std::shared_ptr<const Export> parent) {
   auto exp = std::make_shared<Export>();
   exp->id = id;
   exp->path = path;
+  exp->owner = owner;
+  exp->crossmnt = settings.crossmnt;
+  exp->nohide = settings.nohide;
+  exp->parent = std::move(parent);
+  const std::optional<uint64_t>& fsid_option = settings.fsid;
   exp->root_fd = UniqueFd(open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!exp->root_fd.valid()) return Errno(absl::StrCat("open export ", path));
   exp->mount_fd = UniqueFd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -426,6 +457,49 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
   NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path, exp->walk_check ? "on" : "off");
   exports_[id] = std::move(exp);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const PosixBackend::Export>> PosixBackend::Impl::AddSubmount(
+    uint32_t owner, const std::string& mount_point) {
+  std::shared_ptr<const Export> parent;
+  {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    for (const auto& [id, e] : exports_) {
+      if (e->path == mount_point) return e;
+      // The innermost export around the mount point is where ".." leads.
+      const bool around = mount_point.size() > e->path.size() &&
+                          mount_point.compare(0, e->path.size(), e->path) == 0 &&
+                          (e->path == "/" || mount_point[e->path.size()] == '/');
+      if (around && (!parent || e->path.size() > parent->path.size())) parent = e;
+    }
+  }
+  // Stable across restarts: the owner's id and the path, never 0 and never
+  // an id already taken.
+  uint32_t id = owner;
+  for (unsigned char c : mount_point) id = (id ^ c) * 16777619u;
+  for (;; ++id) {
+    if (id == 0 || FindExport(id)) continue;
+    break;
+  }
+  ExportSettings settings;
+  settings.crossmnt = true;  // crossmnt reaches the mounts inside submounts too
+  absl::Status added = AddExport(id, mount_point, settings, owner, parent);
+  if (!added.ok()) return added;
+  return FindExport(id);
+}
+
+absl::StatusOr<std::shared_ptr<const PosixBackend::Export>> PosixBackend::Impl::EnterMount(
+    const Export& from, int dir_fd, std::string_view name, const struct stat& st) {
+  {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    for (const auto& [id, e] : exports_) {
+      if (e->dev == st.st_dev && e->ino == st.st_ino && (e->nohide || from.crossmnt)) return e;
+    }
+  }
+  if (!from.crossmnt) return ErrnoError(EACCES, "mount point below export (no crossmnt/nohide)");
+  std::string dir;
+  if (!FdPath(dir_fd, &dir)) return ErrnoError(EACCES, "mount point below export: no path");
+  return AddSubmount(from.owner, (dir == "/" ? "" : dir) + "/" + std::string(name));
 }
 
 absl::Status PosixBackend::Impl::CheckInsideExport(const Export& exp, int fd,
@@ -751,8 +825,14 @@ absl::StatusOr<std::unique_ptr<PosixBackend>> PosixBackend::Create(
 PosixBackend::~PosixBackend() = default;
 
 absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path,
-                                     std::optional<uint64_t> fsid) {
-  return impl_->AddExport(export_id, path, fsid);
+                                     const ExportSettings& settings) {
+  absl::Status added = impl_->AddExport(export_id, path, settings, export_id, nullptr);
+  if (!added.ok() || !settings.crossmnt) return added;
+  for (const std::string& mount_point : MountPointsBelow(path)) {
+    absl::StatusOr<std::shared_ptr<const Export>> sub = impl_->AddSubmount(export_id, mount_point);
+    if (!sub.ok()) NFS3D_LOG_WARNING("export %s: submount %s: %s", path, mount_point, sub.status().message());
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {
@@ -764,7 +844,7 @@ absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {
 absl::StatusOr<uint32_t> PosixBackend::ExportOf(const FileHandle& fh) {
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
-  return (*node)->exp->id;
+  return (*node)->exp->owner;
 }
 
 absl::StatusOr<Attributes> PosixBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
@@ -832,7 +912,7 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
       if (!creds.status().ok()) return creds.status();
       if (fstatat(d->fd.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Errno("lookup");
     }
-    if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+    if (st.st_dev != d->exp->dev) return impl_->LookupMount(*d->exp, d->fd.get(), name, st);
     absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, d->fd.get(), n.c_str());
     if (!fh.ok()) return fh.status();
     return LookupResult{*fh, impl_->ToAttributes(st, *d->exp)};
@@ -846,7 +926,8 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
   const bool at_root = d->ino == d->exp->ino && d->dev == d->exp->dev;
   // "." and ".." at the export root are the directory itself; the lookup of
   // "." still checks search permission.
-  const bool self = name == "." || (name == ".." && at_root);
+  // ".." of a submount's root leads out into the export around it.
+  const bool self = name == "." || (name == ".." && at_root && !d->exp->parent);
   UniqueFd fd;
   {
     ScopedCredentials creds(cred);
@@ -864,7 +945,14 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
   }
   struct stat st;
   if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
-  if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+  if (name == ".." && at_root) {  // a submount's root: ".." is in the parent export
+    const std::shared_ptr<const Export>& up = d->exp->parent;
+    absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*up, fd.get());
+    if (!fh.ok()) return fh.status();
+    impl_->Adopt(up, std::move(fd), *fh, st);
+    return LookupResult{*fh, impl_->ToAttributes(st, *up)};
+  }
+  if (st.st_dev != d->exp->dev) return impl_->LookupMount(*d->exp, d->fd.get(), name, st);
   if (name == "..") {
     // Guards against a directory moved out of the export since it was cached.
     absl::Status inside = impl_->CheckInsideExport(*d->exp, fd.get(), st);

@@ -23,12 +23,7 @@ mkdir -p "$WORK/noacl"
 echo "$WORK/noacl 10.200.0.0/24(rw,no_root_squash,insecure,no_acl)" >> "$WORK/exports"
 chmod 777 "$WORK/export" "$WORK/noacl"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" on
-
-"$LAB" up --no-rpcbind >/dev/null
-"$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2> "$WORK/nfs3d.log" &
-PIDS+=($!)
-wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100227 3 \
-  || { cat "$WORK/nfs3d.log" >&2; fail "nfs3d did not come up with NFSACL"; }
+lab_start_nfs3d "$NFS3D" 100227 3
 
 as() {  # as UID CMD: runs CMD as that uid/gid without supplementary groups
   echo "setpriv --reuid=$1 --regid=$1 --clear-groups sh -c '$2'"

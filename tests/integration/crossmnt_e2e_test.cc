@@ -1,0 +1,103 @@
+// File systems mounted below an export, against the real binary: a tmpfs on
+// a directory of an export is entered with `crossmnt` (its own fsid, handles
+// that survive a restart, ".." back into the export), an export with `nohide`
+// mounted inside another export is entered from it, and without either
+// option LOOKUP of the mount point is refused. Needs root (mounts tmpfs).
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/integration/e2e_harness.h"
+
+namespace nfs3d::e2e {
+namespace {
+
+class CrossmntE2eTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to mount tmpfs";
+    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-crossmnt-e2e-", getpid());
+    fs::remove_all(dir_);
+    for (const char* d : {"cross/sub", "plain/sub", "parent/child"}) {
+      fs::create_directories(dir_ / d);
+      std::ofstream(dir_ / d / "covered") << "under the mount";
+      ASSERT_EQ(mount("tmpfs", (dir_ / d).c_str(), "tmpfs", 0, "size=1m"), 0) << d;
+      mounted_.push_back(dir_ / d);
+      std::ofstream(dir_ / d / "onsub") << "on the tmpfs";
+    }
+    nfsd_.Configure(dir_, Line("cross", "crossmnt") + Line("plain", "") + Line("parent", "") +
+                              Line("parent/child", "nohide"));
+    ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
+  }
+  void TearDown() override {
+    nfsd_.Stop();
+    for (const fs::path& p : mounted_) umount2(p.c_str(), MNT_DETACH);
+    fs::remove_all(dir_);
+  }
+
+  std::string Line(const std::string& rel, const std::string& opts) {
+    return (dir_ / rel).string() + " 127.0.0.1(rw,insecure,no_root_squash" +
+           (opts.empty() ? "" : "," + opts) + ")\n";
+  }
+  std::string Root(const std::string& rel) {
+    auto c = RawClient::Open(nfsd_.mount_port());
+    return Mount(*c, (dir_ / rel).string());
+  }
+
+  fs::path dir_;
+  std::vector<fs::path> mounted_;
+  NfsdProcess nfsd_;
+};
+
+TEST_F(CrossmntE2eTest, CrossmntEntersTheSubmountAndItsHandlesSurviveARestart) {
+  std::string root = Root("cross");
+  ASSERT_FALSE(root.empty()) << nfsd_.Log();
+  auto c = RawClient::Open(nfsd_.port());
+  LookupResult sub = Lookup(*c, root, "sub");
+  ASSERT_EQ(sub.status, 0u) << nfsd_.Log();
+  uint32_t status = 0;
+  std::optional<Fattr> root_attr = Getattr(*c, root, &status);
+  ASSERT_TRUE(root_attr.has_value());
+  EXPECT_NE(sub.attr.fsid, root_attr->fsid);  // the client sees another file system
+  LookupResult file = Lookup(*c, sub.fh, "onsub");
+  ASSERT_EQ(file.status, 0u);
+  EXPECT_EQ(file.attr.size, 12u);  // "on the tmpfs", not the covered file
+  EXPECT_EQ(Lookup(*c, sub.fh, "covered").status, nfs3::NFS3ERR_NOENT);
+  LookupResult up = Lookup(*c, sub.fh, "..");
+  ASSERT_EQ(up.status, 0u);
+  EXPECT_EQ(up.attr.fileid, root_attr->fileid);
+
+  ASSERT_TRUE(nfsd_.Stop());
+  ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
+  c = RawClient::Open(nfsd_.port());
+  std::optional<Fattr> again = Getattr(*c, file.fh, &status);
+  ASSERT_EQ(status, 0u) << "submount handle went stale across a restart";
+  EXPECT_EQ(again->fileid, file.attr.fileid);
+  EXPECT_EQ(Getattr(*c, sub.fh, &status)->fsid, sub.attr.fsid);
+}
+
+TEST_F(CrossmntE2eTest, NohideExportIsEnteredFromItsParent) {
+  std::string parent = Root("parent");
+  std::string child = Root("parent/child");
+  ASSERT_FALSE(parent.empty());
+  ASSERT_FALSE(child.empty());
+  auto c = RawClient::Open(nfsd_.port());
+  LookupResult entered = Lookup(*c, parent, "child");
+  ASSERT_EQ(entered.status, 0u) << nfsd_.Log();
+  EXPECT_EQ(entered.fh, child);
+  EXPECT_EQ(Lookup(*c, entered.fh, "onsub").status, 0u);
+}
+
+TEST_F(CrossmntE2eTest, WithoutTheOptionsTheMountPointIsRefused) {
+  std::string plain = Root("plain");
+  ASSERT_FALSE(plain.empty());
+  auto c = RawClient::Open(nfsd_.port());
+  EXPECT_EQ(Lookup(*c, plain, "sub").status, nfs3::NFS3ERR_ACCES);
+}
+
+}  // namespace
+}  // namespace nfs3d::e2e
