@@ -1,6 +1,7 @@
 #include "vfs/posix_backend.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -235,6 +236,11 @@ struct PosixBackend::Export {
   bool crossmnt = false;
   bool nohide = false;
   std::shared_ptr<const Export> parent;  // submounts: the export around the mount point
+  // The export's own mount cloned without the mounts below it (open_tree):
+  // where the directories those mounts cover are still reachable, for
+  // LOOKUPs that may not enter a mount. Invalid if the clone failed.
+  UniqueFd covered_root;
+  int covered_mount_id = -1;
 };
 
 // A resolved handle: an O_PATH descriptor of the object.
@@ -299,18 +305,22 @@ class PosixBackend::Impl {
   absl::StatusOr<std::shared_ptr<const Export>> AddSubmount(uint32_t owner,
                                                             const std::string& mount_point);
   // The export a LOOKUP enters at a mount point: `st` is the mounted root
-  // found as `name` in directory `dir_fd` of export `from`. EACCES when
+  // found as `name` in directory `dir_fd` of export `from`; nullptr when
   // neither crossmnt (on `from`) nor nohide (on an export there) allows it.
   absl::StatusOr<std::shared_ptr<const Export>> EnterMount(const Export& from, int dir_fd,
                                                            std::string_view name,
                                                            const struct stat& st);
-  // LOOKUP's answer for a mount point: the entered export's root.
-  absl::StatusOr<LookupResult> LookupMount(const Export& from, int dir_fd, std::string_view name,
-                                           const struct stat& st) {
-    absl::StatusOr<std::shared_ptr<const Export>> sub = EnterMount(from, dir_fd, name, st);
+  // LOOKUP's answer for a mount point: the entered export's root, or (when
+  // no option lets it enter) the directory the mount covers, as knfsd.
+  absl::StatusOr<LookupResult> LookupMount(const std::shared_ptr<const Export>& from, int dir_fd,
+                                           std::string_view name, const struct stat& st) {
+    absl::StatusOr<std::shared_ptr<const Export>> sub = EnterMount(*from, dir_fd, name, st);
     if (!sub.ok()) return sub.status();
-    return LookupResult{(*sub)->root_handle, ToAttributes(st, **sub)};
+    if (*sub) return LookupResult{(*sub)->root_handle, ToAttributes(st, **sub)};
+    return LookupCovered(from, dir_fd, name);
   }
+  absl::StatusOr<LookupResult> LookupCovered(const std::shared_ptr<const Export>& exp, int dir_fd,
+                                             std::string_view name);
   absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
   // Handle of fd itself, or of `name` in directory fd (not following a
   // final symlink) when name is given.
@@ -448,6 +458,15 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
     mount_root = (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
   }
   exp->walk_check = !(mount_root && MountRoot(exp->mount_id) == "/");
+  exp->covered_root = UniqueFd(open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  if (exp->covered_root.valid()) {
+    KernelHandle ch;
+    ch.header.handle_bytes = MAX_HANDLE_SZ;
+    if (name_to_handle_at(exp->covered_root.get(), "", &ch.header, &exp->covered_mount_id,
+                          AT_EMPTY_PATH) != 0) {
+      exp->covered_root = UniqueFd();
+    }
+  }
   absl::StatusOr<FileHandle> root = codec_.Encode(
       id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
   if (!root.ok()) return root.status();
@@ -496,10 +515,32 @@ absl::StatusOr<std::shared_ptr<const PosixBackend::Export>> PosixBackend::Impl::
       if (e->dev == st.st_dev && e->ino == st.st_ino && (e->nohide || from.crossmnt)) return e;
     }
   }
-  if (!from.crossmnt) return ErrnoError(EACCES, "mount point below export (no crossmnt/nohide)");
+  if (!from.crossmnt) return nullptr;  // the covered directory, then
   std::string dir;
   if (!FdPath(dir_fd, &dir)) return ErrnoError(EACCES, "mount point below export: no path");
   return AddSubmount(from.owner, (dir == "/" ? "" : dir) + "/" + std::string(name));
+}
+
+absl::StatusOr<LookupResult> PosixBackend::Impl::LookupCovered(
+    const std::shared_ptr<const Export>& exp, int dir_fd, std::string_view name) {
+  // The same path, relative to the export root, in the clone without mounts.
+  std::string dir, root;
+  if (!exp->covered_root.valid() || !FdPath(dir_fd, &dir) || !FdPath(exp->root_fd.get(), &root) ||
+      dir.compare(0, root.size(), root) != 0) {
+    return ErrnoError(EACCES, "mount point below export: covered directory unreachable");
+  }
+  std::string rel = dir.substr(root == "/" ? 1 : root.size());
+  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
+  rel += (rel.empty() ? "" : "/") + std::string(name);
+  UniqueFd fd(openat(exp->covered_root.get(), rel.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return Errno("lookup of a covered directory");
+  struct stat st;
+  if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
+  if (st.st_dev != exp->dev) return ErrnoError(EACCES, "covered directory on another device");
+  absl::StatusOr<FileHandle> fh = MakeHandle(*exp, fd.get());
+  if (!fh.ok()) return fh.status();
+  Adopt(exp, std::move(fd), *fh, st);
+  return LookupResult{*fh, ToAttributes(st, *exp)};
 }
 
 absl::Status PosixBackend::Impl::CheckInsideExport(const Export& exp, int fd,
@@ -605,7 +646,9 @@ absl::StatusOr<FileHandle> PosixBackend::Impl::MakeHandle(const Export& exp, int
       0) {
     return Errno("name_to_handle_at");
   }
-  if (mount_id != exp.mount_id) return ErrnoError(EACCES, "object on another mount");
+  if (mount_id != exp.mount_id && mount_id != exp.covered_mount_id) {
+    return ErrnoError(EACCES, "object on another mount");
+  }
   return codec_.Encode(exp.id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
 }
 
@@ -912,7 +955,7 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
       if (!creds.status().ok()) return creds.status();
       if (fstatat(d->fd.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Errno("lookup");
     }
-    if (st.st_dev != d->exp->dev) return impl_->LookupMount(*d->exp, d->fd.get(), name, st);
+    if (st.st_dev != d->exp->dev) return impl_->LookupMount(d->exp, d->fd.get(), name, st);
     absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, d->fd.get(), n.c_str());
     if (!fh.ok()) return fh.status();
     return LookupResult{*fh, impl_->ToAttributes(st, *d->exp)};
@@ -952,7 +995,7 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
     impl_->Adopt(up, std::move(fd), *fh, st);
     return LookupResult{*fh, impl_->ToAttributes(st, *up)};
   }
-  if (st.st_dev != d->exp->dev) return impl_->LookupMount(*d->exp, d->fd.get(), name, st);
+  if (st.st_dev != d->exp->dev) return impl_->LookupMount(d->exp, d->fd.get(), name, st);
   if (name == "..") {
     // Guards against a directory moved out of the export since it was cached.
     absl::Status inside = impl_->CheckInsideExport(*d->exp, fd.get(), st);

@@ -124,8 +124,9 @@ class PosixBackend : public Backend {
 
   // Exports the directory at path under export_id. Fails if the id is taken,
   // the path is not a directory, or its file system has no file handles.
-  // Without crossmnt/nohide, LOOKUP of a mount point below an export fails
-  // with EACCES.
+  // Without crossmnt/nohide, LOOKUP of a mount point below an export gives
+  // the directory the mount covers (reached through a clone of the export's
+  // mount without its submounts), as knfsd does.
   absl::Status AddExport(uint32_t export_id, const std::string& path,
                          const ExportSettings& settings = {});
 

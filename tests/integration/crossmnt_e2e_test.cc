@@ -2,12 +2,18 @@
 // a directory of an export is entered with `crossmnt` (its own fsid, handles
 // that survive a restart, ".." back into the export), an export with `nohide`
 // mounted inside another export is entered from it, and without either
-// option LOOKUP of the mount point is refused. Needs root (mounts tmpfs).
+// option the client sees the directory the mount covers, as with knfsd.
+// Needs root (mounts tmpfs).
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -25,6 +31,9 @@ class CrossmntE2eTest : public ::testing::Test {
     for (const char* d : {"cross/sub", "plain/sub", "parent/child"}) {
       fs::create_directories(dir_ / d);
       std::ofstream(dir_ / d / "covered") << "under the mount";
+      struct stat st;
+      ASSERT_EQ(stat((dir_ / d).c_str(), &st), 0);
+      covered_ino_[d] = st.st_ino;
       ASSERT_EQ(mount("tmpfs", (dir_ / d).c_str(), "tmpfs", 0, "size=1m"), 0) << d;
       mounted_.push_back(dir_ / d);
       std::ofstream(dir_ / d / "onsub") << "on the tmpfs";
@@ -48,7 +57,25 @@ class CrossmntE2eTest : public ::testing::Test {
     return Mount(*c, (dir_ / rel).string());
   }
 
+  // READDIR of dir (one call): the names.
+  std::vector<std::string> Names(RawClient& c, const std::string& dir) {
+    NfsReply r = Nfs(c, nfs3::kReaddir, Args().Opaque(dir).U64(0).U64(0).U32(8192).str());
+    std::vector<std::string> names;
+    if (!r.ok || r.status != 0) return names;
+    xdr::Decoder d(Span(r.results));
+    d.U32();
+    DecodePostOpAttr(d);
+    d.U64();  // cookie verifier
+    while (d.ok() && d.Bool()) {
+      d.U64();
+      names.push_back(std::string(d.String(255)));
+      d.U64();
+    }
+    return names;
+  }
+
   fs::path dir_;
+  std::map<std::string, ino_t> covered_ino_;  // the directories the mounts cover
   std::vector<fs::path> mounted_;
   NfsdProcess nfsd_;
 };
@@ -92,11 +119,30 @@ TEST_F(CrossmntE2eTest, NohideExportIsEnteredFromItsParent) {
   EXPECT_EQ(Lookup(*c, entered.fh, "onsub").status, 0u);
 }
 
-TEST_F(CrossmntE2eTest, WithoutTheOptionsTheMountPointIsRefused) {
+TEST_F(CrossmntE2eTest, WithoutTheOptionsTheCoveredDirectoryIsSeen) {
   std::string plain = Root("plain");
   ASSERT_FALSE(plain.empty());
   auto c = RawClient::Open(nfsd_.port());
-  EXPECT_EQ(Lookup(*c, plain, "sub").status, nfs3::NFS3ERR_ACCES);
+  LookupResult sub = Lookup(*c, plain, "sub");
+  ASSERT_EQ(sub.status, 0u) << nfsd_.Log();
+  EXPECT_EQ(sub.attr.fileid, covered_ino_["plain/sub"]);
+  uint32_t status = 0;
+  EXPECT_EQ(sub.attr.fsid, Getattr(*c, plain, &status)->fsid);
+  LookupResult covered = Lookup(*c, sub.fh, "covered");
+  ASSERT_EQ(covered.status, 0u);
+  EXPECT_EQ(covered.attr.size, 15u);  // "under the mount"
+  EXPECT_EQ(Lookup(*c, sub.fh, "onsub").status, nfs3::NFS3ERR_NOENT);
+  std::vector<std::string> names = Names(*c, sub.fh);
+  EXPECT_NE(std::find(names.begin(), names.end(), "covered"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "onsub"), names.end());
+  // The handle works after a restart too (open_by_handle_at reaches it).
+  ASSERT_TRUE(nfsd_.Stop());
+  ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
+  c = RawClient::Open(nfsd_.port());
+  EXPECT_EQ(Getattr(*c, sub.fh, &status)->fileid, covered_ino_["plain/sub"]);
+  names = Names(*c, sub.fh);
+  EXPECT_NE(std::find(names.begin(), names.end(), "covered"), names.end());
+  EXPECT_EQ(Lookup(*c, sub.fh, "covered").status, 0u);
 }
 
 }  // namespace
