@@ -32,6 +32,7 @@
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
+#include "nfsd/nfsacl_program.h"
 #include "rpc/dispatcher.h"
 #include "vfs/posix_backend.h"
 #include "xdr/buffer_chain.h"
