@@ -410,6 +410,7 @@ class PosixBackend::Impl {
   HandleCodec codec_;
   absl::Mutex exports_mu_;
   std::map<uint32_t, std::shared_ptr<const Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
+  absl::Mutex submount_mu_;  // serialises AddSubmount
   LruCache<Node> nodes_;
   LruCache<IoFds> io_;
   absl::Mutex stripes_[kLockStripes];
@@ -480,6 +481,9 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
 
 absl::StatusOr<std::shared_ptr<const PosixBackend::Export>> PosixBackend::Impl::AddSubmount(
     uint32_t owner, const std::string& mount_point) {
+  // One registration at a time: LOOKUPs racing to the same new mount point
+  // must get the same export, not two ids for one path.
+  absl::MutexLock registering(&submount_mu_);
   std::shared_ptr<const Export> parent;
   {
     absl::ReaderMutexLock lock(&exports_mu_);
