@@ -1,8 +1,10 @@
-// File systems mounted below an export, against the real binary: a tmpfs on
-// a directory of an export is entered with `crossmnt` (its own fsid, handles
-// that survive a restart, ".." back into the export), an export with `nohide`
-// mounted inside another export is entered from it, and without either
-// option the client sees the directory the mount covers, as with knfsd.
+// File systems mounted below an export, and the options about file systems,
+// against the real binary: a tmpfs on a directory of an export is entered
+// with `crossmnt` (its own fsid, handles that survive a restart, ".." back
+// into the export), an export with `nohide` mounted inside another export is
+// entered from it, without either option the client sees the directory the
+// mount covers, as with knfsd; `mountpoint` refuses MNT of a directory that
+// is no mount point (until one is mounted), `fsid=` is the fsid clients see.
 // Needs root (mounts tmpfs).
 #include <sys/mount.h>
 #include <unistd.h>
@@ -38,8 +40,10 @@ class CrossmntE2eTest : public ::testing::Test {
       mounted_.push_back(dir_ / d);
       std::ofstream(dir_ / d / "onsub") << "on the tmpfs";
     }
-    nfsd_.Configure(dir_, Line("cross", "crossmnt") + Line("plain", "") + Line("parent", "") +
-                              Line("parent/child", "nohide"));
+    fs::create_directories(dir_ / "unmounted");
+    nfsd_.Configure(dir_, Line("cross", "crossmnt") + Line("plain", "fsid=77") +
+                              Line("parent", "") + Line("parent/child", "nohide,mountpoint") +
+                              Line("unmounted", "mp"));
     ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
   }
   void TearDown() override {
@@ -119,6 +123,26 @@ TEST_F(CrossmntE2eTest, NohideExportIsEnteredFromItsParent) {
   EXPECT_EQ(Lookup(*c, entered.fh, "onsub").status, 0u);
 }
 
+TEST_F(CrossmntE2eTest, MountpointOptionRefusesADirectoryThatIsNoMountPoint) {
+  auto c = RawClient::Open(nfsd_.mount_port());
+  uint32_t status = 0;
+  EXPECT_EQ(Mount(*c, (dir_ / "unmounted").string(), &status), "");
+  EXPECT_EQ(status, mount3::MNT3ERR_NOENT);
+  EXPECT_NE(Mount(*c, (dir_ / "parent/child").string(), &status), "");  // a tmpfs: served
+  // Mounted later: served from then on.
+  ASSERT_EQ(mount("tmpfs", (dir_ / "unmounted").c_str(), "tmpfs", 0, "size=1m"), 0);
+  mounted_.push_back(dir_ / "unmounted");
+  EXPECT_NE(Mount(*c, (dir_ / "unmounted").string(), &status), "");
+}
+
+TEST_F(CrossmntE2eTest, FsidIsWhatClientsSee) {
+  auto c = RawClient::Open(nfsd_.port());
+  uint32_t status = 0;
+  std::optional<Fattr> attr = Getattr(*c, Root("plain"), &status);
+  ASSERT_TRUE(attr.has_value());
+  EXPECT_EQ(attr->fsid, 77u);
+}
+
 TEST_F(CrossmntE2eTest, WithoutTheOptionsTheCoveredDirectoryIsSeen) {
   std::string plain = Root("plain");
   ASSERT_FALSE(plain.empty());
@@ -127,7 +151,7 @@ TEST_F(CrossmntE2eTest, WithoutTheOptionsTheCoveredDirectoryIsSeen) {
   ASSERT_EQ(sub.status, 0u) << nfsd_.Log();
   EXPECT_EQ(sub.attr.fileid, covered_ino_["plain/sub"]);
   uint32_t status = 0;
-  EXPECT_EQ(sub.attr.fsid, Getattr(*c, plain, &status)->fsid);
+  EXPECT_EQ(sub.attr.fsid, 77u);  // the export's file system (fsid=77)
   LookupResult covered = Lookup(*c, sub.fh, "covered");
   ASSERT_EQ(covered.status, 0u);
   EXPECT_EQ(covered.attr.size, 15u);  // "under the mount"
