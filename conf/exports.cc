@@ -712,6 +712,12 @@ SquashedIdentity ExportOptions::Squash(uint32_t uid, uint32_t gid,
   return SquashedIdentity{uid, gid, gids};
 }
 
+bool ExportOptions::AllowsFlavor(uint32_t flavor) const {
+  if (sec.empty()) return true;
+  const std::string_view name = flavor == 1 ? "sys" : flavor == 0 ? "none" : "";
+  return std::find(sec.begin(), sec.end(), name) != sec.end();
+}
+
 int ExportClient::Priority() const {
   switch (kind) {
     case Kind::kHost:

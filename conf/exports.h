@@ -97,6 +97,9 @@ struct ExportOptions {
 
   // "secure" admits only privileged source ports (< 1024).
   bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
+  // A call's RPC auth flavour (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS) is one the
+  // sec= list names; without sec= both are.
+  bool AllowsFlavor(uint32_t flavor) const;
 
   bool operator==(const ExportOptions&) const = default;
 };

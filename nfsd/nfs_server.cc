@@ -114,6 +114,10 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
     return nfs3::NFS3ERR_PERM;
   }
 
+  if (!options.AllowsFlavor(ctx.cred.flavor)) {  // sec= names other flavours
+    ctx.reject_auth = kAuthTooWeak;
+    return nfs3::NFS3ERR_PERM;
+  }
   auth->export_id = *export_id;
   auth->read_only = options.read_only;
   auth->readdirplus = options.readdirplus;

@@ -81,6 +81,19 @@ TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
             n3::NFS3ERR_PERM);
 }
 
+TEST_F(Nfs3Test, SecListDecidesTheFlavoursAccepted) {
+  auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,no_root_squash,fsid=1,sec=sys)\n" +
+                                      Path("squash") + " *(rw,fsid=3,sec=none)\n",
+                                  "test");
+  ASSERT_TRUE(table.ok()) << table.status();
+  server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3_OK);
+  EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3ERR_PERM);  // AUTH_SYS
+  client().caller.flavor = rpc::kAuthNone;
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_PERM);
+  EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
+}
+
 TEST_F(Nfs3Test, UnlistedClientIsAcces) {
   EXPECT_EQ(client().Getattr(Root(kOtherId)).status, n3::NFS3ERR_ACCES);
   EXPECT_EQ(client().Lookup(Root(kOtherId), "x").status, n3::NFS3ERR_ACCES);
