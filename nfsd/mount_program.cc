@@ -97,6 +97,12 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
                         exp->path, PeerName(ctx), dir);
       return mount3::MNT3ERR_NOENT;
     }
+    // Started before the disk was mounted: serve the disk, not what it covers.
+    if (absl::Status refreshed = s.nfs().backend().RefreshExport(exp->export_id);
+        !refreshed.ok()) {
+      NFS3D_LOG_WARNING("MNT %s: %s", exp->path, refreshed.ToString());
+      return mount3::MNT3ERR_SERVERFAULT;
+    }
   }
   if (flavors != nullptr) *flavors = ServedFlavors(client->options);
   vfs::Backend& backend = s.nfs().backend();

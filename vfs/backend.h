@@ -160,6 +160,13 @@ class Backend {
   // Handle of an export's root directory. Export ids are assigned by the
   // caller (stable per export path).
   virtual absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) = 0;
+  // If the export's path now names another directory than when it was added
+  // (a file system was mounted there since: exports with `mountpoint`), serve
+  // that one from now on. Backends without paths keep the default.
+  virtual absl::Status RefreshExport(uint32_t export_id) {
+    (void)export_id;
+    return absl::OkStatus();
+  }
   // Which export a handle belongs to; kErrBadHandle if it is not authentic.
   virtual absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) = 0;
 

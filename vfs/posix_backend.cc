@@ -232,6 +232,7 @@ struct PosixBackend::Export {
   bool walk_check = true;  // sub-directory export: verify directories by walking ".."
   uint64_t fsid = 0;
   FileHandle root_handle;
+  ExportSettings settings;  // as added, to add it again (RefreshExport)
   uint32_t owner = 0;  // the configured export whose options apply (see AddExport)
   bool crossmnt = false;
   bool nohide = false;
@@ -298,8 +299,10 @@ class PosixBackend::Impl {
   // `owner`: the configured export whose options apply (id itself, or the
   // export a submount was found below); `parent`: for submounts, the export
   // holding the mount point (where ".." of the submount's root leads).
+  // `replace`: the id may be taken (RefreshExport).
   absl::Status AddExport(uint32_t id, const std::string& path, const ExportSettings& settings,
-                         uint32_t owner, std::shared_ptr<const Export> parent);
+                         uint32_t owner, std::shared_ptr<const Export> parent,
+                         bool replace = false);
   // Registers (or finds) the submount at `mount_point` below configured
   // export `owner`, under an id derived from both.
   absl::StatusOr<std::shared_ptr<const Export>> AddSubmount(uint32_t owner,
@@ -422,8 +425,9 @@ class PosixBackend::Impl {
 
 absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
                                            const ExportSettings& settings, uint32_t owner,
-                                           std::shared_ptr<const Export> parent) {
+                                           std::shared_ptr<const Export> parent, bool replace) {
   auto exp = std::make_shared<Export>();
+  exp->settings = settings;
   exp->id = id;
   exp->path = path;
   exp->owner = owner;
@@ -473,7 +477,9 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
   if (!root.ok()) return root.status();
   exp->root_handle = *root;
   absl::MutexLock lock(&exports_mu_);
-  if (exports_.count(id)) return absl::AlreadyExistsError(absl::StrCat("export id ", id, " in use"));
+  if (exports_.count(id) && !replace) {
+    return absl::AlreadyExistsError(absl::StrCat("export id ", id, " in use"));
+  }
   NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path, exp->walk_check ? "on" : "off");
   exports_[id] = std::move(exp);
   return absl::OkStatus();
@@ -880,6 +886,19 @@ absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path
     if (!sub.ok()) NFS3D_LOG_WARNING("export %s: submount %s: %s", path, mount_point, sub.status().message());
   }
   return absl::OkStatus();
+}
+
+absl::Status PosixBackend::RefreshExport(uint32_t export_id) {
+  std::shared_ptr<const Export> exp = impl_->FindExport(export_id);
+  if (!exp) return ErrnoError(ENOENT, absl::StrCat("no export ", export_id));
+  struct stat st;
+  if (stat(exp->path.c_str(), &st) != 0) return Errno(absl::StrCat("stat export ", exp->path));
+  if (st.st_dev == exp->dev && st.st_ino == exp->ino) return absl::OkStatus();
+  NFS3D_LOG_INFO("export %s: another directory is there now (a file system was mounted or "
+                 "unmounted): serving it",
+                 exp->path);
+  return impl_->AddExport(export_id, exp->path, exp->settings, exp->owner, exp->parent,
+                          /*replace=*/true);
 }
 
 absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {

@@ -134,6 +134,7 @@ class PosixBackend : public Backend {
   StateDir& state_dir() { return *state_dir_; }
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
+  absl::Status RefreshExport(uint32_t export_id) override;
   absl::StatusOr<int> OpenForLocking(const FileHandle& fh) override;
   absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
                                  std::optional<Attributes>* attributes) override;

@@ -129,10 +129,18 @@ TEST_F(CrossmntE2eTest, MountpointOptionRefusesADirectoryThatIsNoMountPoint) {
   EXPECT_EQ(Mount(*c, (dir_ / "unmounted").string(), &status), "");
   EXPECT_EQ(status, mount3::MNT3ERR_NOENT);
   EXPECT_NE(Mount(*c, (dir_ / "parent/child").string(), &status), "");  // a tmpfs: served
-  // Mounted later: served from then on.
+  // Mounted later: served from then on, the mounted file system and not the
+  // directory nfs3d found there when it started.
   ASSERT_EQ(mount("tmpfs", (dir_ / "unmounted").c_str(), "tmpfs", 0, "size=1m"), 0);
   mounted_.push_back(dir_ / "unmounted");
-  EXPECT_NE(Mount(*c, (dir_ / "unmounted").string(), &status), "");
+  std::string root = Mount(*c, (dir_ / "unmounted").string(), &status);
+  ASSERT_NE(root, "") << nfsd_.Log();
+  struct stat st;
+  ASSERT_EQ(stat((dir_ / "unmounted").c_str(), &st), 0);
+  auto nfs = RawClient::Open(nfsd_.port());
+  EXPECT_EQ(Getattr(*nfs, root, &status)->fileid, st.st_ino);
+  std::ofstream(dir_ / "unmounted" / "on-disk") << "x";
+  EXPECT_EQ(Lookup(*nfs, root, "on-disk").status, 0u);
 }
 
 TEST_F(CrossmntE2eTest, FsidIsWhatClientsSee) {
