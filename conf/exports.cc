@@ -1,8 +1,13 @@
 #include "conf/exports.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -132,6 +137,14 @@ struct OptionState {
   ExportOptions options;
   bool root_squash = true;
   bool all_squash = false;
+  // As in nfs-utils, the per-flavour options (ro/rw, the squash family,
+  // secure/insecure) that follow a sec= list apply to the flavours in that
+  // list. After a list naming no flavour nfs3d serves they change nothing
+  // nfs3d uses.
+  bool served_flavour_active = true;
+  // squash_uids=/squash_gids= (legacy, ignored by the kernel too) take
+  // comma-separated lists: bare numbers after them belong to them.
+  bool in_squash_list = false;
 
   ExportOptions Finish() const {
     ExportOptions o = options;
@@ -142,87 +155,294 @@ struct OptionState {
   }
 };
 
+void NoteNoEffect(OptionState* st, std::string note) {
+  std::vector<std::string>& v = st->options.no_effect;
+  if (std::find(v.begin(), v.end(), note) == v.end()) v.push_back(std::move(note));
+}
+
+// Options without a value. Per-flavour ones follow sec= (see above).
+struct Switch {
+  std::string_view name;
+  bool per_flavour;
+  void (*apply)(OptionState*);
+};
+
+constexpr Switch kSwitches[] = {
+    {"ro", true, [](OptionState* s) { s->options.read_only = true; }},
+    {"rw", true, [](OptionState* s) { s->options.read_only = false; }},
+    {"secure", true, [](OptionState* s) { s->options.secure = true; }},
+    {"insecure", true, [](OptionState* s) { s->options.secure = false; }},
+    {"root_squash", true, [](OptionState* s) { s->root_squash = true; }},
+    {"no_root_squash", true, [](OptionState* s) { s->root_squash = false; }},
+    {"all_squash", true, [](OptionState* s) { s->all_squash = true; }},
+    {"no_all_squash", true, [](OptionState* s) { s->all_squash = false; }},
+    {"sync", false, [](OptionState* s) { s->options.sync = true; }},
+    {"async", false, [](OptionState* s) { s->options.sync = false; }},
+    {"wdelay", false, [](OptionState* s) { s->options.wdelay = true; }},
+    {"no_wdelay", false, [](OptionState* s) { s->options.wdelay = false; }},
+    {"hide", false, [](OptionState* s) { s->options.nohide = false; }},
+    {"nohide", false, [](OptionState* s) { s->options.nohide = true; }},
+    {"crossmnt", false, [](OptionState* s) { s->options.crossmnt = true; }},
+    {"nocrossmnt", false, [](OptionState* s) { s->options.crossmnt = false; }},
+    {"subtree_check", false, [](OptionState* s) { s->options.subtree_check = true; }},
+    {"no_subtree_check", false, [](OptionState* s) { s->options.subtree_check = false; }},
+    {"auth_nlm", false, [](OptionState* s) { s->options.auth_nlm = true; }},
+    {"no_auth_nlm", false, [](OptionState* s) { s->options.auth_nlm = false; }},
+    {"secure_locks", false, [](OptionState* s) { s->options.auth_nlm = true; }},
+    {"insecure_locks", false, [](OptionState* s) { s->options.auth_nlm = false; }},
+    {"acl", false, [](OptionState* s) { s->options.acl = true; }},
+    {"no_acl", false, [](OptionState* s) { s->options.acl = false; }},
+    {"nordirplus", false, [](OptionState* s) { s->options.readdirplus = false; }},
+    {"mountpoint", false, [](OptionState* s) { s->options.mountpoint = ""; }},
+    {"mp", false, [](OptionState* s) { s->options.mountpoint = ""; }},
+    {"pnfs", false, [](OptionState* s) { NoteNoEffect(s, "pnfs (NFSv4.1 layouts)"); }},
+    {"no_pnfs", false, [](OptionState*) {}},
+    {"security_label", false,
+     [](OptionState* s) { NoteNoEffect(s, "security_label (NFSv4.2 labels)"); }},
+    {"sign_fh", false, [](OptionState*) {}},  // nfs3d's handles always carry a MAC
+};
+
+// Security flavours nfs-utils knows; `served` ones nfs3d serves today.
+struct Flavour {
+  std::string_view name;
+  std::string_view canonical;
+  bool served;
+};
+constexpr Flavour kFlavours[] = {
+    {"sys", "sys", true},       {"unix", "sys", true},        {"none", "none", true},
+    {"null", "none", true},     {"krb5", "krb5", false},      {"krb5i", "krb5i", false},
+    {"krb5p", "krb5p", false},
+};
+
+const Flavour* FindFlavour(std::string_view name) {
+  for (const Flavour& f : kFlavours) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+bool IsServedFlavour(std::string_view canonical) {
+  const Flavour* f = FindFlavour(canonical);
+  return f != nullptr && f->served;
+}
+
+std::string ApplySec(std::string_view opt, std::string_view value, OptionState* st) {
+  if (value.empty()) return Cat("export option '", opt, "' needs a flavour list");
+  bool served = false;
+  for (std::string_view name : text::Split(value, ':')) {
+    const Flavour* f = FindFlavour(text::Lower(name));
+    if (f == nullptr) {
+      return Cat("unknown security flavour '", name, "' in '", opt,
+                 "' (known: sys, none, krb5, krb5i, krb5p)");
+    }
+    served = served || f->served;
+    std::vector<std::string>& sec = st->options.sec;
+    if (std::find(sec.begin(), sec.end(), f->canonical) == sec.end()) {
+      sec.emplace_back(f->canonical);
+    }
+  }
+  st->served_flavour_active = served;
+  return "";
+}
+
+// fsid=root | fsid=N (strtoul base 0 as nfs-utils: 0x.. hex, 0.. octal) |
+// fsid=<uuid> (32 hex digits, '-' or ':' between them).
+std::string ApplyFsid(std::string_view opt, std::string_view value, OptionState* st) {
+  if (text::Lower(value) == "root") {
+    st->options.fsid = 0;
+    st->options.fsid_uuid.reset();
+    return "";
+  }
+  int base = 10;
+  std::string_view digits = value;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    digits.remove_prefix(2);
+  } else if (digits.size() > 1 && digits[0] == '0') {
+    base = 8;
+  }
+  uint32_t id = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id, base);
+  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) {
+    st->options.fsid = id;
+    st->options.fsid_uuid.reset();
+    return "";
+  }
+  std::string uuid;
+  for (char c : value) {
+    if (std::isxdigit(static_cast<unsigned char>(c))) {
+      uuid.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    } else if (c != '-' && c != ':') {
+      uuid.clear();
+      break;
+    }
+  }
+  if (uuid.size() != 32) {
+    return Cat("bad '", opt, "': fsid is 'root', a number below 2^32 or a UUID of 32 hex digits");
+  }
+  st->options.fsid.reset();
+  st->options.fsid_uuid = uuid;
+  return "";
+}
+
+bool IsIdList(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || c == '-')) return false;
+  }
+  return true;
+}
+
+// Options with a value. Returns the problem or "".
+struct Valued {
+  std::string_view name;
+  std::string (*apply)(std::string_view opt, std::string_view value, OptionState*);
+};
+
+std::string ParseId(std::string_view opt, std::string_view value, uint32_t* out) {
+  // nfs-utils uses strtol: "anonuid=-2" is the id (uid_t)-2.
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
+      v < INT32_MIN || v > UINT32_MAX) {
+    return Cat("export option '", opt, "' needs a numeric id");
+  }
+  *out = static_cast<uint32_t>(v);
+  return "";
+}
+
+constexpr Valued kValued[] = {
+    {"anonuid", [](std::string_view opt, std::string_view v, OptionState* s) {
+       return ParseId(opt, v, &s->options.anonuid);
+     }},
+    {"anongid", [](std::string_view opt, std::string_view v, OptionState* s) {
+       return ParseId(opt, v, &s->options.anongid);
+     }},
+    {"fsid", &ApplyFsid},
+    {"sec", &ApplySec},
+    {"mountpoint", [](std::string_view opt, std::string_view v, OptionState* s) {
+       std::optional<std::string> path = NormalizeExportPath(v);
+       if (!path) return Cat("'", opt, "' needs an absolute path");
+       s->options.mountpoint = *path;
+       return std::string();
+     }},
+    {"mp", [](std::string_view opt, std::string_view v, OptionState* s) {
+       std::optional<std::string> path = NormalizeExportPath(v);
+       if (!path) return Cat("'", opt, "' needs an absolute path");
+       s->options.mountpoint = *path;
+       return std::string();
+     }},
+    {"refer", [](std::string_view opt, std::string_view, OptionState* s) {
+       NoteNoEffect(s, Cat(opt, " (NFSv4 referral)"));
+       return std::string();
+     }},
+    {"replicas", [](std::string_view opt, std::string_view, OptionState* s) {
+       NoteNoEffect(s, Cat(opt, " (NFSv4 fs_locations)"));
+       return std::string();
+     }},
+    {"xprtsec", [](std::string_view opt, std::string_view v, OptionState* s) {
+       // RPC-with-TLS is not served: only a list that allows plain RPC works.
+       bool plain = false;
+       for (std::string_view mode : text::Split(v, ':')) {
+         if (mode != "none" && mode != "tls" && mode != "mtls") {
+           return Cat("unknown transport security '", mode, "' in '", opt, "'");
+         }
+         plain = plain || mode == "none";
+       }
+       if (!plain) {
+         return Cat("'", opt, "': nfs3d does not serve RPC-with-TLS; add 'none' to the list");
+       }
+       NoteNoEffect(s, Cat(opt, " (TLS is not served: plain RPC only)"));
+       return std::string();
+     }},
+    {"reexport", [](std::string_view opt, std::string_view v, OptionState* s) {
+       if (v != "auto-fsidnum" && v != "predefined-fsidnum" && v != "none") {
+         return Cat("bad '", opt, "' (auto-fsidnum, predefined-fsidnum or none)");
+       }
+       NoteNoEffect(s, Cat(opt, " (re-exporting NFS mounts: give fsid= instead)"));
+       return std::string();
+     }},
+    {"squash_uids", [](std::string_view opt, std::string_view v, OptionState* s) {
+       if (!IsIdList(v)) return Cat("bad id list in '", opt, "'");
+       s->in_squash_list = true;
+       NoteNoEffect(s, "squash_uids= (legacy, ignored as by knfsd)");
+       return std::string();
+     }},
+    {"squash_gids", [](std::string_view opt, std::string_view v, OptionState* s) {
+       if (!IsIdList(v)) return Cat("bad id list in '", opt, "'");
+       s->in_squash_list = true;
+       NoteNoEffect(s, "squash_gids= (legacy, ignored as by knfsd)");
+       return std::string();
+     }},
+};
+
 // Applies a comma-separated option list; returns the problem or "".
 std::string ApplyOptions(std::string_view list, OptionState* st) {
+  st->in_squash_list = false;
   for (std::string_view opt : text::Split(list, ',')) {
     opt = text::Trim(opt);
     if (opt.empty()) continue;
-    std::string_view name = opt;
-    std::string_view value;
-    bool has_value = false;
-    if (size_t eq = opt.find('='); eq != std::string_view::npos) {
-      name = opt.substr(0, eq);
-      value = opt.substr(eq + 1);
-      has_value = true;
+    if (st->in_squash_list && IsIdList(opt)) continue;  // "squash_uids=0-15,20"
+    st->in_squash_list = false;
+    size_t eq = opt.find('=');
+    std::string_view name = opt.substr(0, eq);
+    if (eq == std::string_view::npos) {
+      const Switch* sw = nullptr;
+      for (const Switch& s : kSwitches) {
+        if (s.name == name) sw = &s;
+      }
+      if (sw == nullptr) {
+        bool wants_value = false;
+        for (const Valued& v : kValued) wants_value = wants_value || v.name == name;
+        return wants_value ? Cat("export option '", name, "' needs a value ('", name, "=...')")
+                           : Cat("unknown export option '", opt, "'");
+      }
+      if (!sw->per_flavour || st->served_flavour_active) sw->apply(st);
+      continue;
     }
-    auto need_no_value = [&]() -> std::string {
-      return has_value ? Cat("export option '", name, "' takes no value")
-                       : std::string();
-    };
-    auto parse_id = [&](uint32_t* out) -> std::string {
-      if (!has_value || !text::ParseDecimal(value, out)) {
-        return Cat("export option '", name,
-                   "' needs a numeric value, got '", opt, "'");
-      }
-      return "";
-    };
-    std::string err;
-    if (name == "ro") {
-      err = need_no_value();
-      st->options.read_only = true;
-    } else if (name == "rw") {
-      err = need_no_value();
-      st->options.read_only = false;
-    } else if (name == "root_squash") {
-      err = need_no_value();
-      st->root_squash = true;
-    } else if (name == "no_root_squash") {
-      err = need_no_value();
-      st->root_squash = false;
-    } else if (name == "all_squash") {
-      err = need_no_value();
-      st->all_squash = true;
-    } else if (name == "no_all_squash") {
-      err = need_no_value();
-      st->all_squash = false;
-    } else if (name == "anonuid") {
-      err = parse_id(&st->options.anonuid);
-    } else if (name == "anongid") {
-      err = parse_id(&st->options.anongid);
-    } else if (name == "secure") {
-      err = need_no_value();
-      st->options.secure = true;
-    } else if (name == "insecure") {
-      err = need_no_value();
-      st->options.secure = false;
-    } else if (name == "sync") {
-      err = need_no_value();
-      st->options.sync = true;
-    } else if (name == "async") {
-      err = need_no_value();
-      st->options.sync = false;
-    } else if (name == "fsid") {
-      uint32_t id = 0;
-      if (has_value && text::Lower(value) == "root") {
-        st->options.fsid = 0;
-      } else if (err = parse_id(&id); err.empty()) {
-        st->options.fsid = id;
-      }
-    } else if (name == "subtree_check" || name == "no_subtree_check" ||
-               name == "wdelay" || name == "no_wdelay") {
-      err = need_no_value();  // accepted, no effect here
-    } else if (name == "sec") {
-      // AUTH_SYS is the only flavour served; say so rather than pretend.
-      if (!has_value || text::Lower(value) != "sys") {
-        err = Cat("unsupported security flavour '", opt,
-                  "' (only sec=sys is served)");
-      }
-    } else {
-      err = Cat("unknown export option '", opt, "'");
+    const Valued* valued = nullptr;
+    for (const Valued& v : kValued) {
+      if (v.name == name) valued = &v;
     }
-    if (!err.empty()) return err;
+    if (valued == nullptr) {
+      for (const Switch& s : kSwitches) {
+        if (s.name == name) return Cat("export option '", name, "' takes no value");
+      }
+      return Cat("unknown export option '", opt, "'");
+    }
+    if (std::string err = valued->apply(opt, opt.substr(eq + 1), st); !err.empty()) return err;
   }
   return "";
+}
+
+// A client's options as the line left them: Finish() plus the check that it
+// can be served at all.
+std::string FinishOptions(const OptionState& st, ExportOptions* out) {
+  *out = st.Finish();
+  if (out->sec.empty()) return "";
+  for (const std::string& f : out->sec) {
+    if (IsServedFlavour(f)) return "";
+  }
+  std::string listed;
+  for (const std::string& f : out->sec) listed += Cat(listed.empty() ? "" : ":", f);
+  return Cat("sec=", listed,
+             ": no flavour nfs3d serves; nfs3d serves sys and none (Kerberos needs "
+             "RPCSEC_GSS, not implemented yet); list sys too, e.g. sec=",
+             listed, ":sys");
+}
+
+// Non-fatal remarks about one client's options, for the log.
+void NoteOptions(const ExportOptions& o, std::string_view where,
+                 std::vector<std::string>* notes) {
+  for (const std::string& f : o.sec) {
+    if (!IsServedFlavour(f)) {
+      notes->push_back(
+          Cat(where, ": sec=", f, " is not served (no RPCSEC_GSS yet); only sys clients can mount"));
+    }
+  }
+  for (const std::string& n : o.no_effect) {
+    notes->push_back(Cat(where, ": accepted, no effect on NFSv3: ", n));
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -307,7 +527,14 @@ std::string ParseClientSpec(std::string_view spec, ExportClient* c) {
     return "";
   }
   if (spec[0] == '@') {
-    return Cat("netgroup client '", spec, "' is not supported");
+    if (spec.size() == 1) return "empty netgroup name '@'";
+    c->kind = ExportClient::Kind::kNetgroup;
+    c->name = std::string(spec.substr(1));
+    return "";
+  }
+  if (text::Lower(spec).rfind("gss/", 0) == 0) {
+    return Cat("client '", spec, "' is the old spelling of sec=", spec.substr(4),
+               ": Kerberos is not served (no RPCSEC_GSS yet)");
   }
   if (spec.find('/') != std::string_view::npos) return ParseNetwork(spec, c);
   if (std::optional<IpAddress> a = IpAddress::Parse(spec)) {
@@ -317,9 +544,13 @@ std::string ParseClientSpec(std::string_view spec, ExportClient* c) {
     return "";
   }
   bool wildcard = false;
+  bool in_class = false;
   for (char ch : spec) {
-    if (ch == '*' || ch == '?') {
+    if (ch == '*' || ch == '?' || ch == '[') {
       wildcard = true;
+      in_class = in_class || ch == '[';
+    } else if (in_class && (ch == ']' || ch == '!' || ch == '^')) {
+      in_class = ch != ']';
     } else if (!IsHostChar(ch)) {
       return Cat("bad client '", spec, "': not an address, network or name");
     }
@@ -330,15 +561,45 @@ std::string ParseClientSpec(std::string_view spec, ExportClient* c) {
   c->kind = wildcard ? ExportClient::Kind::kWildcard : ExportClient::Kind::kHost;
   c->name = text::Lower(spec);
   while (!c->name.empty() && c->name.back() == '.') c->name.pop_back();
+  if (in_class) return Cat("bad client '", spec, "': unclosed '['");
   return "";
 }
 
-// Shell-style match of '*' and '?' (both may match dots), on lower-case text.
+// Matches one "[...]" class (ranges "a-z", negation "!" or "^") at pattern[p]
+// against ch; *next is the position after ']'.
+bool ClassMatch(std::string_view pattern, size_t p, char ch, size_t* next) {
+  size_t i = p + 1;
+  bool negate = i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^');
+  if (negate) ++i;
+  bool hit = false;
+  for (bool first = true; i < pattern.size() && (first || pattern[i] != ']'); first = false) {
+    char lo = pattern[i];
+    char hi = lo;
+    if (i + 2 < pattern.size() && pattern[i + 1] == '-' && pattern[i + 2] != ']') {
+      hi = pattern[i + 2];
+      i += 3;
+    } else {
+      ++i;
+    }
+    hit = hit || (ch >= lo && ch <= hi);
+  }
+  *next = i < pattern.size() ? i + 1 : i;
+  return hit != negate;
+}
+
+// Shell-style match of '*', '?' and "[...]" (all may match dots), on
+// lower-case text.
 bool GlobMatch(std::string_view pattern, std::string_view name) {
   size_t p = 0, n = 0;
   size_t star = std::string_view::npos, star_n = 0;
   while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+    size_t after_class = 0;
+    if (p < pattern.size() && pattern[p] == '[' &&
+        ClassMatch(pattern, p, name[n], &after_class)) {
+      p = after_class;
+      ++n;
+    } else if (p < pattern.size() && pattern[p] != '[' &&
+               (pattern[p] == '?' || pattern[p] == name[n])) {
       ++p;
       ++n;
     } else if (p < pattern.size() && pattern[p] == '*') {
@@ -451,6 +712,12 @@ SquashedIdentity ExportOptions::Squash(uint32_t uid, uint32_t gid,
   return SquashedIdentity{uid, gid, gids};
 }
 
+bool ExportOptions::AllowsFlavor(uint32_t flavor) const {
+  if (sec.empty()) return true;
+  const std::string_view name = flavor == 1 ? "sys" : flavor == 0 ? "none" : "";
+  return std::find(sec.begin(), sec.end(), name) != sec.end();
+}
+
 int ExportClient::Priority() const {
   switch (kind) {
     case Kind::kHost:
@@ -460,10 +727,12 @@ int ExportClient::Priority() const {
       return 1;
     case Kind::kWildcard:
       return 2;
-    case Kind::kAnyone:
+    case Kind::kNetgroup:
       return 3;
+    case Kind::kAnyone:
+      return 4;
   }
-  return 4;
+  return 5;
 }
 
 bool ExportClient::Matches(const IpAddress& peer,
@@ -481,6 +750,11 @@ bool ExportClient::Matches(const IpAddress& peer,
     case Kind::kWildcard:
       return !resolved_hostname.empty() &&
              GlobMatch(name, NormalizeHostname(resolved_hostname));
+    case Kind::kNetgroup:
+      // The host part of the members, through NSS (files, NIS, LDAP).
+      return !resolved_hostname.empty() &&
+             innetgr(name.c_str(), NormalizeHostname(resolved_hostname).c_str(), nullptr,
+                     nullptr) == 1;
   }
   return false;
 }
@@ -504,8 +778,8 @@ const ExportClient* Export::Match(const sockaddr* peer,
 
 bool Export::NeedsHostname() const {
   for (const ExportClient& c : clients) {
-    if (c.kind == ExportClient::Kind::kHost ||
-        c.kind == ExportClient::Kind::kWildcard) {
+    if (c.kind == ExportClient::Kind::kHost || c.kind == ExportClient::Kind::kWildcard ||
+        c.kind == ExportClient::Kind::kNetgroup) {
       return true;
     }
   }
@@ -615,31 +889,45 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text,
       if (std::string err = ParseClientSpec(spec, &client); !err.empty()) {
         return LineError(filename, tok.line, err);
       }
-      client.options = opts.Finish();
+      if (std::string err = FinishOptions(opts, &client.options); !err.empty()) {
+        return LineError(filename, tok.line, err);
+      }
       exp.clients.push_back(std::move(client));
     }
     if (exp.clients.empty()) {
       ExportClient anyone;
       anyone.spec = "*";
       anyone.kind = ExportClient::Kind::kAnyone;
-      anyone.options = defaults.Finish();
+      if (std::string err = FinishOptions(defaults, &anyone.options); !err.empty()) {
+        return LineError(filename, path_token.line, err);
+      }
       exp.clients.push_back(std::move(anyone));
       table.warnings.push_back(
           Cat(filename, ":", path_token.line, ": no client given for '",
               exp.path, "': exporting it to everyone (write '*' to say so)"));
     }
 
-    std::optional<uint32_t> fsid;
+    // One fsid= per export (the file system has one id), numeric or UUID.
+    std::optional<std::string> fsid;
     for (const ExportClient& c : exp.clients) {
-      if (!c.options.fsid) continue;
-      if (fsid && *fsid != *c.options.fsid) {
+      std::optional<std::string> mine =
+          c.options.fsid ? std::optional<std::string>(Cat(*c.options.fsid)) : c.options.fsid_uuid;
+      if (!mine) continue;
+      if (fsid && *fsid != *mine) {
         return LineError(filename, path_token.line,
-                         Cat("conflicting fsid values ", *fsid, " and ",
-                             *c.options.fsid, " for '", exp.path, "'"));
+                         Cat("conflicting fsid values ", *fsid, " and ", *mine, " for '",
+                             exp.path, "'"));
       }
-      fsid = c.options.fsid;
+      fsid = mine;
+      exp.export_id = c.options.fsid ? *c.options.fsid : HashExportPath(Cat("uuid:", *mine));
     }
-    exp.export_id = fsid ? *fsid : HashExportPath(exp.path);
+    if (!fsid) exp.export_id = HashExportPath(exp.path);
+    std::vector<std::string> notes;
+    for (const ExportClient& c : exp.clients) {
+      NoteOptions(c.options, Cat(filename, ":", path_token.line, ": ", exp.path, " ", c.spec),
+                  &notes);
+    }
+    table.warnings.insert(table.warnings.end(), notes.begin(), notes.end());
     if (auto it = id_owners.find(exp.export_id); it != id_owners.end()) {
       return LineError(filename, path_token.line,
                        Cat("export id ", exp.export_id, " of '", exp.path,
@@ -653,21 +941,30 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text,
   return table;
 }
 
+std::string DescribeOptions(const ExportOptions& o) {
+  std::string out = Cat(o.sync ? "sync" : "async", o.wdelay ? ",wdelay" : ",no_wdelay",
+                        o.nohide ? ",nohide" : ",hide", o.crossmnt ? ",crossmnt" : "",
+                        o.subtree_check ? ",subtree_check" : ",no_subtree_check",
+                        o.auth_nlm ? "" : ",insecure_locks", o.readdirplus ? "" : ",nordirplus",
+                        o.acl ? "" : ",no_acl");
+  if (o.fsid) out += Cat(",fsid=", *o.fsid);
+  if (o.fsid_uuid) out += Cat(",fsid=", *o.fsid_uuid);
+  if (o.mountpoint) out += o.mountpoint->empty() ? ",mountpoint" : Cat(",mountpoint=", *o.mountpoint);
+  if (o.anonuid != kNobodyId) out += Cat(",anonuid=", o.anonuid);
+  if (o.anongid != kNobodyId) out += Cat(",anongid=", o.anongid);
+  std::string sec;
+  for (const std::string& f : o.sec) sec += Cat(sec.empty() ? "" : ":", f);
+  out += Cat(",sec=", sec.empty() ? "sys" : sec, o.read_only ? ",ro" : ",rw",
+             o.secure ? ",secure" : ",insecure",
+             o.squash == ExportOptions::SquashMode::kNone ? ",no_root_squash" : ",root_squash",
+             o.squash == ExportOptions::SquashMode::kAll ? ",all_squash" : ",no_all_squash");
+  return out;
+}
+
 std::string DescribeExport(const Export& exp) {
   std::string out = Cat(exp.path, " [id ", exp.export_id, "]");
   for (const ExportClient& c : exp.clients) {
-    const ExportOptions& o = c.options;
-    std::string_view squash = o.squash == ExportOptions::SquashMode::kAll
-                                  ? "all_squash"
-                              : o.squash == ExportOptions::SquashMode::kRoot
-                                  ? "root_squash"
-                                  : "no_root_squash";
-    out += Cat(" ", c.spec, "(", o.read_only ? "ro" : "rw", ",", squash,
-               o.squash == ExportOptions::SquashMode::kNone
-                   ? std::string()
-                   : Cat(",anonuid=", o.anonuid, ",anongid=", o.anongid),
-               o.secure ? ",secure" : ",insecure", o.sync ? ",sync" : ",async",
-               ")");
+    out += Cat(" ", c.spec, "(", DescribeOptions(c.options), ")");
   }
   return out;
 }

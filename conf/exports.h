@@ -15,13 +15,14 @@
 // Client specifications: "*" (everyone), a host name (matched against the
 // reverse-resolved name the caller supplies; no DNS happens here), a wildcard
 // name ("*.example.com"; '*' and '?' also match dots), an IPv4/IPv6 address,
-// a network "10.0.0.0/8", "fd00::/8" or "10.0.0.0/255.0.0.0". Netgroups
-// ("@group") are not supported and are rejected.
+// a network "10.0.0.0/8", "fd00::/8" or "10.0.0.0/255.0.0.0", a netgroup
+// "@group" (the host part of its members, looked up through NSS with
+// innetgr(3)). Wildcards also take "[a-z]" classes.
 //
 // Which client entry applies (exports(5), "clearly defining exports
 // priorities"): the first match in this order of kinds wins, regardless of
 // where it appears on the line: single host (name or address), then IP
-// networks, then wildcard names, then "*". Among entries of the same kind the
+// networks, then wildcard names, then netgroups, then "*". Among entries of the same kind the
 // one written first wins.
 #ifndef NFS3D_CONF_EXPORTS_H_
 #define NFS3D_CONF_EXPORTS_H_
@@ -57,16 +58,35 @@ struct ExportOptions {
     kAll,   // all_squash: every caller becomes anonuid/anongid
   };
 
+  // docs/exports.md lists every option and what nfs3d does with it.
   bool read_only = true;  // exports(5) default is ro
   SquashMode squash = SquashMode::kRoot;
   uint32_t anonuid = kNobodyId;
   uint32_t anongid = kNobodyId;
   bool secure = true;  // require a source port < 1024
   bool sync = true;    // recorded; "async" lets writes be acknowledged early
-  // fsid=N (fsid=root is 0). Used as the export id when set.
+  // fsid=N (fsid=root is 0). Used as the export id and reported as the
+  // file system id when set.
   std::optional<uint32_t> fsid;
-  // Accepted and ignored: subtree_check/no_subtree_check, wdelay/no_wdelay,
-  // sec=sys.
+  // fsid=<uuid>: 32 hex digits (lower case, separators dropped). The export
+  // id and the reported file system id are derived from it.
+  std::optional<std::string> fsid_uuid;
+  bool wdelay = true;         // recorded; syncs are always gathered
+  bool subtree_check = false; // recorded; handles never depend on the path
+  bool nohide = false;        // a child export is visible in its parent's
+  bool crossmnt = false;      // file systems mounted below are visible
+  bool auth_nlm = true;       // insecure_locks/no_auth_nlm: NLM skips `secure`
+  bool acl = true;            // no_acl: NFSACL answers as without ACL support
+  bool readdirplus = true;    // nordirplus: READDIRPLUS answers NOTSUPP
+  // mountpoint / mp[=PATH]: serve only while PATH ("" = the export path) is
+  // a mount point.
+  std::optional<std::string> mountpoint;
+  // Security flavours from sec= lists, as written ("sys", "krb5p", ...);
+  // empty means the default, sys.
+  std::vector<std::string> sec;
+  // Options accepted without effect on NFSv3 (refer=, replicas=, pnfs, ...:
+  // NFSv4 only; squash_uids=: legacy), as "option (why)", for the log.
+  std::vector<std::string> no_effect;
 
   // Applies root_squash / all_squash to an AUTH_SYS identity. root_squash maps
   // uid 0 to anonuid, gid 0 to anongid, and gid 0 in the supplementary list
@@ -77,6 +97,9 @@ struct ExportOptions {
 
   // "secure" admits only privileged source ports (< 1024).
   bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
+  // A call's RPC auth flavour (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS) is one the
+  // sec= list names; without sec= both are.
+  bool AllowsFlavor(uint32_t flavor) const;
 
   bool operator==(const ExportOptions&) const = default;
 };
@@ -96,11 +119,13 @@ struct IpAddress {
 
 struct ExportClient {
   // In priority order (see the file comment).
-  enum class Kind { kHost, kAddress, kNetwork, kWildcard, kAnyone };
+  enum class Kind { kHost, kAddress, kNetwork, kWildcard, kNetgroup, kAnyone };
 
   std::string spec;  // as written, e.g. "10.0.0.0/8"
   Kind kind = Kind::kAnyone;
-  std::string name;     // kHost: lower-case name; kWildcard: lower-case pattern
+  // kHost: lower-case name; kWildcard: lower-case pattern; kNetgroup: the
+  // group (without '@')
+  std::string name;
   IpAddress address;    // kAddress / kNetwork: the (masked) address
   int prefix_len = 0;   // kNetwork: bits that must match
   ExportOptions options;
@@ -146,6 +171,10 @@ struct ExportTable {
 
 // One line for the startup log: "/srv 10.0.0.0/8(rw,root_squash) *(ro,...)".
 std::string DescribeExport(const Export& exp);
+
+// The options of one client as `exportfs -v` prints them, every setting
+// spelled out: "sync,wdelay,hide,no_subtree_check,sec=sys,rw,secure,...".
+std::string DescribeOptions(const ExportOptions& options);
 
 // Parses an exports file. Errors are InvalidArgument "FILE:LINE: problem".
 absl::StatusOr<ExportTable> ParseExports(std::string_view text,

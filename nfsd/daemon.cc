@@ -17,6 +17,7 @@
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
+#include "nfsd/nfsacl_program.h"
 #include "nlm/nfs_file_resolver.h"
 #include "nlm/nlm_program.h"
 #include "nlm/ofd_lock_mirror.h"
@@ -51,6 +52,24 @@ TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   return s;
 }
 
+// What the backend needs of an export's options: the file system id clients
+// see with fsid= (as knfsd: the number itself, or the two halves of the UUID
+// xor-ed; else the real one), and crossmnt/nohide (set for any client: the
+// backend serves one view of the tree per export).
+vfs::PosixBackend::ExportSettings BackendSettings(const conf::Export& exp) {
+  vfs::PosixBackend::ExportSettings settings;
+  for (const conf::ExportClient& c : exp.clients) {
+    if (c.options.fsid) settings.fsid = *c.options.fsid;
+    if (const std::optional<std::string>& uuid = c.options.fsid_uuid) {
+      settings.fsid = std::stoull(uuid->substr(0, 16), nullptr, 16) ^
+                      std::stoull(uuid->substr(16), nullptr, 16);
+    }
+    settings.crossmnt = settings.crossmnt || c.options.crossmnt;
+    settings.nohide = settings.nohide || c.options.nohide;
+  }
+  return settings;
+}
+
 }  // namespace
 
 struct Daemon::Impl {
@@ -61,6 +80,7 @@ struct Daemon::Impl {
   std::unique_ptr<NfsServer> nfs;
   std::unique_ptr<MountService> mount;
   rpc::Program nfs_program;
+  rpc::Program nfsacl_program;
   rpc::Program mount_program;
   rpc::PortmapRegistry portmap_registry;
   rpc::Program portmap_program;
@@ -87,7 +107,7 @@ struct Daemon::Impl {
   absl::Status AddNewExports(const conf::ExportTable& table) {
     for (const conf::Export& exp : table.exports) {
       if (backend_exports.count(exp.export_id)) continue;
-      absl::Status added = backend->AddExport(exp.export_id, exp.path);
+      absl::Status added = backend->AddExport(exp.export_id, exp.path, BackendSettings(exp));
       if (!added.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("export ", exp.path, ": ", added.message()));
@@ -127,6 +147,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   });
   impl->mount = std::make_unique<MountService>(impl->nfs.get());
   impl->nfs_program = Nfs3Program(impl->nfs.get());
+  impl->nfsacl_program = NfsAclProgram(impl->nfs.get());
   impl->mount_program = MakeMountProgram(impl->mount.get());
   impl->portmap_program = rpc::MakePortmapProgram(&impl->portmap_registry);
   impl->export_count = table->exports.size();
@@ -134,6 +155,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   dispatcher_options.stats = &impl->stats;
   impl->dispatcher = std::make_unique<rpc::Dispatcher>(dispatcher_options);
   impl->dispatcher->AddProgram(&impl->nfs_program);
+  impl->dispatcher->AddProgram(&impl->nfsacl_program);
   impl->dispatcher->AddProgram(&impl->mount_program);
   if (config.nlm) {
     absl::StatusOr<std::unique_ptr<nlm::StatusStore>> store =
@@ -212,6 +234,7 @@ absl::Status Daemon::Start() {
     uint16_t port;
   };
   std::vector<Mapping> mappings = {{nfs3::kProgram, nfs3::kVersion, ports_.nfs},
+                                   {nfsacl::kProgram, nfsacl::kVersion, ports_.nfs},
                                    {mount3::kProgram, mount3::kVersion1, ports_.mount},
                                    {mount3::kProgram, mount3::kVersion3, ports_.mount}};
   if (d.nlm) {  // NLM and NSM share the NFS port
@@ -277,7 +300,7 @@ absl::Status Daemon::Start() {
     NFS3D_LOG_INFO("lock manager: NLM v1/v3/v4 and NSM on port %d, NSM state %d%s", ports_.nfs,
                    d.nsm_store->state(), grace ? ", in grace period" : "");
   }
-  NFS3D_LOG_INFO("serving NFSv3 on port %d, MOUNT v1/v3 on port %d (%s%s%s); portmapper: %s",
+  NFS3D_LOG_INFO("serving NFSv3 and NFSACL v3 on port %d, MOUNT v1/v3 on port %d (%s%s%s); portmapper: %s",
                  ports_.nfs, ports_.mount, c.tcp ? "tcp" : "", c.tcp && c.udp ? "+" : "",
                  c.udp ? "udp" : "",
                  ports_.own_portmapper ? "nfs3d's own on port 111"

@@ -20,6 +20,7 @@
 #include "common/version.h"
 #include "conf/exports.h"
 #include "conf/server_config.h"
+#include "nfsd/check_exports.h"
 #include "nfsd/daemon.h"
 
 namespace nfs3d {
@@ -34,6 +35,7 @@ struct Flags {
   std::string export_dir;
   std::string state_dir;
   std::string log_level;
+  std::string check_exports;  // print how this exports file is read, then exit
   int shutdown_timeout = 30;
   bool foreground = false;
   bool help = false;
@@ -66,6 +68,8 @@ const cli::Option kOptions[] = {
      }},
     {"shutdown-timeout", 0, "SECONDS", "on SIGTERM, exit after this long anyway (30)",
      cli::StoreInt(&flags.shutdown_timeout, 1, 3600)},
+    {"check-exports", 0, "FILE", "print how each exports line is read, then exit",
+     cli::Store(&flags.check_exports)},
     {"version", 0, "", "print the version and build options", cli::SetTrue(&flags.version)},
     {"help", 'h', "", "print this help", cli::SetTrue(&flags.help)},
 };
@@ -259,6 +263,9 @@ int main(int argc, char** argv) {
   if (nfs3d::flags.version) {
     std::fputs(nfs3d::VersionText("nfs3d").c_str(), stdout);
     return 0;
+  }
+  if (!nfs3d::flags.check_exports.empty()) {
+    return nfs3d::nfsd::CheckExports(nfs3d::flags.check_exports, stdout);
   }
   if (!nfs3d::flags.foreground) {
     nfs3d::Daemonize();

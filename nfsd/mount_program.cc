@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
 #include "common/log.h"
 #include "xdr/mount3_codec.h"
@@ -52,11 +53,24 @@ mountstat3 ToMountStat(const absl::Status& status) {
   }
 }
 
+// The flavours of a sec= list nfs3d serves, in the order written; sys and
+// none without one.
+std::vector<uint32_t> ServedFlavors(const conf::ExportOptions& options) {
+  if (options.sec.empty()) return {rpc::kAuthSys, rpc::kAuthNone};
+  std::vector<uint32_t> out;
+  for (const std::string& f : options.sec) {
+    if (f == "sys") out.push_back(rpc::kAuthSys);
+    if (f == "none") out.push_back(rpc::kAuthNone);
+  }
+  return out;
+}
+
 // Resolves dirpath to a handle if the caller may mount it: an export's root,
 // or a directory below it found by LOOKUPs with the caller's credential
 // (symlinks are not followed).
+// `flavors` gets the auth flavours the client may use (MNT v3 reply).
 mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_view dirpath,
-                     vfs::FileHandle* handle) {
+                     vfs::FileHandle* handle, std::vector<uint32_t>* flavors = nullptr) {
   std::optional<std::string> path = conf::NormalizeExportPath(dirpath);
   if (!path) return mount3::MNT3ERR_NOENT;
   std::shared_ptr<const conf::ExportTable> table = s.nfs().exports();
@@ -73,6 +87,24 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
                       exp->path, PeerName(ctx));
     return mount3::MNT3ERR_ACCES;
   }
+  if (const std::optional<std::string>& mp = client->options.mountpoint) {
+    // `mountpoint`: an unmounted disk must not be replaced by the empty
+    // directory beneath it.
+    const std::string& dir = mp->empty() ? exp->path : *mp;
+    absl::StatusOr<bool> mounted = vfs::IsMountPoint(dir);
+    if (!mounted.ok() || !*mounted) {
+      NFS3D_LOG_WARNING("refused MNT of %s from %s: %s is not a mount point (option mountpoint)",
+                        exp->path, PeerName(ctx), dir);
+      return mount3::MNT3ERR_NOENT;
+    }
+    // Started before the disk was mounted: serve the disk, not what it covers.
+    if (absl::Status refreshed = s.nfs().backend().RefreshExport(exp->export_id);
+        !refreshed.ok()) {
+      NFS3D_LOG_WARNING("MNT %s: %s", exp->path, refreshed.ToString());
+      return mount3::MNT3ERR_SERVERFAULT;
+    }
+  }
+  if (flavors != nullptr) *flavors = ServedFlavors(client->options);
   vfs::Backend& backend = s.nfs().backend();
   absl::StatusOr<vfs::FileHandle> root = backend.RootHandle(exp->export_id);
   if (!root.ok()) {
@@ -98,11 +130,10 @@ void Null(MountService&, const rpc::CallContext&, const nfs3::Void&, nfs3::Void*
 void Mnt3(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
           mount3::MountRes3* res) {
   vfs::FileHandle fh;
-  res->status = MountRoot(s, ctx, args.dirpath, &fh);
+  res->status = MountRoot(s, ctx, args.dirpath, &fh, &res->auth_flavors);
   if (res->status != mount3::MNT3_OK) return;
   res->fhandle.len = fh.len;
   std::memcpy(res->fhandle.data, fh.data, fh.len);
-  res->auth_flavors = {rpc::kAuthSys, rpc::kAuthNone};
 }
 
 // v1 fhandles are a fixed 32 bytes; nfs3d's handles are longer, so v1 MNT can

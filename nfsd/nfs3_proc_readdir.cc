@@ -67,6 +67,10 @@ void Readdirplus(NfsServer& s, const CallContext& ctx, const n3::READDIRPLUS3arg
                  n3::READDIRPLUS3res* res) {
   CallAuth auth;
   if ((res->status = s.Authorize(ctx, args.dir, &auth)) != n3::NFS3_OK) return;
+  if (!auth.readdirplus) {  // `nordirplus`: the client falls back to READDIR
+    res->status = n3::NFS3ERR_NOTSUPP;
+    return;
+  }
   const size_t maxcount = std::min(args.maxcount, s.SizesFor(ctx).rtmax);
   // Entries are sized with the largest attributes and handle they can get:
   // the lookups happen after the listing, so the budget must hold whatever

@@ -81,12 +81,7 @@ static_assert(RowsInOrder(), "row i must be procedure i");
 absl::Span<const rpc::Procedure> Nfs3Procedures() { return kProcedures; }
 
 rpc::Program Nfs3Program(NfsServer* server) {
-  rpc::Program program;
-  program.number = n3::kProgram;
-  program.name = "nfs";
-  program.versions.push_back(rpc::ProgramVersion{n3::kVersion, kProcedures});
-  program.service = server;
-  return program;
+  return rpc::SingleVersionProgram(n3::kProgram, "nfs", n3::kVersion, kProcedures, server);
 }
 
 }  // namespace nfs3d::nfsd

@@ -91,7 +91,7 @@ vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
 }
 
 nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs_fh3& fh,
-                                    CallAuth* auth) const {
+                                    CallAuth* auth, bool lock_request) const {
   if (ctx.transport == nullptr) return nfs3::NFS3ERR_SERVERFAULT;
   if (fh.len == 0 || fh.len > nfs3::kFhSize) return nfs3::NFS3ERR_BADHANDLE;
   auth->handle = ToVfsHandle(fh);
@@ -105,7 +105,8 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
   const conf::ExportClient* client = MatchClient(*ctx.transport, *exp);
   if (client == nullptr) return nfs3::NFS3ERR_ACCES;
   const conf::ExportOptions& options = client->options;
-  if (options.secure && !PrivilegedPort(*ctx.transport)) {
+  const bool port_checked = !(lock_request && !options.auth_nlm);
+  if (options.secure && port_checked && !PrivilegedPort(*ctx.transport)) {
     // knfsd's answer: an RPC-level AUTH_ERROR / AUTH_TOOWEAK. The dispatcher
     // discards the results the procedure encodes (with this status) and sends
     // the refusal instead.
@@ -113,8 +114,14 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
     return nfs3::NFS3ERR_PERM;
   }
 
+  if (!options.AllowsFlavor(ctx.cred.flavor)) {  // sec= names other flavours
+    ctx.reject_auth = kAuthTooWeak;
+    return nfs3::NFS3ERR_PERM;
+  }
   auth->export_id = *export_id;
   auth->read_only = options.read_only;
+  auth->readdirplus = options.readdirplus;
+  auth->acl = options.acl;
   auth->cred = SquashCredential(ctx.cred, options);
   if (options.read_only && ctx.procedure != nullptr && ctx.procedure->modifies) {
     return nfs3::NFS3ERR_ROFS;

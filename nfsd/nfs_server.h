@@ -30,6 +30,8 @@ struct CallAuth {
   uint32_t export_id = 0;
   vfs::Cred cred;          // after squashing: what the backend call runs with
   bool read_only = true;   // the export is ro for this client
+  bool readdirplus = true; // false: `nordirplus`
+  bool acl = true;         // false: `no_acl`
   vfs::FileHandle handle;  // the call's (first) handle, in vfs form
 };
 
@@ -65,14 +67,16 @@ class NfsServer {
   //   the export left the table), peer listed for it (ACCES), privileged
   //   source port on `secure` exports (see below), credential squashed
   //   (AUTH_NONE is anonymous), and ctx.procedure->modifies on a ro export
-  //   (ROFS).
+  //   (ROFS). A `lock_request` (NLM) on an `insecure_locks` export skips the
+  //   source port check, as knfsd does. A flavour the export's sec= list does
+  //   not name is refused like an unprivileged port (AUTH_TOOWEAK).
   // A `secure` violation is an RPC AUTH_ERROR (AUTH_TOOWEAK) as in knfsd:
   // Authorize sets ctx.reject_auth, which makes the dispatcher replace the
   // results with that refusal, and returns NFS3ERR_PERM for callers that run
   // the procedure without a dispatcher.
   static constexpr uint32_t kAuthTooWeak = 5;  // RFC 5531 auth_stat
   nfs3::nfsstat3 Authorize(const rpc::CallContext& ctx, const nfs3::nfs_fh3& fh,
-                           CallAuth* auth) const;
+                           CallAuth* auth, bool lock_request = false) const;
   // For RENAME/LINK: `fh` must be authentic and in the same export as the
   // already authorized one (else XDEV).
   nfs3::nfsstat3 AuthorizeSecond(const nfs3::nfs_fh3& fh, const CallAuth& first,

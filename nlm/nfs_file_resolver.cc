@@ -21,7 +21,7 @@ FileResolver MakeNfsFileResolver(const nfsd::NfsServer* nfs) {
     handle.len = static_cast<uint8_t>(fh.size());
     std::memcpy(handle.data, fh.data(), fh.size());
     nfsd::CallAuth auth;
-    nlm4_stats stat = NlmStatusFor(nfs->Authorize(ctx, handle, &auth));
+    nlm4_stats stat = NlmStatusFor(nfs->Authorize(ctx, handle, &auth, /*lock_request=*/true));
     if (stat == NLM4_GRANTED) *key = fh;
     return stat;
   };

@@ -49,6 +49,17 @@ struct Program {
   void* service = nullptr;  // handed to every ProcFn of this program
 };
 
+// A program with one version: the common case (NFS, NFSACL, NSM).
+inline Program SingleVersionProgram(uint32_t number, const char* name, uint32_t version,
+                                    absl::Span<const Procedure> procedures, void* service) {
+  Program program;
+  program.number = number;
+  program.name = name;
+  program.versions.push_back(ProgramVersion{version, procedures});
+  program.service = service;
+  return program;
+}
+
 // Adapts a typed handler to a ProcFn. Args and Res need
 //   bool Decode(xdr::Decoder&, Args*);   void Encode(xdr::Encoder&, const Res&);
 // found by argument-dependent lookup. Handler:

@@ -10,9 +10,9 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab;
 # for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
 # build and check it, systemd (systemd-analyze verify), man-db (man -l),
-# util-linux (unshare, nsenter).
+# util-linux (unshare, nsenter); acl (getfacl/setfacl) for the NFSACL lab test.
 TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
-           debhelper dpkg-dev fakeroot lintian systemd man-db util-linux)
+           debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -7,6 +7,7 @@
 #define NFS3D_VFS_BACKEND_H_
 
 #include <array>
+#include <cerrno>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -17,6 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "vfs/posix_acl.h"
+#include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
 
@@ -157,6 +160,13 @@ class Backend {
   // Handle of an export's root directory. Export ids are assigned by the
   // caller (stable per export path).
   virtual absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) = 0;
+  // If the export's path now names another directory than when it was added
+  // (a file system was mounted there since: exports with `mountpoint`), serve
+  // that one from now on. Backends without paths keep the default.
+  virtual absl::Status RefreshExport(uint32_t export_id) {
+    (void)export_id;
+    return absl::OkStatus();
+  }
   // Which export a handle belongs to; kErrBadHandle if it is not authentic.
   virtual absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) = 0;
 
@@ -244,6 +254,22 @@ class Backend {
   // server see NLM locks. No permission check: the caller has done it.
   virtual absl::StatusOr<int> OpenForLocking(const FileHandle& fh) {
     return absl::UnimplementedError("no file locks on this backend");
+  }
+  // POSIX ACLs (NFSACL). GetAcl: the access ACL (from the mode bits when
+  // the object has none) and, for directories, the default ACL; no
+  // permission is needed, as for attributes. SetAcl: each non-null ACL
+  // replaces the object's (an empty one removes it), as the caller, so the
+  // kernel lets only the owner do it; `attributes` gets the attributes after.
+  // Backends without ACLs keep these defaults (EOPNOTSUPP: NFS3ERR_NOTSUPP).
+  virtual absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                         std::optional<Attributes>* attributes) {
+    (void)cred, (void)fh, (void)attributes;
+    return ErrnoError(EOPNOTSUPP, "no ACLs on this backend");
+  }
+  virtual absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                              const Acl* default_acl, std::optional<Attributes>* attributes) {
+    (void)cred, (void)fh, (void)access, (void)default_acl, (void)attributes;
+    return ErrnoError(EOPNOTSUPP, "no ACLs on this backend");
   }
 };
 

@@ -1,6 +1,7 @@
 #include "vfs/posix_backend.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -27,6 +28,7 @@
 #include "absl/strings/str_split.h"
 #include "common/log.h"
 #include "vfs/fd_chmod.h"
+#include "vfs/mount_point.h"
 #include "vfs/sync_group.h"
 #include "vfs/thread_credentials.h"
 #include "vfs/vfs_error.h"
@@ -230,6 +232,16 @@ struct PosixBackend::Export {
   bool walk_check = true;  // sub-directory export: verify directories by walking ".."
   uint64_t fsid = 0;
   FileHandle root_handle;
+  ExportSettings settings;  // as added, to add it again (RefreshExport)
+  uint32_t owner = 0;  // the configured export whose options apply (see AddExport)
+  bool crossmnt = false;
+  bool nohide = false;
+  std::shared_ptr<const Export> parent;  // submounts: the export around the mount point
+  // The export's own mount cloned without the mounts below it (open_tree):
+  // where the directories those mounts cover are still reachable, for
+  // LOOKUPs that may not enter a mount. Invalid if the clone failed.
+  UniqueFd covered_root;
+  int covered_mount_id = -1;
 };
 
 // A resolved handle: an O_PATH descriptor of the object.
@@ -284,7 +296,34 @@ class PosixBackend::Impl {
     return it == exports_.end() ? nullptr : it->second;
   }
 
-  absl::Status AddExport(uint32_t id, const std::string& path);
+  // `owner`: the configured export whose options apply (id itself, or the
+  // export a submount was found below); `parent`: for submounts, the export
+  // holding the mount point (where ".." of the submount's root leads).
+  // `replace`: the id may be taken (RefreshExport).
+  absl::Status AddExport(uint32_t id, const std::string& path, const ExportSettings& settings,
+                         uint32_t owner, std::shared_ptr<const Export> parent,
+                         bool replace = false);
+  // Registers (or finds) the submount at `mount_point` below configured
+  // export `owner`, under an id derived from both.
+  absl::StatusOr<std::shared_ptr<const Export>> AddSubmount(uint32_t owner,
+                                                            const std::string& mount_point);
+  // The export a LOOKUP enters at a mount point: `st` is the mounted root
+  // found as `name` in directory `dir_fd` of export `from`; nullptr when
+  // neither crossmnt (on `from`) nor nohide (on an export there) allows it.
+  absl::StatusOr<std::shared_ptr<const Export>> EnterMount(const Export& from, int dir_fd,
+                                                           std::string_view name,
+                                                           const struct stat& st);
+  // LOOKUP's answer for a mount point: the entered export's root, or (when
+  // no option lets it enter) the directory the mount covers, as knfsd.
+  absl::StatusOr<LookupResult> LookupMount(const std::shared_ptr<const Export>& from, int dir_fd,
+                                           std::string_view name, const struct stat& st) {
+    absl::StatusOr<std::shared_ptr<const Export>> sub = EnterMount(*from, dir_fd, name, st);
+    if (!sub.ok()) return sub.status();
+    if (*sub) return LookupResult{(*sub)->root_handle, ToAttributes(st, **sub)};
+    return LookupCovered(from, dir_fd, name);
+  }
+  absl::StatusOr<LookupResult> LookupCovered(const std::shared_ptr<const Export>& exp, int dir_fd,
+                                             std::string_view name);
   absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
   // Handle of fd itself, or of `name` in directory fd (not following a
   // final symlink) when name is given.
@@ -374,6 +413,7 @@ class PosixBackend::Impl {
   HandleCodec codec_;
   absl::Mutex exports_mu_;
   std::map<uint32_t, std::shared_ptr<const Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
+  absl::Mutex submount_mu_;  // serialises AddSubmount
   LruCache<Node> nodes_;
   LruCache<IoFds> io_;
   absl::Mutex stripes_[kLockStripes];
@@ -383,10 +423,18 @@ class PosixBackend::Impl {
 // ---------------------------------------------------------------------------
 // Impl helpers
 
-absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path) {
+absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
+                                           const ExportSettings& settings, uint32_t owner,
+                                           std::shared_ptr<const Export> parent, bool replace) {
   auto exp = std::make_shared<Export>();
+  exp->settings = settings;
   exp->id = id;
   exp->path = path;
+  exp->owner = owner;
+  exp->crossmnt = settings.crossmnt;
+  exp->nohide = settings.nohide;
+  exp->parent = std::move(parent);
+  const std::optional<uint64_t>& fsid_option = settings.fsid;
   exp->root_fd = UniqueFd(open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!exp->root_fd.valid()) return Errno(absl::StrCat("open export ", path));
   exp->mount_fd = UniqueFd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -405,7 +453,7 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path)
   uint64_t fsid = 0;
   static_assert(sizeof(sfs.f_fsid) == sizeof(fsid));
   std::memcpy(&fsid, &sfs.f_fsid, sizeof(fsid));
-  exp->fsid = fsid != 0 ? fsid : static_cast<uint64_t>(st.st_dev);
+  exp->fsid = fsid_option ? *fsid_option : fsid != 0 ? fsid : static_cast<uint64_t>(st.st_dev);
   // Whole-file-system export: the export root is a mount root showing the
   // file system's own root. Anything else needs the ".." walk.
   struct statx stx;
@@ -415,15 +463,94 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path)
     mount_root = (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
   }
   exp->walk_check = !(mount_root && MountRoot(exp->mount_id) == "/");
+  exp->covered_root = UniqueFd(open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  if (exp->covered_root.valid()) {
+    KernelHandle ch;
+    ch.header.handle_bytes = MAX_HANDLE_SZ;
+    if (name_to_handle_at(exp->covered_root.get(), "", &ch.header, &exp->covered_mount_id,
+                          AT_EMPTY_PATH) != 0) {
+      exp->covered_root = UniqueFd();
+    }
+  }
   absl::StatusOr<FileHandle> root = codec_.Encode(
       id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
   if (!root.ok()) return root.status();
   exp->root_handle = *root;
   absl::MutexLock lock(&exports_mu_);
-  if (exports_.count(id)) return absl::AlreadyExistsError(absl::StrCat("export id ", id, " in use"));
+  if (exports_.count(id) && !replace) {
+    return absl::AlreadyExistsError(absl::StrCat("export id ", id, " in use"));
+  }
   NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path, exp->walk_check ? "on" : "off");
   exports_[id] = std::move(exp);
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const PosixBackend::Export>> PosixBackend::Impl::AddSubmount(
+    uint32_t owner, const std::string& mount_point) {
+  // One registration at a time: LOOKUPs racing to the same new mount point
+  // must get the same export, not two ids for one path.
+  absl::MutexLock registering(&submount_mu_);
+  std::shared_ptr<const Export> parent;
+  {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    for (const auto& [id, e] : exports_) {
+      if (e->path == mount_point) return e;
+      // The innermost export around the mount point is where ".." leads.
+      const bool around = mount_point.size() > e->path.size() &&
+                          mount_point.compare(0, e->path.size(), e->path) == 0 &&
+                          (e->path == "/" || mount_point[e->path.size()] == '/');
+      if (around && (!parent || e->path.size() > parent->path.size())) parent = e;
+    }
+  }
+  // Stable across restarts: the owner's id and the path, never 0 and never
+  // an id already taken.
+  uint32_t id = owner;
+  for (unsigned char c : mount_point) id = (id ^ c) * 16777619u;
+  for (;; ++id) {
+    if (id == 0 || FindExport(id)) continue;
+    break;
+  }
+  ExportSettings settings;
+  settings.crossmnt = true;  // crossmnt reaches the mounts inside submounts too
+  absl::Status added = AddExport(id, mount_point, settings, owner, parent);
+  if (!added.ok()) return added;
+  return FindExport(id);
+}
+
+absl::StatusOr<std::shared_ptr<const PosixBackend::Export>> PosixBackend::Impl::EnterMount(
+    const Export& from, int dir_fd, std::string_view name, const struct stat& st) {
+  {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    for (const auto& [id, e] : exports_) {
+      if (e->dev == st.st_dev && e->ino == st.st_ino && (e->nohide || from.crossmnt)) return e;
+    }
+  }
+  if (!from.crossmnt) return nullptr;  // the covered directory, then
+  std::string dir;
+  if (!FdPath(dir_fd, &dir)) return ErrnoError(EACCES, "mount point below export: no path");
+  return AddSubmount(from.owner, (dir == "/" ? "" : dir) + "/" + std::string(name));
+}
+
+absl::StatusOr<LookupResult> PosixBackend::Impl::LookupCovered(
+    const std::shared_ptr<const Export>& exp, int dir_fd, std::string_view name) {
+  // The same path, relative to the export root, in the clone without mounts.
+  std::string dir, root;
+  if (!exp->covered_root.valid() || !FdPath(dir_fd, &dir) || !FdPath(exp->root_fd.get(), &root) ||
+      dir.compare(0, root.size(), root) != 0) {
+    return ErrnoError(EACCES, "mount point below export: covered directory unreachable");
+  }
+  std::string rel = dir.substr(root == "/" ? 1 : root.size());
+  while (!rel.empty() && rel.front() == '/') rel.erase(0, 1);
+  rel += (rel.empty() ? "" : "/") + std::string(name);
+  UniqueFd fd(openat(exp->covered_root.get(), rel.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return Errno("lookup of a covered directory");
+  struct stat st;
+  if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
+  if (st.st_dev != exp->dev) return ErrnoError(EACCES, "covered directory on another device");
+  absl::StatusOr<FileHandle> fh = MakeHandle(*exp, fd.get());
+  if (!fh.ok()) return fh.status();
+  Adopt(exp, std::move(fd), *fh, st);
+  return LookupResult{*fh, ToAttributes(st, *exp)};
 }
 
 absl::Status PosixBackend::Impl::CheckInsideExport(const Export& exp, int fd,
@@ -529,7 +656,9 @@ absl::StatusOr<FileHandle> PosixBackend::Impl::MakeHandle(const Export& exp, int
       0) {
     return Errno("name_to_handle_at");
   }
-  if (mount_id != exp.mount_id) return ErrnoError(EACCES, "object on another mount");
+  if (mount_id != exp.mount_id && mount_id != exp.covered_mount_id) {
+    return ErrnoError(EACCES, "object on another mount");
+  }
   return codec_.Encode(exp.id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
 }
 
@@ -748,8 +877,28 @@ absl::StatusOr<std::unique_ptr<PosixBackend>> PosixBackend::Create(
 
 PosixBackend::~PosixBackend() = default;
 
-absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path) {
-  return impl_->AddExport(export_id, path);
+absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path,
+                                     const ExportSettings& settings) {
+  absl::Status added = impl_->AddExport(export_id, path, settings, export_id, nullptr);
+  if (!added.ok() || !settings.crossmnt) return added;
+  for (const std::string& mount_point : MountPointsBelow(path)) {
+    absl::StatusOr<std::shared_ptr<const Export>> sub = impl_->AddSubmount(export_id, mount_point);
+    if (!sub.ok()) NFS3D_LOG_WARNING("export %s: submount %s: %s", path, mount_point, sub.status().message());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PosixBackend::RefreshExport(uint32_t export_id) {
+  std::shared_ptr<const Export> exp = impl_->FindExport(export_id);
+  if (!exp) return ErrnoError(ENOENT, absl::StrCat("no export ", export_id));
+  struct stat st;
+  if (stat(exp->path.c_str(), &st) != 0) return Errno(absl::StrCat("stat export ", exp->path));
+  if (st.st_dev == exp->dev && st.st_ino == exp->ino) return absl::OkStatus();
+  NFS3D_LOG_INFO("export %s: another directory is there now (a file system was mounted or "
+                 "unmounted): serving it",
+                 exp->path);
+  return impl_->AddExport(export_id, exp->path, exp->settings, exp->owner, exp->parent,
+                          /*replace=*/true);
 }
 
 absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {
@@ -761,7 +910,7 @@ absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {
 absl::StatusOr<uint32_t> PosixBackend::ExportOf(const FileHandle& fh) {
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
-  return (*node)->exp->id;
+  return (*node)->exp->owner;
 }
 
 absl::StatusOr<Attributes> PosixBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
@@ -829,7 +978,7 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
       if (!creds.status().ok()) return creds.status();
       if (fstatat(d->fd.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Errno("lookup");
     }
-    if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+    if (st.st_dev != d->exp->dev) return impl_->LookupMount(d->exp, d->fd.get(), name, st);
     absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, d->fd.get(), n.c_str());
     if (!fh.ok()) return fh.status();
     return LookupResult{*fh, impl_->ToAttributes(st, *d->exp)};
@@ -843,7 +992,8 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
   const bool at_root = d->ino == d->exp->ino && d->dev == d->exp->dev;
   // "." and ".." at the export root are the directory itself; the lookup of
   // "." still checks search permission.
-  const bool self = name == "." || (name == ".." && at_root);
+  // ".." of a submount's root leads out into the export around it.
+  const bool self = name == "." || (name == ".." && at_root && !d->exp->parent);
   UniqueFd fd;
   {
     ScopedCredentials creds(cred);
@@ -861,7 +1011,14 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
   }
   struct stat st;
   if (fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) return Errno("fstat");
-  if (st.st_dev != d->exp->dev) return ErrnoError(EACCES, "mount point below export");
+  if (name == ".." && at_root) {  // a submount's root: ".." is in the parent export
+    const std::shared_ptr<const Export>& up = d->exp->parent;
+    absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*up, fd.get());
+    if (!fh.ok()) return fh.status();
+    impl_->Adopt(up, std::move(fd), *fh, st);
+    return LookupResult{*fh, impl_->ToAttributes(st, *up)};
+  }
+  if (st.st_dev != d->exp->dev) return impl_->LookupMount(d->exp, d->fd.get(), name, st);
   if (name == "..") {
     // Guards against a directory moved out of the export since it was cached.
     absl::Status inside = impl_->CheckInsideExport(*d->exp, fd.get(), st);
@@ -906,6 +1063,56 @@ absl::StatusOr<AccessResult> PosixBackend::Access(const Cred& cred, const FileHa
     if (x) granted |= kExecute;
   }
   return AccessResult{granted & requested};
+}
+
+absl::StatusOr<AclPair> PosixBackend::GetAcl(const Cred& cred, const FileHandle& fh,
+                                              std::optional<Attributes>* attributes) {
+  (void)cred;  // reading ACLs needs no permission, as GETATTR
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<struct stat> st = impl_->Stat(**node);
+  if (!st.ok()) return st.status();
+  if (attributes) *attributes = impl_->ToAttributes(*st, *(*node)->exp);
+  AclPair acls;
+  if (!S_ISLNK(st->st_mode)) {  // a symlink's /proc path would lead to its target
+    const std::string path = ProcPath((*node)->fd.get());
+    absl::StatusOr<Acl> access = ReadAclXattr(path, kAclAccessXattr);
+    if (!access.ok()) return access.status();
+    acls.access = std::move(*access);
+    if (S_ISDIR(st->st_mode)) {
+      absl::StatusOr<Acl> default_acl = ReadAclXattr(path, kAclDefaultXattr);
+      if (!default_acl.ok()) return default_acl.status();
+      acls.default_acl = std::move(*default_acl);
+    }
+  }
+  if (acls.access.empty()) acls.access = AclFromMode(st->st_mode);
+  return acls;
+}
+
+absl::Status PosixBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                                  const Acl* default_acl, std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  const Node& n = **node;
+  absl::MutexLock lock(&impl_->Stripe(n));
+  absl::StatusOr<struct stat> st = impl_->Stat(n);
+  if (!st.ok()) return st.status();
+  absl::Status result;
+  if (S_ISLNK(st->st_mode)) {
+    result = ErrnoError(EOPNOTSUPP, "symlinks have no ACLs");
+  } else if (default_acl != nullptr && !default_acl->empty() && !S_ISDIR(st->st_mode)) {
+    result = ErrnoError(EACCES, "default ACL on a non-directory");
+  } else {
+    const std::string path = ProcPath(n.fd.get());
+    ScopedCredentials creds(cred);
+    result = creds.status();
+    if (result.ok() && access != nullptr) result = WriteAclXattr(path, kAclAccessXattr, *access);
+    if (result.ok() && default_acl != nullptr && S_ISDIR(st->st_mode)) {
+      result = WriteAclXattr(path, kAclDefaultXattr, *default_acl);
+    }
+  }
+  if (attributes) *attributes = impl_->AttrsOrNone(n);
+  return result;
 }
 
 absl::StatusOr<std::string> PosixBackend::Readlink(const Cred& cred, const FileHandle& fh,

@@ -100,20 +100,46 @@ struct PosixBackendOptions {
   size_t io_cache_size = 1024;      // open read/write descriptors
 };
 
+// How an export treats file systems mounted below it (exports(5)).
+struct PosixExportSettings {
+  std::optional<uint64_t> fsid;  // fsid=: replaces the reported file system id
+  // crossmnt: LOOKUP of a mount point below the export enters the mounted
+  // file system (and those mounted inside it), each served as a submount
+  // export with its own handles and fsid; ExportOf gives this export's id
+  // for them, so its options apply. Submounts present now are registered
+  // at once (their handles survive restarts: ids derive from export id and
+  // path); later mounts when a LOOKUP first reaches them.
+  bool crossmnt = false;
+  // nohide: an export whose root is a mount point inside another export is
+  // entered by LOOKUPs in that export (then its own options apply).
+  bool nohide = false;
+};
+
 class PosixBackend : public Backend {
  public:
   static absl::StatusOr<std::unique_ptr<PosixBackend>> Create(const PosixBackendOptions& options);
   ~PosixBackend() override;
 
+  using ExportSettings = PosixExportSettings;
+
   // Exports the directory at path under export_id. Fails if the id is taken,
   // the path is not a directory, or its file system has no file handles.
-  absl::Status AddExport(uint32_t export_id, const std::string& path);
+  // Without crossmnt/nohide, LOOKUP of a mount point below an export gives
+  // the directory the mount covers (reached through a clone of the export's
+  // mount without its submounts), as knfsd does.
+  absl::Status AddExport(uint32_t export_id, const std::string& path,
+                         const ExportSettings& settings = {});
 
   // The state directory (e.g. to assign stable export ids with ExportId()).
   StateDir& state_dir() { return *state_dir_; }
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
+  absl::Status RefreshExport(uint32_t export_id) override;
   absl::StatusOr<int> OpenForLocking(const FileHandle& fh) override;
+  absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                 std::optional<Attributes>* attributes) override;
+  absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                      const Acl* default_acl, std::optional<Attributes>* attributes) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
   absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override;
   absl::Status SetAttr(const Cred& cred, const FileHandle& fh, const SetAttributes& attrs,

@@ -242,13 +242,20 @@ TEST(ExportsTest, Errors) {
   ExpectError("srv h\n", 1, "export path 'srv' must be absolute");
   ExpectError("/a/../b h\n", 1, "must be absolute, without '.' or '..'");
   ExpectError("\n/a h(rw,frobnicate)\n", 2, "unknown export option 'frobnicate'");
-  ExpectError("/a -crossmnt h\n", 1, "unknown export option 'crossmnt'");
-  ExpectError("/a h(anonuid=x)\n", 1, "needs a numeric value");
-  ExpectError("/a h(anonuid=-2)\n", 1, "needs a numeric value");
-  ExpectError("/a h(anonuid=4294967296)\n", 1, "needs a numeric value");
-  ExpectError("/a h(anonuid)\n", 1, "needs a numeric value");
+  ExpectError("/a -crossmount h\n", 1, "unknown export option 'crossmount'");
+  ExpectError("/a h(anonuid=x)\n", 1, "needs a numeric id");
+  ExpectError("/a h(anonuid=4294967296)\n", 1, "needs a numeric id");
+  ExpectError("/a h(anonuid)\n", 1, "'anonuid' needs a value");
   ExpectError("/a h(rw=1)\n", 1, "'rw' takes no value");
-  ExpectError("/a h(sec=krb5)\n", 1, "unsupported security flavour");
+  ExpectError("/a h(sec=krb5)\n", 1, "sec=krb5: no flavour nfs3d serves");
+  ExpectError("/a h(sec=krb5p:krb5i)\n", 1, "list sys too, e.g. sec=krb5p:krb5i:sys");
+  ExpectError("/a h(sec=lipkey)\n", 1, "unknown security flavour 'lipkey'");
+  ExpectError("/a h(sec=)\n", 1, "needs a flavour list");
+  ExpectError("/a h(fsid=abc)\n", 1, "bad 'fsid=abc'");
+  ExpectError("/a h(fsid=4294967296)\n", 1, "bad 'fsid=4294967296'");
+  ExpectError("/a h(mountpoint=relative)\n", 1, "needs an absolute path");
+  ExpectError("/a h(xprtsec=tls:mtls)\n", 1, "does not serve RPC-with-TLS");
+  ExpectError("/a h(reexport=sometimes)\n", 1, "bad 'reexport=sometimes'");
   ExpectError("/a h(rw\n", 1, "unbalanced parentheses in 'h(rw'");
   ExpectError("/a h(rw))\n", 1, "unbalanced parentheses in 'h(rw))'");
   ExpectError("/a h)rw(\n", 1, "unbalanced parentheses");
@@ -257,7 +264,9 @@ TEST(ExportsTest, Errors) {
   ExpectError("/a h (rw)\n", 1, "not attached to a client");
   ExpectError("\"/a h\n", 1, "unterminated quote");
   ExpectError("/a h\n/b h\n/a/ g\n", 3, "duplicate export '/a' (first on line 1)");
-  ExpectError("/a @netgroup\n", 1, "netgroup client '@netgroup' is not supported");
+  ExpectError("/a @\n", 1, "empty netgroup name");
+  ExpectError("/a gss/krb5i(rw)\n", 1, "old spelling of sec=krb5i");
+  ExpectError("/a host[0-9\n", 1, "unclosed '['");
   ExpectError("/a h!st\n", 1, "bad client 'h!st'");
   ExpectError("/a 10.0.0.300\n", 1, "bad client '10.0.0.300'");
   // Bad networks.
@@ -466,10 +475,12 @@ TEST(ExportsTest, DescribeExport) {
   ExportTable t = ParseOk("/srv 10.0.0.0/8(rw,no_root_squash,async) *\n");
   std::string d = DescribeExport(t.exports[0]);
   EXPECT_NE(d.find("/srv [id "), std::string::npos) << d;
-  EXPECT_NE(d.find(" 10.0.0.0/8(rw,no_root_squash,secure,async)"),
+  EXPECT_NE(d.find(" 10.0.0.0/8(async,wdelay,hide,no_subtree_check,sec=sys,rw,secure,"
+                   "no_root_squash,no_all_squash)"),
             std::string::npos)
       << d;
-  EXPECT_NE(d.find(" *(ro,root_squash,anonuid=65534,anongid=65534,secure,sync)"),
+  EXPECT_NE(d.find(" *(sync,wdelay,hide,no_subtree_check,sec=sys,ro,secure,root_squash,"
+                   "no_all_squash)"),
             std::string::npos)
       << d;
 }
@@ -502,6 +513,122 @@ TEST(ExportsTest, QuickExport) {
   std::string want = std::string(cwd) == "/" ? "/some/dir2"
                                              : std::string(cwd) + "/some/dir2";
   EXPECT_EQ(rel.exports[0].path, want);
+}
+
+const ExportOptions& OptionsOf(const ExportTable& t, std::string_view path, size_t client = 0) {
+  const Export* e = t.FindByPath(path);
+  EXPECT_NE(e, nullptr) << path;
+  static const ExportOptions kNone;
+  if (e == nullptr || client >= e->clients.size()) return kNone;
+  return e->clients[client].options;
+}
+
+bool HasWarning(const ExportTable& t, std::string_view text) {
+  for (const std::string& w : t.warnings) {
+    if (w.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Real-world knfsd lines (tests/conf/data/knfsd_exports): all parse, and
+// each option means what exports(5) says or is reported as having no effect.
+TEST(ExportsTest, RealWorldKnfsdLines) {
+  std::ifstream in(std::string(NFS3D_TEST_DATA_DIR) + "/knfsd_exports");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  ASSERT_FALSE(ss.str().empty());
+  ExportTable t = ParseOk(ss.str());
+  EXPECT_EQ(t.exports.size(), 25u);
+
+  // The man page's examples.
+  EXPECT_EQ(OptionsOf(t, "/", 1).squash, SquashMode::kNone);
+  const Export* usr = t.FindByPath("/usr");
+  ASSERT_NE(usr, nullptr);
+  EXPECT_EQ(usr->clients[1].kind, Kind::kNetgroup);
+  EXPECT_EQ(usr->clients[1].name, "trusted");
+  EXPECT_EQ(OptionsOf(t, "/home/joe").anonuid, 150u);
+  EXPECT_EQ(OptionsOf(t, "/home/joe").squash, SquashMode::kAll);
+  EXPECT_FALSE(OptionsOf(t, "/srv/www", 1).read_only);  // -sync,rw default
+  EXPECT_TRUE(OptionsOf(t, "/srv/www", 2).read_only);
+  const Export* build = t.FindByPath("/build");
+  ASSERT_NE(build, nullptr);
+  EXPECT_NE(build->Match(V4("192.0.2.9").sa(), "buildhost7.local.domain"), nullptr);
+  EXPECT_EQ(build->Match(V4("192.0.2.9").sa(), "buildhostx.local.domain"), nullptr);
+
+  // Submounts and mount points.
+  EXPECT_TRUE(OptionsOf(t, "/export").crossmnt);
+  EXPECT_EQ(t.FindByPath("/export")->export_id, 0u);
+  EXPECT_TRUE(OptionsOf(t, "/export/users").nohide);
+  EXPECT_EQ(OptionsOf(t, "/mnt/disk1").mountpoint, "");
+  EXPECT_EQ(OptionsOf(t, "/mnt/disk1").fsid_uuid, "3b6a4f1e8c2d4e7a9f100a1b2c3d4e5f");
+  EXPECT_EQ(t.FindByPath("/mnt/disk1")->export_id,
+            HashExportPath("uuid:3b6a4f1e8c2d4e7a9f100a1b2c3d4e5f"));
+  EXPECT_EQ(OptionsOf(t, "/media/usb").mountpoint, "/media/usb");
+
+  // Security flavours: sys served, the rest named in a warning; options after
+  // a list without sys do not touch sys.
+  EXPECT_EQ(OptionsOf(t, "/data").sec,
+            (std::vector<std::string>{"krb5p", "krb5i", "krb5", "sys"}));
+  EXPECT_TRUE(HasWarning(t, "/data 192.168.0.0/16: sec=krb5p is not served"));
+  EXPECT_TRUE(OptionsOf(t, "/mixed").read_only);
+  EXPECT_EQ(OptionsOf(t, "/mixed").squash, SquashMode::kRoot);
+  EXPECT_FALSE(OptionsOf(t, "/home").acl);
+  EXPECT_EQ(OptionsOf(t, "/home").squash, SquashMode::kNone);
+
+  // Locking, write gathering, READDIRPLUS.
+  const ExportOptions& locks = OptionsOf(t, "/vol/locks");
+  EXPECT_FALSE(locks.auth_nlm);
+  EXPECT_FALSE(locks.wdelay);
+  EXPECT_FALSE(locks.readdirplus);
+  const ExportOptions& legacy = OptionsOf(t, "/vol/legacy");
+  EXPECT_FALSE(legacy.auth_nlm);
+  EXPECT_TRUE(legacy.subtree_check);
+  EXPECT_TRUE(legacy.acl);
+  EXPECT_FALSE(legacy.nohide);
+  EXPECT_FALSE(legacy.crossmnt);
+
+  // NFSv4-only and legacy options: accepted, logged.
+  EXPECT_TRUE(HasWarning(t, "/pnfs *: accepted, no effect on NFSv3: pnfs"));
+  EXPECT_TRUE(HasWarning(t, "security_label"));
+  EXPECT_TRUE(HasWarning(t, "/ref *: accepted, no effect on NFSv3: refer=/export@server2+server3"));
+  EXPECT_TRUE(HasWarning(t, "replicas=/a@s1:/b@s2"));
+  EXPECT_TRUE(HasWarning(t, "squash_uids="));
+  EXPECT_TRUE(HasWarning(t, "xprtsec=mtls:tls:none"));
+  EXPECT_EQ(OptionsOf(t, "/legacy").fsid, 0x1fu);
+  EXPECT_EQ(OptionsOf(t, "/legacy").anonuid, 4294967294u);  // (uid_t)-2
+  EXPECT_EQ(OptionsOf(t, "/k8s").anonuid, 0u);
+
+  // Every export describes itself with every option spelled out.
+  EXPECT_EQ(DescribeOptions(OptionsOf(t, "/export")),
+            "async,wdelay,hide,crossmnt,no_subtree_check,fsid=0,sec=sys,rw,insecure,"
+            "root_squash,no_all_squash");
+  EXPECT_EQ(DescribeOptions(OptionsOf(t, "/vol/locks")),
+            "sync,no_wdelay,hide,no_subtree_check,insecure_locks,nordirplus,sec=sys,rw,secure,"
+            "root_squash,no_all_squash");
+}
+
+TEST(ExportsTest, FlavourSpecificOptionsFollowSec) {
+  // Options after a list with sys apply; after one without, they do not.
+  ExportTable t = ParseOk("/a h(sec=sys,rw,sec=krb5p,ro,no_root_squash)\n"
+                          "/b -sec=krb5:sys,rw h\n"
+                          "/c h(rw,sec=none)\n");
+  EXPECT_FALSE(OptionsOf(t, "/a").read_only);
+  EXPECT_EQ(OptionsOf(t, "/a").squash, SquashMode::kRoot);
+  EXPECT_FALSE(OptionsOf(t, "/b").read_only);
+  EXPECT_EQ(OptionsOf(t, "/c").sec, (std::vector<std::string>{"none"}));
+  EXPECT_FALSE(OptionsOf(t, "/c").read_only);
+  EXPECT_EQ(ParseOk("/d h(sec=unix:null)\n").exports[0].clients[0].options.sec,
+            (std::vector<std::string>{"sys", "none"}));
+}
+
+TEST(ExportsTest, Netgroups) {
+  ExportTable t = ParseOk("/a @nosuchgroup(rw) *(ro)\n");
+  const Export& e = t.exports[0];
+  EXPECT_TRUE(e.NeedsHostname());
+  // No such group: the '*' entry applies, after the netgroup in priority.
+  const ExportClient* c = e.Match(V4("192.0.2.1").sa(), "host.example");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->kind, Kind::kAnyone);
 }
 
 TEST(ExportsTest, LoadFromFile) {

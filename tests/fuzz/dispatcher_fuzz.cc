@@ -32,6 +32,7 @@
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
+#include "nfsd/nfsacl_program.h"
 #include "rpc/dispatcher.h"
 #include "vfs/posix_backend.h"
 #include "xdr/buffer_chain.h"
@@ -44,7 +45,7 @@ struct World {
   std::unique_ptr<vfs::PosixBackend> backend;
   std::unique_ptr<nfsd::NfsServer> nfs;
   std::unique_ptr<nfsd::MountService> mount;
-  rpc::Program nfs_program, mount_program;
+  rpc::Program nfs_program, mount_program, nfsacl_program;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::string root, file, subdir;  // encoded opaque<64> handles (length + bytes)
   std::string path;                // the export path as an encoded string
@@ -89,11 +90,13 @@ World* MakeWorld() {
   w->mount = std::make_unique<nfsd::MountService>(w->nfs.get());
   w->nfs_program = nfsd::Nfs3Program(w->nfs.get());
   w->mount_program = nfsd::MakeMountProgram(w->mount.get());
+  w->nfsacl_program = nfsd::NfsAclProgram(w->nfs.get());
   rpc::DispatcherOptions d;
   d.drc.max_entries = 64;  // small: eviction gets exercised too
   w->dispatcher = std::make_unique<rpc::Dispatcher>(d);
   w->dispatcher->AddProgram(&w->nfs_program);
   w->dispatcher->AddProgram(&w->mount_program);
+  w->dispatcher->AddProgram(&w->nfsacl_program);
 
   auto root = w->backend->RootHandle(id);
   if (!root.ok()) std::abort();

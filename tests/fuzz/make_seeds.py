@@ -50,8 +50,18 @@ def write(target, name, data):
         f.write(data)
 
 
-NFS, MOUNT = 100003, 100005
+NFS, MOUNT, NFSACL = 100003, 100005, 100227
 ROOT, FILE, DIR, EXPO = b"\0\0\0\4ROOT", b"\0\0\0\4FILE", b"\0\0\0\4DIR_", b"\0\0\0\4EXPO"
+
+
+def nfsacl(entries, flag=0):
+    """An NFSACL acl: count, then the (type, id, perm) entries."""
+    body = b"".join(u32(t | flag) + u32(i) + u32(p) for t, i, p in entries)
+    return u32(len(entries)) + u32(len(entries)) + body
+
+
+# u::rw-,u:1234:rw-,g::r--,m::rw-,o::---
+USER_ACL = nfsacl([(1, 0, 6), (2, 1234, 6), (4, 0, 4), (0x10, 0, 6), (0x20, 0, 0)])
 SATTR_MODE = u32(1) + u32(0o644) + u32(0) * 3 + u32(0) + u32(0)
 
 # rpc_call_fuzz: bare call messages.
@@ -114,6 +124,19 @@ seeds = {
     "umntall": call(44, MOUNT, 3, 4),
     "export": call(45, MOUNT, 3, 5),
     "mnt_none": call(46, MOUNT, 3, 1, EXPO, cred=AUTH_NONE),
+    "getacl": call(50, NFSACL, 3, 1, FILE + u32(0xF)),
+    "setacl": call(51, NFSACL, 3, 2, FILE + u32(1) + USER_ACL + u32(0) + u32(0)),
 }
 for i, (name, data) in enumerate(sorted(seeds.items())):
     write("dispatcher_fuzz", name, bytes([i % 4]) + data)
+
+# nfsacl_fuzz: byte 0 % 3 = GETACL args, SETACL args, xattr value.
+FH = opaque(b"\x01" * 32)
+write("nfsacl_fuzz", "getacl", b"\x00" + FH + u32(0xF))
+write("nfsacl_fuzz", "setacl_file", b"\x01" + FH + u32(1) + USER_ACL + u32(0) + u32(0))
+write("nfsacl_fuzz", "setacl_dir", b"\x01" + FH + u32(5) + USER_ACL + nfsacl(
+    [(1, 0, 7), (4, 0, 5), (0x10, 0, 5), (0x20, 0, 5)], 0x1000))
+write("nfsacl_fuzz", "count_only", b"\x01" + FH + u32(2) + u32(4) + u32(0) + u32(0) + u32(0))
+write("nfsacl_fuzz", "xattr", b"\x02" + struct.pack("<I", 2) + b"".join(
+    struct.pack("<HHI", t, p, i) for t, p, i in [(1, 6, 0xFFFFFFFF), (2, 6, 1234), (4, 4, 0xFFFFFFFF),
+                                                  (0x10, 6, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]))

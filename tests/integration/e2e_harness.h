@@ -68,7 +68,7 @@ class Args {
 
 struct Fattr {
   uint32_t type = 0, mode = 0, nlink = 0, uid = 0, gid = 0;
-  uint64_t size = 0, fileid = 0;
+  uint64_t size = 0, fsid = 0, fileid = 0;
 };
 
 inline Fattr DecodeFattr(xdr::Decoder& d) {
@@ -81,7 +81,7 @@ inline Fattr DecodeFattr(xdr::Decoder& d) {
   a.size = d.U64();
   d.U64();  // used
   d.U64();  // rdev
-  d.U64();  // fsid
+  a.fsid = d.U64();
   a.fileid = d.U64();
   for (int i = 0; i < 6; ++i) d.U32();  // times
   return a;

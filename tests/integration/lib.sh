@@ -132,6 +132,17 @@ make_lab_export() {
   echo "$WORK/export 10.200.0.0/24(rw,no_root_squash,insecure)" > "$WORK/exports"
 }
 
+# lab_start_nfs3d NFS3D PROG VERS: brings the lab up with nfs3d's own
+# portmapper (no rpcbind), starts nfs3d with $WORK/nfs3d.conf (log in
+# $WORK/nfs3d.log) and waits until it serves program PROG version VERS.
+lab_start_nfs3d() {
+  "$LAB" up --no-rpcbind >/dev/null
+  "$LAB" exec -- "$1" --config "$WORK/nfs3d.conf" --foreground 2> "$WORK/nfs3d.log" &
+  PIDS+=($!)
+  wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 "$2" "$3" \
+    || { cat "$WORK/nfs3d.log" >&2; fail "nfs3d did not come up serving program $2 v$3"; }
+}
+
 # make_lab_data: DATA for the guest to read; not under /tmp, which is a tmpfs
 # in the guest.
 make_lab_data() {

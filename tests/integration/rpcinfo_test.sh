@@ -33,11 +33,12 @@ check_all() {
   echo "$out" >&2
   for want in "100003 *3 *tcp *2049" "100003 *3 *udp *2049" "100005 *3 *tcp *20048" \
               "100005 *3 *udp *20048" "100005 *1 *tcp *20048" "100005 *1 *udp *20048" \
-              "100000 *2 *tcp *111"; do
+              "100227 *3 *tcp *2049" "100227 *3 *udp *2049" "100000 *2 *tcp *111"; do
     grep -Eq "$want" <<< "$out" || fail "$what: rpcinfo -p lacks '$want'"
   done
   rpcinfo -u 127.0.0.1 100003 3 | grep -q "ready and waiting" || fail "$what: rpcinfo -u nfs"
   rpcinfo -t 127.0.0.1 100003 3 | grep -q "ready and waiting" || fail "$what: rpcinfo -t nfs"
+  rpcinfo -t 127.0.0.1 100227 3 | grep -q "ready and waiting" || fail "$what: rpcinfo -t nfs_acl"
   rpcinfo -u 127.0.0.1 100005 3 | grep -q "ready and waiting" || fail "$what: rpcinfo -u mount v3"
   rpcinfo -t 127.0.0.1 100005 1 | grep -q "ready and waiting" || fail "$what: rpcinfo -t mount v1"
   # rpcbind v3/v4 query (what rpcinfo without -p uses).

@@ -1,4 +1,8 @@
 // The generic per-call checks and the table's policy flags.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
 #include <set>
 
 #include "tests/nfsd/nfs3_fixture.h"
@@ -44,6 +48,49 @@ TEST_F(Nfs3Test, RemovedExportIsStale) {
   server_->SetExports(table);
   EXPECT_EQ(client().Getattr(fh).status, n3::NFS3ERR_STALE);
   EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_STALE);
+  EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
+}
+
+TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
+  auto table = std::make_shared<conf::ExportTable>(*server_->exports());
+  for (conf::Export& e : table->exports) {
+    if (e.export_id != kRwId) continue;
+    for (conf::ExportClient& c : e.clients) {
+      c.options.readdirplus = false;  // nordirplus
+      c.options.auth_nlm = false;     // insecure_locks
+    }
+  }
+  server_->SetExports(table);
+  const uint8_t verf[8] = {};
+  EXPECT_EQ(client().Readdirplus(Root(kRwId), 0, verf, 4096, 8192).status, n3::NFS3ERR_NOTSUPP);
+  EXPECT_EQ(client().Readdirplus(Root(kSquashId), 0, verf, 4096, 8192).status, n3::NFS3_OK);
+  // From an unprivileged port: lock requests (NLM) pass, NFS calls do not.
+  rpc::TransportInfo transport;
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(40000);
+  peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::memcpy(&transport.peer, &peer, sizeof(peer));
+  transport.peer_len = sizeof(peer);
+  rpc::CallContext ctx;
+  ctx.transport = &transport;
+  ctx.cred.flavor = rpc::kAuthSys;
+  CallAuth auth;
+  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/true), n3::NFS3_OK);
+  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/false),
+            n3::NFS3ERR_PERM);
+}
+
+TEST_F(Nfs3Test, SecListDecidesTheFlavoursAccepted) {
+  auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,no_root_squash,fsid=1,sec=sys)\n" +
+                                      Path("squash") + " *(rw,fsid=3,sec=none)\n",
+                                  "test");
+  ASSERT_TRUE(table.ok()) << table.status();
+  server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3_OK);
+  EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3ERR_PERM);  // AUTH_SYS
+  client().caller.flavor = rpc::kAuthNone;
+  EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_PERM);
   EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
 }
 
