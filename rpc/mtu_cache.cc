@@ -90,20 +90,21 @@ uint32_t MtuCache::Lookup(int ifindex) const {
 
 uint32_t MtuCache::Get(int ifindex) {
   if (ifindex <= 0) return 0;
-  const auto now = std::chrono::steady_clock::now();
   uint64_t generation;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(ifindex);
+    // Followed entries never expire, so the common case reads no clock.
     if (it != entries_.end() &&
-        (follows_link_changes() || now - it->second.fetched < kUnfollowedTtl)) {
+        (follows_link_changes() ||
+         std::chrono::steady_clock::now() - it->second.fetched < kUnfollowedTtl)) {
       return it->second.mtu;
     }
     generation = generation_;
   }
   const uint32_t mtu = Lookup(ifindex);
   std::lock_guard<std::mutex> lock(mu_);
-  if (generation == generation_) entries_[ifindex] = Entry{mtu, now};
+  if (generation == generation_) entries_[ifindex] = Entry{mtu, std::chrono::steady_clock::now()};
   return mtu;
 }
 
