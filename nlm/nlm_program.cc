@@ -4,6 +4,7 @@
 
 #include "nlm/nlm4_codec.h"
 #include "xdr/buffer_chain.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nlm {
 namespace {
@@ -31,13 +32,7 @@ struct V1 {
   using ShareRes = nlm_shareres;
 };
 
-template <typename T>
-std::string EncodeToString(const T& value) {
-  xdr::BufferChain chain;
-  xdr::Encoder e(&chain);
-  Encode(e, value);
-  return chain.Flatten();
-}
+using xdr::EncodeToString;
 
 void Null(NlmService&, const CallContext&, const Void&, Void*) {}
 

@@ -14,17 +14,12 @@
 #include "nlm/nsm_types.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/encoder.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nlm {
 namespace {
 
-template <typename T>
-std::string EncodeToString(const T& value) {
-  xdr::BufferChain chain;
-  xdr::Encoder e(&chain);
-  Encode(e, value);
-  return chain.Flatten();
-}
+using xdr::EncodeToString;
 
 LockOwner OwnerOf(const nlm4_lock& l) { return {l.caller_name, l.svid, l.oh}; }
 

@@ -3,12 +3,12 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "tests/support/xdr_bytes.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nfsacl {
 namespace {
 
-using test_support::XdrBytes;
+using xdr::EncodeToString;
 
 std::string U32s(std::initializer_list<uint32_t> words) {
   std::string out;
@@ -42,7 +42,7 @@ TEST(NfsAclCodecTest, SetaclArgsAsLinuxSendsThem) {
   ASSERT_EQ(a.access.entries.size(), 4u);
   EXPECT_EQ(a.access.entries[1], (aclent{4, 20, 4}));
   EXPECT_EQ(a.default_acl.count, 0u);
-  EXPECT_EQ(XdrBytes(a), wire);
+  EXPECT_EQ(EncodeToString(a), wire);
 }
 
 TEST(NfsAclCodecTest, MalformedArgsAreRefused) {
@@ -68,15 +68,15 @@ TEST(NfsAclCodecTest, MalformedArgsAreRefused) {
 TEST(NfsAclCodecTest, GetaclReply) {
   GETACL3res r;
   r.status = nfs3::NFS3ERR_STALE;
-  EXPECT_EQ(XdrBytes(r), U32s({70, 0}));
+  EXPECT_EQ(EncodeToString(r), U32s({70, 0}));
   r.status = nfs3::NFS3_OK;
   r.mask = kAcl | kDfAclCnt;
   r.access = {4, {{1, 10, 6}, {4, 20, 4}, {0x10, 0, 4}, {0x20, 0, 0}}};
   r.default_acl = {5, {}};
-  EXPECT_EQ(XdrBytes(r), U32s({0, 0, 9, 4, 4, 1, 10, 6, 4, 20, 4, 0x10, 0, 4, 0x20, 0, 0, 5, 0}));
+  EXPECT_EQ(EncodeToString(r), U32s({0, 0, 9, 4, 4, 1, 10, 6, 4, 20, 4, 0x10, 0, 4, 0x20, 0, 0, 5, 0}));
   GETACL3args g{Fh(), kAcl | kDfAcl};
   GETACL3args back;
-  ASSERT_TRUE(DecodeBytes(XdrBytes(g), &back));
+  ASSERT_TRUE(DecodeBytes(EncodeToString(g), &back));
   EXPECT_EQ(back.mask, kAcl | kDfAcl);
   EXPECT_EQ(back.fh.len, 4);
 }
