@@ -101,6 +101,7 @@ start_ns() {
     mount -t tmpfs tmpfs /var/lib/nfs
     mkdir -p /var/lib/nfs/ganesha
     mount -t tmpfs -o size=2g,mode=755 tmpfs "$1"
+    mkdir -m 755 "$1/sub"  # the sub-directory export (most real exports are one)
     touch "$2"
     exec sleep 100000' _ "$dir/tmpfs" "$dir/ready" &
   HOLDER[$name]=$!
@@ -135,6 +136,7 @@ start_nfs3d() {
   mkdir -p "$dir/state"
   cat > "$dir/exports" <<EOF
 $dir/tmpfs 127.0.0.1(rw,no_root_squash,insecure)
+$dir/tmpfs/sub 127.0.0.1(rw,no_root_squash,insecure)
 $DISK/nfs3d 127.0.0.1(rw,no_root_squash,insecure)
 EOF
   cat > "$dir/nfs3d.conf" <<EOF
@@ -165,6 +167,16 @@ start_ganesha() {
   for _ in $(seq 1 50); do in_ns ganesha rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break; sleep 0.1; done
   sed -e "s|@TMPFS_EXPORT@|$dir/tmpfs|" -e "s|@DISK_EXPORT@|$DISK/ganesha|" \
     "$REPO/../shared/reference/ganesha-nfsv3.conf" > "$dir/ganesha.conf"
+  cat >> "$dir/ganesha.conf" <<EOF
+EXPORT {
+	Export_Id = 3;
+	Path = $dir/tmpfs/sub;
+	Pseudo = /sub;
+	MaxRead = 1048576;
+	MaxWrite = 1048576;
+	FSAL { Name = VFS; }
+}
+EOF
   in_ns_bg ganesha ganesha.nfsd -F -f "$dir/ganesha.conf" -L "$dir/ganesha.log" \
     -p "$dir/ganesha.pid" -N NIV_WARN &
   SERVER_PID[ganesha]=$!
@@ -173,18 +185,26 @@ start_ganesha() {
 }
 
 # ---- Workloads: id | proto | export | nfs3bench arguments.
+# Exports: sub = a sub-directory of the tmpfs (what most sites export, and
+# what costs a server the confinement of its handles), fsroot = the tmpfs
+# itself, disk = a sub-directory of the disk's file system. Metadata rows over
+# TCP send one call per send(2), as the Linux client does.
+KERNEL_LIKE="--send-per-call"
 WORKLOADS=(
-  "tcp-write-1m-n4|tcp|tmpfs|--workload write --bs 1m --outstanding 4"
-  "tcp-write-1m-n16|tcp|tmpfs|--workload write --bs 1m --outstanding 16"
-  "tcp-read-1m-n4|tcp|tmpfs|--workload read --bs 1m --outstanding 4 --file-size 256m"
-  "tcp-read-1m-n16|tcp|tmpfs|--workload read --bs 1m --outstanding 16 --file-size 256m"
-  "udp-write-32k-n16|udp|tmpfs|--workload write --bs 32k --outstanding 16"
-  "udp-read-32k-n16|udp|tmpfs|--workload read --bs 32k --outstanding 16 --file-size 128m"
-  "tcp-getattr-n32|tcp|tmpfs|--workload getattr --outstanding 32 --dir-entries 16"
-  "udp-getattr-n32|udp|tmpfs|--workload getattr --outstanding 32 --dir-entries 16"
-  "tcp-null-n32|tcp|tmpfs|--workload null --outstanding 32 --dir-entries 16"
-  "udp-null-n32|udp|tmpfs|--workload null --outstanding 32 --dir-entries 16"
-  "tcp-create-setattr-remove-n32|tcp|tmpfs|--workload createsetattr --outstanding 32 --dir-entries 16"
+  "tcp-write-1m-n4|tcp|sub|--workload write --bs 1m --outstanding 4"
+  "tcp-write-1m-n16|tcp|sub|--workload write --bs 1m --outstanding 16"
+  "tcp-read-1m-n4|tcp|sub|--workload read --bs 1m --outstanding 4 --file-size 256m"
+  "tcp-read-1m-n16|tcp|sub|--workload read --bs 1m --outstanding 16 --file-size 256m"
+  "udp-write-32k-n16|udp|sub|--workload write --bs 32k --outstanding 16"
+  "udp-read-32k-n16|udp|sub|--workload read --bs 32k --outstanding 16 --file-size 128m"
+  "tcp-getattr-n32|tcp|sub|--workload getattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  "tcp-getattr-n32-fsroot|tcp|fsroot|--workload getattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  "tcp-getattr-n32-disk|tcp|disk|--workload getattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  "tcp-lookup-n32|tcp|sub|--workload lookup --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  "udp-getattr-n32|udp|sub|--workload getattr --outstanding 32 --dir-entries 16"
+  "tcp-null-n32|tcp|sub|--workload null --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  "udp-null-n32|udp|sub|--workload null --outstanding 32 --dir-entries 16"
+  "tcp-create-setattr-remove-n32|tcp|sub|--workload createsetattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
   "tcp-write-filesync-64k-n16-disk|tcp|disk|--workload write --bs 64k --outstanding 16 --stable filesync --file-size 64m"
 )
 
@@ -199,8 +219,13 @@ run_one() {  # server workload-spec rep
   local srv=$1 spec=$2 rep=$3
   local id proto exp args
   IFS='|' read -r id proto exp args <<< "$spec"
-  local path=$WORK/$srv/tmpfs
-  [ "$exp" = disk ] && path=$DISK/$srv
+  local path
+  case $exp in
+    sub) path=$WORK/$srv/tmpfs/sub ;;
+    fsroot) path=$WORK/$srv/tmpfs ;;
+    disk) path=$DISK/$srv ;;
+    *) die "unknown export $exp" ;;
+  esac
   local pid=${SERVER_PID[$srv]}
   local out=$WORK/$srv/$id.$rep.out perf_out=$WORK/$srv/$id.$rep.perf perf_pid=""
   if [[ $args == *"--stable filesync"* ]]; then

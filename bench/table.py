@@ -15,6 +15,14 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def spread(xs):
+    """(max - min) / median of the runs, in percent."""
+    xs = [x for x in xs if x is not None]
+    if len(xs) < 2 or not statistics.median(xs):
+        return None
+    return (max(xs) - min(xs)) / statistics.median(xs) * 100
+
+
 def fmt(v, digits=0):
     if v is None:
         return "-"
@@ -36,8 +44,8 @@ def main():
     iperf = [float(x) for x in open(iperf_file).read().split()]
     iperf_mbs = statistics.median(iperf) / 8 if iperf else None  # MB/s
 
-    head = ("| workload | nfs3d | ganesha | ratio | nfs3d CPU | ganesha CPU | CPU ratio "
-            "| client CPU (n, g) | calls/fsync (nfs3d, ganesha) | retrans (n, g) "
+    head = ("| workload | nfs3d | ganesha | ratio | spread (n, g) | nfs3d CPU | ganesha CPU "
+            "| CPU ratio | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, ganesha) | retrans (n, g) "
             "| UDP rcvbuf drops (n, g) | verified |")
     print()
     print(head)
@@ -50,19 +58,23 @@ def main():
             good = [r["r"] for r in recs if not r["r"].get("error")]
             st = {"n": len(good), "errors": len(recs) - len(good)}
             if io:
-                st["perf"] = median([r["bytes"] / r["seconds"] / 1e6 for r in good if r["seconds"] > 0])
+                runs = [r["bytes"] / r["seconds"] / 1e6 for r in good if r["seconds"] > 0]
                 # seconds of server CPU per GB moved
                 st["cpu"] = median([r["server_cpu_sec"] / (r["bytes"] / 1e9) for r in good
                                     if r.get("server_cpu_sec", -1) >= 0 and r["bytes"] > 0])
                 st["client_cpu"] = median([r["client_cpu_sec"] / (r["bytes"] / 1e9) for r in good
                                            if r.get("client_cpu_sec", -1) >= 0 and r["bytes"] > 0])
             else:
-                st["perf"] = median([r["calls"] / r["seconds"] for r in good if r["seconds"] > 0])
+                runs = [r["calls"] / r["seconds"] for r in good if r["seconds"] > 0]
                 # microseconds of server CPU per RPC
                 st["cpu"] = median([r["server_cpu_sec"] * 1e6 / r["calls"] for r in good
                                     if r.get("server_cpu_sec", -1) >= 0 and r["calls"] > 0])
                 st["client_cpu"] = median([r["client_cpu_sec"] * 1e6 / r["calls"] for r in good
                                            if r.get("client_cpu_sec", -1) >= 0 and r["calls"] > 0])
+            st["perf"], st["spread"] = median(runs), spread(runs)
+            # cores the server kept busy: CPU seconds per wall second
+            st["cores"] = median([r["server_cpu_sec"] / r["seconds"] for r in good
+                                  if r.get("server_cpu_sec", -1) >= 0 and r["seconds"] > 0])
             syncs = [(r["r"].get("calls", 0), r["syncs"]) for r in recs
                      if r["syncs"] >= 0 and not r["r"].get("error")]
             st["cps"] = median([c / s for c, s in syncs if s > 0]) if syncs else None
@@ -89,8 +101,10 @@ def main():
             errs = f" (failed runs: nfs3d {n['errors']}, ganesha {g['errors']})"
         cpu_digits = 2 if io else 1
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
-              f"{fmt(ratio, 2)}x | {fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
+              f"{fmt(ratio, 2)}x | {fmt(n['spread'])} %, {fmt(g['spread'])} % | "
+              f"{fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
               f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | "
+              f"{fmt(n['cores'], 2)}, {fmt(g['cores'], 2)} | "
               f"{fmt(n['client_cpu'], cpu_digits)}, {fmt(g['client_cpu'], cpu_digits)} | {extra} | "
               f"{n['retrans']}, {g['retrans']} | {n['drops']}, {g['drops']} | {ver} |")
     print()
@@ -105,7 +119,8 @@ def main():
           f"ganesha {int(rss_g) / 1024:,.0f} MiB")
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
-          "ratio = nfs3d / ganesha; client CPU = the load client's (nfs3bench), in the same "
+          "ratio = nfs3d / ganesha; spread = (max - min) / median of the runs; "
+          "server cores = server CPU seconds per second; client CPU = the load client's (nfs3bench), in the same "
           "unit, against each server: client and server share the CPUs")
 
 

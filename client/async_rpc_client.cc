@@ -187,7 +187,7 @@ absl::Status AsyncRpcClient::Flush() {
         iov.push_back(iovec{static_cast<uint8_t*>(v.iov_base) + skip, v.iov_len - skip});
         skip = 0;
       }
-      if (!tcp_ || iov.size() >= IOV_MAX) break;
+      if (!tcp_ || options_.send_per_call || iov.size() >= IOV_MAX) break;
     }
     msghdr msg{};
     msg.msg_iov = iov.data();

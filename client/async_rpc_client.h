@@ -40,6 +40,9 @@ struct AsyncRpcOptions {
   rpc::Credential cred;        // kAuthNone or kAuthSys
   bool reserved_port = false;  // source port < 1024 (root only)
   int socket_buffer = 8 << 20; // SO_SNDBUF/SO_RCVBUF wish (forced when root)
+  // TCP: one sendmsg per call, as the Linux client sends (default: as many
+  // queued calls as one sendmsg takes, which saves the client CPU).
+  bool send_per_call = false;
 };
 
 struct AsyncRpcStats {

@@ -27,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/log.h"
+#include "vfs/directory_move_watch.h"
 #include "vfs/fd_chmod.h"
 #include "vfs/mount_point.h"
 #include "vfs/sync_group.h"
@@ -230,6 +231,9 @@ struct PosixBackend::Export {
   ino_t ino = 0;
   int mount_id = -1;
   bool walk_check = true;  // sub-directory export: verify directories by walking ".."
+  // walk_check and fanotify watches its file system for directory moves:
+  // a cached directory is re-checked only after one (DirectoryMoveWatch).
+  bool moves_watched = false;
   uint64_t fsid = 0;
   FileHandle root_handle;
   ExportSettings settings;  // as added, to add it again (RefreshExport)
@@ -253,6 +257,9 @@ struct PosixBackend::Node {
   dev_t dev = 0;
   ino_t ino = 0;
   bool is_dir = false;
+  // DirectoryMoveWatch generation this directory was last found inside its
+  // export at; 0 = not checked since cached.
+  std::atomic<uint64_t> checked_generation{0};
 };
 
 namespace {
@@ -407,6 +414,14 @@ class PosixBackend::Impl {
   absl::Status CheckInsideExport(const Export& exp, int fd, const struct stat& st);
   // For a cached directory: CheckInsideExport, made cheap in the usual case.
   absl::Status StillInsideExport(const Node& node);
+  // After a rename into dir as name: if a directory moved, cached
+  // directories must be checked again before their next use.
+  void NoteIfDirectoryMoved(const Node& dir, const std::string& name) {
+    struct stat st;
+    if (fstatat(dir.fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISDIR(st.st_mode)) {
+      moves_.NoteMove();  // a directory, or it cannot tell
+    }
+  }
 
  private:
 
@@ -414,6 +429,7 @@ class PosixBackend::Impl {
   absl::Mutex exports_mu_;
   std::map<uint32_t, std::shared_ptr<const Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
   absl::Mutex submount_mu_;  // serialises AddSubmount
+  DirectoryMoveWatch moves_;
   LruCache<Node> nodes_;
   LruCache<IoFds> io_;
   absl::Mutex stripes_[kLockStripes];
@@ -480,7 +496,17 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
   if (exports_.count(id) && !replace) {
     return absl::AlreadyExistsError(absl::StrCat("export id ", id, " in use"));
   }
-  NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path, exp->walk_check ? "on" : "off");
+  if (exp->walk_check) {
+    absl::Status watched = moves_.Watch(path);
+    exp->moves_watched = watched.ok();
+    if (!watched.ok()) {
+      NFS3D_LOG_WARNING("export %s: directory moves not watched (%s): cached directories are "
+                        "re-checked on every use, which costs CPU per call",
+                        path, watched.message());
+    }
+  }
+  NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path,
+                 !exp->walk_check ? "off" : exp->moves_watched ? "after directory moves" : "every use");
   exports_[id] = std::move(exp);
   return absl::OkStatus();
 }
@@ -600,15 +626,23 @@ absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const Fi
   if (NodePtr hit = nodes_.Get(key)) {
     // A directory of a sub-directory export may have been moved out of the
     // export (itself or an ancestor) since it was checked.
+    // Free unless a directory moved since this one was last checked.
     if (hit->is_dir && hit->exp->walk_check) {
-      absl::Status inside = StillInsideExport(*hit);
-      if (!inside.ok()) {
-        nodes_.Erase(key);
-        return inside;
+      const std::optional<uint64_t> generation =
+          hit->exp->moves_watched ? moves_.Generation() : std::nullopt;
+      if (!generation || hit->checked_generation.load(std::memory_order_acquire) != *generation) {
+        absl::Status inside = StillInsideExport(*hit);
+        if (!inside.ok()) {
+          nodes_.Erase(key);
+          return inside;
+        }
+        if (generation) hit->checked_generation.store(*generation, std::memory_order_release);
       }
     }
     return hit;
   }
+  // Taken before the check below, so a move during it is not missed.
+  const std::optional<uint64_t> generation = moves_.Generation();
   absl::StatusOr<DecodedHandle> decoded = codec_.Decode(fh);
   if (!decoded.ok()) return decoded.status();
   std::shared_ptr<const Export> exp = FindExport(decoded->export_id);
@@ -630,7 +664,9 @@ absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const Fi
   if (st.st_nlink == 0) return ErrnoError(ESTALE, "object deleted");
   absl::Status inside = CheckInsideExport(*exp, fd.get(), st);
   if (!inside.ok()) return inside;
-  return Adopt(std::move(exp), std::move(fd), fh, st);
+  NodePtr node = Adopt(std::move(exp), std::move(fd), fh, st);
+  if (generation) node->checked_generation.store(*generation, std::memory_order_release);
+  return node;
 }
 
 PosixBackend::Impl::NodePtr PosixBackend::Impl::Adopt(std::shared_ptr<const Export> exp,
@@ -1494,6 +1530,8 @@ absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
       victim = impl_->ChildKey(t, tname);
       if (renameat(f.fd.get(), fname.c_str(), t.fd.get(), tname.c_str()) != 0) {
         status = Errno("rename");
+      } else {
+        impl_->NoteIfDirectoryMoved(t, tname);
       }
     }
   }

@@ -144,6 +144,7 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
     s.gid = static_cast<uint32_t>(v);
   }
   s.reserved_port = cl.Has("resvport");
+  s.send_per_call = cl.Has("send-per-call");
   c->dir_name = cl.Get("dir", absl::StrCat("nfs3bench.", getpid()));
   if (c->dir_name.empty() || c->dir_name.find('/') != std::string::npos) {
     return *error = "--dir: a single name", false;

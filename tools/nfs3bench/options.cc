@@ -11,7 +11,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kCommon = {
       "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
       "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
-      "resvport", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
+      "resvport", "send-per-call", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
@@ -29,7 +29,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
 }  // namespace
 
 bool IsSwitch(const std::string& name) {
-  return name == "keep" || name == "no-verify" || name == "resvport" || name == "no-json" ||
+  return name == "keep" || name == "no-verify" || name == "resvport" || name == "send-per-call" || name == "no-json" ||
          name == "help" || name == "version" || name == "rpcbind";
 }
 
@@ -128,6 +128,8 @@ connection options:
   --timeo MS                 UDP: first retransmit after MS, doubling (1000)
   --uid N --gid N            AUTH_SYS identity (0/0)
   --resvport                 use a source port < 1024
+  --send-per-call            TCP: one send per call, as the Linux client does (default: as
+                             many queued calls per send as fit, less client CPU)
   --server-pid PID           report this local process's CPU seconds over each timed part
 output:
   --csv FILE  --plot FILE.png|FILE.svg  (sweep, lab)   --no-json

@@ -161,6 +161,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   ao.udp_timeout = options.udp_timeout;
   ao.cred = MakeCred(options);
   ao.reserved_port = options.reserved_port;
+  ao.send_per_call = options.send_per_call;
   auto rpc = client::AsyncRpcClient::Connect(target.host, nfs_port, ao);
   if (!rpc.ok()) {
     s->Unmount().IgnoreError();

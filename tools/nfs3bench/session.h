@@ -30,6 +30,7 @@ struct SessionOptions {
   absl::Duration udp_timeout = absl::Seconds(1);  // first UDP retransmit
   uint32_t uid = 0, gid = 0;
   bool reserved_port = false;
+  bool send_per_call = false;  // TCP: one sendmsg per call (kernel-like)
 };
 
 class Session {

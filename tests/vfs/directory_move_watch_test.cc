@@ -1,0 +1,66 @@
+#include "vfs/directory_move_watch.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
+
+namespace nfs3d::vfs {
+namespace {
+
+class DirectoryMoveWatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    absl::Status watched = watch_.Watch(dir_.path());
+    if (!watched.ok()) GTEST_SKIP() << "fanotify unavailable here: " << watched;
+  }
+  std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
+
+  test_support::TempDir dir_{"directory_move_watch_test"};
+  DirectoryMoveWatch watch_;
+};
+
+TEST_F(DirectoryMoveWatchTest, ADirectoryMovedByAnyProcessMovesTheGeneration) {
+  ASSERT_EQ(mkdir(Path("a").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(Path("b").c_str(), 0755), 0);
+  std::optional<uint64_t> before = watch_.Generation();
+  ASSERT_TRUE(before.has_value());
+  EXPECT_NE(*before, 0u);
+  ASSERT_EQ(rename(Path("a").c_str(), Path("b/a").c_str()), 0);
+  // Queued before rename(2) returned: seen by the very next call.
+  std::optional<uint64_t> after = watch_.Generation();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_NE(*after, *before);
+  EXPECT_EQ(watch_.Generation(), after);  // nothing new
+}
+
+TEST_F(DirectoryMoveWatchTest, FileRenamesLeaveTheGenerationAlone) {
+  int fd = open(Path("f").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::optional<uint64_t> before = watch_.Generation();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(rename(Path(i % 2 ? "g" : "f").c_str(), Path(i % 2 ? "f" : "g").c_str()), 0);
+  }
+  EXPECT_EQ(watch_.Generation(), before);
+}
+
+TEST_F(DirectoryMoveWatchTest, NoteMoveMovesTheGeneration) {
+  std::optional<uint64_t> before = watch_.Generation();
+  watch_.NoteMove();
+  EXPECT_NE(watch_.Generation(), before);
+}
+
+TEST(DirectoryMoveWatchUnwatchedTest, WithoutAWatchTheCallerMustCheck) {
+  DirectoryMoveWatch watch;
+  EXPECT_FALSE(watch.Generation().has_value());
+}
+
+}  // namespace
+}  // namespace nfs3d::vfs

@@ -1,0 +1,72 @@
+#include "vfs/directory_move_watch.h"
+
+#include <fcntl.h>
+#include <sys/fanotify.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "absl/strings/str_cat.h"
+#include "vfs/vfs_error.h"
+
+namespace nfs3d::vfs {
+
+DirectoryMoveWatch::~DirectoryMoveWatch() {
+  int fd = fanotify_fd_.load();
+  if (fd >= 0) close(fd);
+}
+
+absl::Status DirectoryMoveWatch::Watch(const std::string& path) {
+  int fd;
+  {
+    absl::MutexLock lock(&init_mu_);
+    fd = fanotify_fd_.load(std::memory_order_acquire);
+    if (fd < 0) {
+      // Directory-id reporting: the only mode in which fanotify reports moves.
+      fd = fanotify_init(FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK | FAN_REPORT_DFID_NAME,
+                         O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return ErrnoError(errno, "fanotify_init");
+      fanotify_fd_.store(fd, std::memory_order_release);
+    }
+  }
+  if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_MOVED_FROM | FAN_ONDIR, AT_FDCWD,
+                    path.c_str()) != 0) {
+    return ErrnoError(errno, absl::StrCat("fanotify_mark ", path));
+  }
+  return absl::OkStatus();
+}
+
+std::optional<uint64_t> DirectoryMoveWatch::Generation() {
+  const int fd = fanotify_fd_.load(std::memory_order_acquire);
+  if (fd < 0) return std::nullopt;
+  int queued = 0;
+  if (ioctl(fd, FIONREAD, &queued) != 0) return std::nullopt;
+  if (queued > 0) Drain();
+  return generation_.load(std::memory_order_acquire);
+}
+
+void DirectoryMoveWatch::Drain() {
+  absl::MutexLock lock(&drain_mu_);
+  const int fd = fanotify_fd_.load(std::memory_order_acquire);
+  alignas(struct fanotify_event_metadata) char buf[8192];
+  bool moved = false;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n <= 0) {
+      // EAGAIN: drained. Anything else: nothing more can be read now; count
+      // it as a move so that nothing is missed.
+      if (n < 0 && errno != EAGAIN && errno != EINTR) moved = true;
+      break;
+    }
+    const auto* event = reinterpret_cast<const struct fanotify_event_metadata*>(buf);
+    for (; FAN_EVENT_OK(event, n); event = FAN_EVENT_NEXT(event, n)) {
+      // File renames are reported too; only directories carry a sub-tree
+      // out of an export.
+      if ((event->mask & (FAN_ONDIR | FAN_Q_OVERFLOW)) != 0) moved = true;
+    }
+  }
+  if (moved) NoteMove();
+}
+
+}  // namespace nfs3d::vfs
