@@ -28,6 +28,10 @@ bool RunsInline(absl::Span<const uint8_t> call) {
   return prog == kNfsProgram && vers == 3 && proc == kNfsGetattr;
 }
 
+bool IsNullCall(absl::Span<const uint8_t> call) {
+  return call.size() >= 24 && WordAt(call, 1) == 0 && WordAt(call, 5) == 0;
+}
+
 bool WaitsForSync(absl::Span<const uint8_t> call) {
   if (call.size() < 24 || WordAt(call, 1) != 0) return false;
   return WordAt(call, 3) == kNfsProgram && WordAt(call, 4) == 3 && WordAt(call, 5) == kNfsCommit;

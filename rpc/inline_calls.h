@@ -9,6 +9,7 @@
 #ifndef NFS3D_RPC_INLINE_CALLS_H_
 #define NFS3D_RPC_INLINE_CALLS_H_
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/types/span.h"
@@ -19,6 +20,35 @@ namespace nfs3d::rpc {
 // true for NULL of any program and NFSv3 GETATTR. Malformed messages are
 // not inline (the worker path reports them as usual).
 bool RunsInline(absl::Span<const uint8_t> call);
+
+// True for NULL of any program.
+bool IsNullCall(absl::Span<const uint8_t> call);
+
+// Inline calls run one after another on one io thread, so a client with many
+// calls in flight on one connection (or from one UDP address) would get one
+// core. Within one read (TCP) or one drain of the socket (UDP), the first
+// kInlineCallsPerRead inline calls run inline; further GETATTRs go to the
+// metadata pool with the other metadata calls, where they run on as many
+// cores as are free. NULL always runs inline: a hop costs more than it does.
+// An idle server or a client with few calls in flight sees no change.
+class InlineBudget {
+ public:
+  static constexpr size_t kInlineCallsPerRead = 8;
+
+  // True if `call` runs inline now. `pool_takes_it`: the metadata pool would
+  // run it (WorkerPools::IsMetadata).
+  bool RunHere(absl::Span<const uint8_t> call, bool pool_takes_it) {
+    if (!RunsInline(call)) return false;
+    if (pool_takes_it && used_ >= kInlineCallsPerRead && !IsNullCall(call)) return false;
+    ++used_;
+    return true;
+  }
+  // A new read (TCP) or drain (UDP) begins.
+  void Reset() { used_ = 0; }
+
+ private:
+  size_t used_ = 0;
+};
 
 // True for NFSv3 COMMIT: it waits for an fsync, so a transport that hands
 // calls to workers in batches posts it alone, never in front of others.

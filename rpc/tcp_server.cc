@@ -276,11 +276,13 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
   }
   buffered_begin_ = 0;
   buffered_end_ = n;
+  inline_budget_.Reset();
   ReadMore();
 }
 
 void TcpConnection::Dispatch(std::vector<uint8_t> record) {
-  if (RunsInline(record)) {
+  const WorkerPools& pools = context_->workers();
+  if (inline_budget_.RunHere(record, pools.IsMetadata(record))) {
     // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
     // Their replies are queued and written together when feeding stops:
     // one sendmsg per read of pipelined GETATTRs instead of one per call.
@@ -292,7 +294,6 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record) {
     if (held_inline_replies_ >= kInlineReplyBatch) FlushInlineReplies();
     return;
   }
-  const WorkerPools& pools = context_->workers();
   if (pools.IsMetadata(record)) {
     // Metadata calls that arrive together run as one worker task and their
     // replies go out in one sendmsg: one wake-up and one send per batch

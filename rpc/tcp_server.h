@@ -206,6 +206,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
+  InlineBudget inline_budget_;  // of the current read
   // Inline replies queued while the reader holds the writer's turn
   // (writer_busy_) for them; 0: it does not hold it.
   size_t held_inline_replies_ = 0;

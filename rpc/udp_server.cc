@@ -112,6 +112,7 @@ void UdpListener::OnReadable() {
     flush_one(batch);
     flush_one(metadata_batch);
   };
+  InlineBudget inline_budget;  // of this drain
   for (int i = 0; i < kMaxBatch; ++i) {
     Datagram d;
     alignas(cmsghdr) uint8_t control[CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(in_pktinfo))];
@@ -168,7 +169,7 @@ void UdpListener::OnReadable() {
       d.info.local_len = bound_len_;
     }
     const absl::Span<const uint8_t> call(recv_buf_.data(), static_cast<size_t>(n));
-    if (RunsInline(call)) {
+    if (inline_budget.RunHere(call, workers_.IsMetadata(call))) {
       // NULL/GETATTR: answered from this io thread (see inline_calls.h),
       // straight from the receive buffer.
       Handle(call, d);
@@ -177,7 +178,7 @@ void UdpListener::OnReadable() {
     d.data.assign(call.begin(), call.end());
     const bool alone = WaitsForSync(call);
     std::vector<Datagram>& into =
-        workers_.metadata != nullptr && IsNfsMetadataCall(call) ? metadata_batch : batch;
+        workers_.IsMetadata(call) ? metadata_batch : batch;
     if (alone) flush_one(into);
     into.push_back(std::move(d));
     if (alone || into.size() >= kWorkerBatch) flush_one(into);
