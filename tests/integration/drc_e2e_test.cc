@@ -2,8 +2,9 @@
 // non-idempotent procedure sent twice with the same xid — over UDP from the
 // same socket, and over TCP after the connection was closed and a new one
 // opened from another port — gets a byte-identical reply, and the file system
-// shows the operation ran once. The same xid with other arguments, or from
-// another UDP socket, is a new call.
+// shows the operation ran once; also over a second TCP connection open beside
+// the first (nconnect). The same xid with other arguments, or from another
+// UDP socket, is a new call.
 #include <sys/stat.h>
 
 #include <string>
@@ -161,6 +162,23 @@ TEST_P(DrcE2eTest, AnotherClientsRetransmissionIsNotAHit) {
     ASSERT_TRUE(again.has_value());
     EXPECT_EQ(ToNfsReply(again).status, nfs3::NFS3ERR_EXIST);
   }
+}
+
+// nconnect: a Linux mount spreads its calls over several connections from
+// one address, all open at once. A retransmission on a connection other than
+// the original's (still open) is caught too.
+TEST_P(DrcE2eTest, RetransmissionOnAnotherOpenConnectionIsAHit) {
+  if (GetParam() != rpc::Transport::kTcp) GTEST_SKIP() << "TCP only";
+  std::unique_ptr<RawClient> second = Open();
+  ASSERT_NE(second, nullptr);
+  ASSERT_NE(second->local_port(), client_->local_port());
+  const uint32_t xid = 0xabcd0003u;
+  auto first = client_->Call(xid, nfs3::kProgram, 3, nfs3::kMkdir, MkdirArgs(root_, "n"));
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(ToNfsReply(first).status, nfs3::NFS3_OK);
+  auto again = second->Call(xid, nfs3::kProgram, 3, nfs3::kMkdir, MkdirArgs(root_, "n"));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->raw, first->raw);  // replayed, not NFS3ERR_EXIST
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, DrcE2eTest,

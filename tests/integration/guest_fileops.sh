@@ -55,4 +55,6 @@ cd /
 rm -rf "$d"
 [ ! -e "$d" ]
 ls -la "$MNT"
-echo "fileops OK"
+# TCP connections the mount uses (nconnect=N opens N).
+ss -Htn state established '( dport = :2049 )' | wc -l > "$OUT/nfs_connections"
+echo "fileops OK over $(cat "$OUT/nfs_connections") TCP connection(s) to port 2049"

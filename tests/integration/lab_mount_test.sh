@@ -3,7 +3,9 @@
 # mounts nfs3d over TCP and over UDP, once through the portmapper and once with
 # port/mountport given, runs guest_fileops.sh on each mount, compares the md5
 # of the written file on both sides, and checks that /proc/mounts shows the
-# rsize/wsize that nfs3d.conf set for that transport.
+# rsize/wsize that nfs3d.conf set for that transport. The TCP mount with
+# port/mountport given uses nconnect=4: the client spreads its calls over four
+# connections, which must all be in use.
 # Usage: lab_mount_test.sh NFS3D_BINARY [portmapper-mode: own|rpcbind]
 TEST_NAME=lab_mount
 source "$(dirname "$0")/lib.sh"
@@ -32,11 +34,13 @@ clear_export() { rm -rf "${WORK:?}/export/"*; }
 LAB_RETRY_RESET=clear_export
 
 run_one() {
-  local proto=$1 how=$2 expect_size=$3
-  local out="$WORK/out-$proto-$how" ports=()
+  local proto=$1 how=$2 expect_size=$3 connections=${4:-1}
+  local out="$WORK/out-$proto-$how" ports=() opts=()
   [ "$how" = ports ] && ports=(--port 2049 --mountport 20048)
+  [ "$proto" = tcp ] && [ "$connections" -gt 1 ] && opts=(--opts "nconnect=$connections")
+  [ "$proto" = udp ] && connections=0
   log "mount over $proto ($how)"
-  lab_mount_run "$out.log" --export "$WORK/export" --proto "$proto" "${ports[@]}" --out-dir "$out" \
+  lab_mount_run "$out.log" --export "$WORK/export" --proto "$proto" "${ports[@]}" "${opts[@]}" --out-dir "$out" \
       --timeout 600 --script "$(dirname "$0")/guest_fileops.sh" \
     || { cat "$out.log" >&2; tail -50 "$WORK/nfs3d.log" >&2; fail "mount-run over $proto ($how)"; }
   local line
@@ -49,12 +53,14 @@ run_one() {
   [ "$server_md5" = "$(cat "$out/md5")" ] || fail "md5 mismatch over $proto ($how)"
   [ "$(cat "$out/tree_count")" = 1000 ] || fail "tree count over $proto ($how)"
   [ ! -e "$WORK/export/work" ] || fail "rm -rf left files behind over $proto"
+  [ "$(cat "$out/nfs_connections")" = "$connections" ] \
+    || fail "expected $connections TCP connection(s) over $proto ($how), the guest saw $(cat "$out/nfs_connections")"
   rm -f "$WORK/export/big"
   log "PASS over $proto ($how): md5 $server_md5, rsize/wsize $expect_size"
 }
 
 run_one tcp portmapper 262144
 run_one udp portmapper 16384
-run_one tcp ports 262144
+run_one tcp ports 262144 4  # nconnect=4
 run_one udp ports 16384
 log "all passed"
