@@ -29,17 +29,19 @@ bool IsNullCall(absl::Span<const uint8_t> call);
 // core. Within one read (TCP) or one drain of the socket (UDP), the first
 // kInlineCallsPerRead inline calls run inline; further GETATTRs go to the
 // metadata pool with the other metadata calls, where they run on as many
-// cores as are free. NULL always runs inline: a hop costs more than it does.
-// An idle server or a client with few calls in flight sees no change.
+// cores as are free, while the machine has a core to spare (SpareCores: the
+// hop costs a thread wake-up, worth it only then). NULL always runs inline:
+// a hop costs more than it does. A client with few calls in flight sees no
+// change.
 class InlineBudget {
  public:
   static constexpr size_t kInlineCallsPerRead = 8;
 
-  // True if `call` runs inline now. `pool_takes_it`: the metadata pool would
-  // run it (WorkerPools::IsMetadata).
-  bool RunHere(absl::Span<const uint8_t> call, bool pool_takes_it) {
+  // True if `call` runs inline now. `can_spread`: it may go to the metadata
+  // pool instead (WorkerPools::CanSpread).
+  bool RunHere(absl::Span<const uint8_t> call, bool can_spread) {
     if (!RunsInline(call)) return false;
-    if (pool_takes_it && used_ >= kInlineCallsPerRead && !IsNullCall(call)) return false;
+    if (can_spread && used_ >= kInlineCallsPerRead && !IsNullCall(call)) return false;
     ++used_;
     return true;
   }

@@ -51,7 +51,7 @@ RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
   if (options_.metadata_threads > 0) {
     metadata_workers_ = std::make_unique<asio::thread_pool>(options_.metadata_threads);
   }
-  pools_ = WorkerPools{workers_.get(), metadata_workers_.get()};
+  pools_ = WorkerPools{workers_.get(), metadata_workers_.get(), &spare_cores_};
   tcp_context_.set_workers(pools_);
 }
 
@@ -97,6 +97,7 @@ void RpcServer::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (started_ || stopped_) return;
   started_ = true;
+  spare_cores_.Start();
   for (auto& l : tcp_listeners_) l->Start();
   for (auto& l : udp_listeners_) l->Start();
   for (auto& ctx : contexts_) {
@@ -123,6 +124,7 @@ void RpcServer::Stop() {
   for (auto& ctx : contexts_) ctx->stop();
   for (auto& t : io_threads_) t.join();
   io_threads_.clear();
+  spare_cores_.Stop();
   // 2. Let running calls finish (queued ones are abandoned); UDP workers send
   //    on the listeners' sockets, so those must stay open until here.
   for (asio::thread_pool* pool : {pools_.main, pools_.metadata}) {

@@ -88,6 +88,7 @@ class RpcServer {
   std::vector<std::unique_ptr<UdpListener>> udp_listeners_;
   std::unique_ptr<boost::asio::thread_pool> workers_;
   std::unique_ptr<boost::asio::thread_pool> metadata_workers_;  // may be null
+  SpareCores spare_cores_;  // started and stopped with the io threads
   WorkerPools pools_;
   std::vector<std::thread> io_threads_;
 };

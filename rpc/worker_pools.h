@@ -13,16 +13,23 @@
 #include "absl/types/span.h"
 #include "boost/asio/thread_pool.hpp"
 #include "rpc/inline_calls.h"
+#include "rpc/spare_cores.h"
 
 namespace nfs3d::rpc {
 
 struct WorkerPools {
   boost::asio::thread_pool* main = nullptr;
   boost::asio::thread_pool* metadata = nullptr;  // null: main runs everything
+  const SpareCores* spare_cores = nullptr;        // null: never spread inline calls
 
   // True if `call` runs on the metadata pool.
   bool IsMetadata(absl::Span<const uint8_t> call) const {
     return metadata != nullptr && IsNfsMetadataCall(call);
+  }
+  // True if an inline call may go to the metadata pool instead (InlineBudget):
+  // that pool takes it and the machine has a core to spare.
+  bool CanSpread(absl::Span<const uint8_t> call) const {
+    return IsMetadata(call) && spare_cores != nullptr && spare_cores->available();
   }
   boost::asio::thread_pool& For(absl::Span<const uint8_t> call) const {
     return IsMetadata(call) ? *metadata : *main;

@@ -331,7 +331,9 @@ class PosixBackend::Impl {
   }
   absl::StatusOr<LookupResult> LookupCovered(const std::shared_ptr<const Export>& exp, int dir_fd,
                                              std::string_view name);
-  absl::StatusOr<NodePtr> Resolve(const FileHandle& fh);
+  // recheck_moved: a cached directory of a sub-directory export is checked
+  // again if a directory moved since its last check (see Export::moves_watched).
+  absl::StatusOr<NodePtr> Resolve(const FileHandle& fh, bool recheck_moved = true);
   // Handle of fd itself, or of `name` in directory fd (not following a
   // final symlink) when name is given.
   absl::StatusOr<FileHandle> MakeHandle(const Export& exp, int fd, const char* name = nullptr);
@@ -621,13 +623,14 @@ absl::Status PosixBackend::Impl::StillInsideExport(const Node& node) {
   return CheckInsideExport(*node.exp, node.fd.get(), st);
 }
 
-absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const FileHandle& fh) {
+absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const FileHandle& fh,
+                                                                        bool recheck_moved) {
   std::string key(reinterpret_cast<const char*>(fh.data), fh.len);
   if (NodePtr hit = nodes_.Get(key)) {
     // A directory of a sub-directory export may have been moved out of the
     // export (itself or an ancestor) since it was checked.
     // Free unless a directory moved since this one was last checked.
-    if (hit->is_dir && hit->exp->walk_check) {
+    if (recheck_moved && hit->is_dir && hit->exp->walk_check) {
       const std::optional<uint64_t> generation =
           hit->exp->moves_watched ? moves_.Generation() : std::nullopt;
       if (!generation || hit->checked_generation.load(std::memory_order_acquire) != *generation) {
@@ -944,7 +947,10 @@ absl::StatusOr<FileHandle> PosixBackend::RootHandle(uint32_t export_id) {
 }
 
 absl::StatusOr<uint32_t> PosixBackend::ExportOf(const FileHandle& fh) {
-  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
+  // Which export a handle names does not depend on where its directory is
+  // now; the operation that follows resolves the handle again, with the
+  // confinement check (one check per call, not two).
+  absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh, /*recheck_moved=*/false);
   if (!node.ok()) return node.status();
   return (*node)->exp->owner;
 }

@@ -43,11 +43,11 @@ TEST(InlineBudgetTest, ABusyReadSpillsGetattrsToThePoolButNeverNull) {
   InlineBudget budget;
   const std::vector<uint8_t> getattr = Call(100003, 3, 1), null = Call(100003, 3, 0);
   for (size_t i = 0; i < InlineBudget::kInlineCallsPerRead; ++i) {
-    EXPECT_TRUE(budget.RunHere(getattr, /*pool_takes_it=*/true)) << i;
+    EXPECT_TRUE(budget.RunHere(getattr, /*can_spread=*/true)) << i;
   }
   EXPECT_FALSE(budget.RunHere(getattr, true));  // spilled
   EXPECT_TRUE(budget.RunHere(null, true));
-  EXPECT_TRUE(budget.RunHere(getattr, /*pool_takes_it=*/false));  // no pool: stays
+  EXPECT_TRUE(budget.RunHere(getattr, /*can_spread=*/false));  // no pool: stays
   EXPECT_FALSE(budget.RunHere(Call(100003, 3, 6), true));        // READ never runs inline
   budget.Reset();
   EXPECT_TRUE(budget.RunHere(getattr, true));
