@@ -42,7 +42,8 @@ RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
     : options_(Sanitize(options)),
       service_(service),
       inflight_(options_.max_inflight_total),
-      tcp_context_(service, WorkerPools{}, MakeTcpOptions(options_), &inflight_) {
+      tcp_context_(service, WorkerPools{}, MakeTcpOptions(options_), &inflight_),
+      spare_cores_(options_.spread_inline_calls) {
   for (size_t i = 0; i < options_.io_threads; ++i) {
     contexts_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*contexts_.back()));

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -42,6 +43,9 @@ struct RpcServerOptions {
   size_t max_inflight_total = 1024;
   size_t udp_buffer_bytes = 4 << 20;        // SO_RCVBUF / SO_SNDBUF of UDP sockets
   bool tcp_sendfile = false;                // TCP replies may carry file segments
+  // Whether a busy connection's inline calls may spread to the metadata pool
+  // (InlineBudget): unset = while the machine has a core to spare (SpareCores).
+  std::optional<bool> spread_inline_calls;
 };
 
 class RpcServer {

@@ -35,7 +35,7 @@ double IdleCores(const CpuTimes& before, const CpuTimes& after, int cpus) {
 }
 
 void SpareCores::Start() {
-  if (thread_.joinable()) return;
+  if (fixed_ || thread_.joinable()) return;
   thread_ = std::thread([this] { Run(); });
 }
 

@@ -35,7 +35,9 @@ class SpareCores {
   static constexpr double kStartAt = 1.0;  // idle cores to start spreading
   static constexpr double kStopBelow = 0.5;
 
-  SpareCores() = default;
+  // fixed: always (true) or never (false) available, without sampling.
+  explicit SpareCores(std::optional<bool> fixed = std::nullopt)
+      : fixed_(fixed), available_(fixed.value_or(false)) {}
   ~SpareCores() { Stop(); }
   SpareCores(const SpareCores&) = delete;
   SpareCores& operator=(const SpareCores&) = delete;
@@ -51,7 +53,8 @@ class SpareCores {
  private:
   void Run();
 
-  std::atomic<bool> available_{false};
+  const std::optional<bool> fixed_;
+  std::atomic<bool> available_;
   absl::Notification stop_;
   std::thread thread_;
 };

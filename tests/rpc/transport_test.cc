@@ -69,6 +69,10 @@ class FakeService : public RpcService {
       last_info_ = transport;
     }
     ++calls_;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      threads_.insert(std::this_thread::get_id());
+    }
     if (message.size() < 8) return false;
     size_t at = 4;  // where [delay ms] starts
     if (message.size() >= kNfsHeader + 4 && GetU32(message.data() + 12) == 100003) {
@@ -91,12 +95,18 @@ class FakeService : public RpcService {
     std::lock_guard<std::mutex> lock(mu_);
     return last_info_;
   }
+  // How many threads have run calls.
+  size_t threads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return threads_.size();
+  }
   std::atomic<int> calls_{0};
   std::atomic<int> nfs_calls_{0};
 
  private:
   std::mutex mu_;
   TransportInfo last_info_;
+  std::set<std::thread::id> threads_;
 };
 
 // Minimal blocking TCP client speaking record marking.
@@ -356,6 +366,26 @@ TEST_F(TransportTest, TcpInlineCallsArrivingTogetherAreAllAnswered) {
   TcpClient c(AF_INET, tcp_port_);
   ExpectAllAnswered(c, 3, /*max_delay_ms=*/0, {kNull, kGetattr});
   ExpectAllAnswered(c, 41, /*max_delay_ms=*/0, {kNull, kGetattr});
+}
+
+TEST_F(TransportTest, TcpBusyConnectionsGetattrsSpreadOverThreadsWhenCoresAreFree) {
+  RpcServerOptions opts;
+  opts.metadata_threads = 2;
+  opts.spread_inline_calls = true;  // as if a core were idle
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  ExpectAllAnswered(c, 41, /*max_delay_ms=*/0, {kGetattr});
+  EXPECT_GE(service_.threads(), 2u);
+}
+
+TEST_F(TransportTest, TcpBusyConnectionsGetattrsStayOnItsThreadWhenNoCoreIsFree) {
+  RpcServerOptions opts;
+  opts.metadata_threads = 2;
+  opts.spread_inline_calls = false;
+  StartServer(opts);
+  TcpClient c(AF_INET, tcp_port_);
+  ExpectAllAnswered(c, 41, /*max_delay_ms=*/0, {kGetattr});
+  EXPECT_EQ(service_.threads(), 1u);
 }
 
 TEST_F(TransportTest, TcpInlineRepliesAreWrittenWhenTheInflightBoundStopsReading) {
