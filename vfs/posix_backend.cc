@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -138,7 +139,7 @@ class LruCache {
  public:
   explicit LruCache(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
 
-  std::shared_ptr<V> Get(const std::string& key) {
+  std::shared_ptr<V> Get(absl::string_view key) {
     absl::MutexLock lock(&mu_);
     auto it = index_.find(key);
     if (it == index_.end()) return nullptr;
@@ -169,7 +170,7 @@ class LruCache {
     return result;
   }
 
-  void Erase(const std::string& key) {
+  void Erase(absl::string_view key) {
     std::shared_ptr<V> evicted;
     absl::MutexLock lock(&mu_);
     auto it = index_.find(key);
@@ -183,7 +184,8 @@ class LruCache {
   const size_t capacity_;
   absl::Mutex mu_;
   std::list<std::pair<std::string, std::shared_ptr<V>>> order_ ABSL_GUARDED_BY(mu_);
-  std::unordered_map<std::string, typename std::list<std::pair<std::string, std::shared_ptr<V>>>::iterator>
+  // Looked up by string_view: no key string built per call.
+  absl::flat_hash_map<std::string, typename std::list<std::pair<std::string, std::shared_ptr<V>>>::iterator>
       index_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -625,12 +627,14 @@ absl::Status PosixBackend::Impl::StillInsideExport(const Node& node) {
 
 absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const FileHandle& fh,
                                                                         bool recheck_moved) {
-  std::string key(reinterpret_cast<const char*>(fh.data), fh.len);
+  const absl::string_view key(reinterpret_cast<const char*>(fh.data), fh.len);
   if (NodePtr hit = nodes_.Get(key)) {
     // A directory of a sub-directory export may have been moved out of the
     // export (itself or an ancestor) since it was checked.
-    // Free unless a directory moved since this one was last checked.
-    if (recheck_moved && hit->is_dir && hit->exp->walk_check) {
+    // Free unless a directory moved since this one was last checked; the
+    // export root itself is inside by definition.
+    const bool is_root = hit->ino == hit->exp->ino && hit->dev == hit->exp->dev;
+    if (recheck_moved && hit->is_dir && hit->exp->walk_check && !is_root) {
       const std::optional<uint64_t> generation =
           hit->exp->moves_watched ? moves_.Generation() : std::nullopt;
       if (!generation || hit->checked_generation.load(std::memory_order_acquire) != *generation) {
