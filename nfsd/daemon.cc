@@ -31,7 +31,7 @@
 #include "stats/metrics_server.h"
 #include "stats/prometheus.h"
 #include "stats/server_stats.h"
-#include "vfs/posix_backend.h"
+#include "vfs/posix/posix_backend.h"
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
 
