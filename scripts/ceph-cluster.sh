@@ -12,7 +12,8 @@
 #       and DIR/<daemon>.pid. Prints the ceph.conf path.
 #   ceph-cluster.sh stop DIR
 #       SIGTERM to the PIDs in DIR/*.pid, waits for them to exit (SIGKILL
-#       after 30 s), then removes DIR.
+#       after 15 s: the test cluster's data is in memory anyway), then
+#       removes DIR.
 #   ceph-cluster.sh kill-daemon DIR mon|osd|mds / restart-daemon DIR mon|osd|mds
 #       Stops one daemon (waiting for its exit) / starts it again: for fault
 #       tests.
@@ -53,7 +54,7 @@ start_daemon() {
 stop_pid() {
   local pid=$1
   kill -TERM "$pid" 2>/dev/null || return 0
-  local until=$((SECONDS + 30))
+  local until=$((SECONDS + 15))
   while kill -0 "$pid" 2>/dev/null; do
     if [ $SECONDS -ge $until ]; then kill -KILL "$pid" 2>/dev/null || true; fi
     sleep 0.2
