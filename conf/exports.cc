@@ -326,6 +326,12 @@ constexpr Valued kValued[] = {
        s->options.mountpoint = *path;
        return std::string();
      }},
+    {"cephfs", [](std::string_view opt, std::string_view v, OptionState* s) {
+       std::optional<std::string> path = NormalizeExportPath(v);
+       if (!path) return Cat("'", opt, "' needs an absolute CephFS path");
+       s->options.cephfs = *path;
+       return std::string();
+     }},
     {"mp", [](std::string_view opt, std::string_view v, OptionState* s) {
        std::optional<std::string> path = NormalizeExportPath(v);
        if (!path) return Cat("'", opt, "' needs an absolute path");
@@ -922,6 +928,20 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text,
       exp.export_id = c.options.fsid ? *c.options.fsid : HashExportPath(Cat("uuid:", *mine));
     }
     if (!fsid) exp.export_id = HashExportPath(exp.path);
+    // cephfs=: the export's backend, so every client entry says the same.
+    for (size_t i = 0; i < exp.clients.size(); ++i) {
+      const ExportOptions& o = exp.clients[i].options;
+      if (i == 0) exp.cephfs_path = o.cephfs;
+      if (o.cephfs != exp.cephfs_path) {
+        return LineError(filename, path_token.line,
+                         Cat("cephfs= differs between the clients of '", exp.path,
+                             "' (one export has one backend: use -cephfs=PATH)"));
+      }
+      if (o.cephfs && o.mountpoint) {
+        return LineError(filename, path_token.line,
+                         Cat("'", exp.path, "': mountpoint applies to local directories, not cephfs="));
+      }
+    }
     std::vector<std::string> notes;
     for (const ExportClient& c : exp.clients) {
       NoteOptions(c.options, Cat(filename, ":", path_token.line, ": ", exp.path, " ", c.spec),
@@ -950,6 +970,7 @@ std::string DescribeOptions(const ExportOptions& o) {
   if (o.fsid) out += Cat(",fsid=", *o.fsid);
   if (o.fsid_uuid) out += Cat(",fsid=", *o.fsid_uuid);
   if (o.mountpoint) out += o.mountpoint->empty() ? ",mountpoint" : Cat(",mountpoint=", *o.mountpoint);
+  if (o.cephfs) out += Cat(",cephfs=", *o.cephfs);
   if (o.anonuid != kNobodyId) out += Cat(",anonuid=", o.anonuid);
   if (o.anongid != kNobodyId) out += Cat(",anongid=", o.anongid);
   std::string sec;

@@ -81,6 +81,10 @@ struct ExportOptions {
   // mountpoint / mp[=PATH]: serve only while PATH ("" = the export path) is
   // a mount point.
   std::optional<std::string> mountpoint;
+  // cephfs=PATH: served from this directory of the CephFS file system named
+  // in the config's [ceph] section; the export path is then only the name
+  // clients mount.
+  std::optional<std::string> cephfs;
   // Security flavours from sec= lists, as written ("sys", "krb5p", ...);
   // empty means the default, sys.
   std::vector<std::string> sec;
@@ -143,6 +147,8 @@ struct Export {
   // Default id for file handles: fsid= when given, else a hash of the path.
   // The vfs layer persists its own ids; this is only the initial choice.
   uint32_t export_id = 0;
+  // The CephFS directory served (cephfs= option), or none: a local directory.
+  std::optional<std::string> cephfs_path;
 
   // The client entry that applies to `peer`, or nullptr if none does.
   // `resolved_hostname` (may be empty) is the peer's reverse-resolved name,

@@ -157,6 +157,17 @@ Setter PathSetter(std::string ServerConfig::*field) {
   };
 }
 
+// A name without spaces (cephx client id, file system name).
+Setter NameSetter(std::string ServerConfig::*field) {
+  return [field](ServerConfig& c, std::string_view v) -> std::string {
+    if (v.empty() || v.find_first_of(" \t") != std::string_view::npos) {
+      return text::Cat("'", v, "' is not a name");
+    }
+    c.*field = std::string(v);
+    return "";
+  };
+}
+
 std::string ParseLogLevel(ServerConfig& c, std::string_view text) {
   std::string v = text::Lower(text);
   if (v == "warn") v = "warning";
@@ -244,6 +255,14 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"max_locks", UintSetter(&ServerConfig::nlm_max_locks, 1, 1u << 24)},
                {"max_locks_per_client",
                 UintSetter(&ServerConfig::nlm_max_locks_per_client, 1, 1u << 24)},
+           }},
+          {"ceph",
+           {
+               {"conf", PathSetter(&ServerConfig::ceph_conf)},
+               {"client_id", NameSetter(&ServerConfig::ceph_client_id)},
+               {"keyring", PathSetter(&ServerConfig::ceph_keyring)},
+               {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
+               {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
            }},
       };
   return *schema;

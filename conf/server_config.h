@@ -89,6 +89,14 @@ struct ServerConfig {
   uint32_t nlm_max_locks = 65536;  // lock records, all clients
   uint32_t nlm_max_locks_per_client = 4096;
 
+  // [ceph]: the cluster that exports with the cephfs= option are served
+  // from (vfs/cephfs/). Empty conf = libcephfs's default search.
+  std::string ceph_conf;
+  std::string ceph_client_id = "admin";  // cephx name without "client."
+  std::string ceph_keyring;              // "" = as ceph.conf says
+  std::string ceph_fs_name;              // "" = the cluster's default file system
+  uint32_t ceph_timeout = 30;            // seconds before an unanswered call fails
+
   bool operator==(const ServerConfig&) const = default;
 };
 

@@ -18,6 +18,7 @@
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "nfsd/nfsacl_program.h"
+#include "nlm/cluster_lock_mirror.h"
 #include "nlm/nfs_file_resolver.h"
 #include "nlm/nlm_program.h"
 #include "nlm/ofd_lock_mirror.h"
@@ -31,7 +32,12 @@
 #include "stats/metrics_server.h"
 #include "stats/prometheus.h"
 #include "stats/server_stats.h"
-#include "vfs/posix_backend.h"
+#include "vfs/backend_router.h"
+#include "vfs/file_handle_codec.h"
+#include "vfs/posix/posix_backend.h"
+#if NFS3D_HAVE_CEPHFS
+#include "vfs/cephfs/cephfs_backend.h"
+#endif
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
 
@@ -74,7 +80,11 @@ vfs::PosixBackend::ExportSettings BackendSettings(const conf::Export& exp) {
 
 struct Daemon::Impl {
   conf::ServerConfig config;
-  std::unique_ptr<vfs::PosixBackend> backend;
+  std::unique_ptr<vfs::PosixBackend> backend;  // local directories
+#if NFS3D_HAVE_CEPHFS
+  std::unique_ptr<vfs::CephfsBackend> ceph;  // cephfs= exports, connected at the first
+#endif
+  std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
   std::set<uint32_t> backend_exports;  // export ids already added to the backend
   CachingHostnameResolver hostnames;  // for exports that name hosts
   std::unique_ptr<NfsServer> nfs;
@@ -88,6 +98,9 @@ struct Daemon::Impl {
   std::unique_ptr<nlm::StatusStore> nsm_store;
   std::unique_ptr<nlm::RpcPeerCaller> peer_caller;  // outlives nlm
   std::unique_ptr<nlm::OfdLockMirror> lock_mirror;  // outlives nlm
+  // CephFS files' NLM locks as CephFS locks; with split_mirror routing them.
+  std::unique_ptr<nlm::ClusterLockMirror> cluster_mirror;  // outlives nlm
+  std::unique_ptr<nlm::SplitLockMirror> split_mirror;      // outlives nlm
   std::unique_ptr<nlm::NlmService> nlm;
   std::unique_ptr<nsm::NsmService> nsm;
   rpc::Program nlm_program;
@@ -107,7 +120,9 @@ struct Daemon::Impl {
   absl::Status AddNewExports(const conf::ExportTable& table) {
     for (const conf::Export& exp : table.exports) {
       if (backend_exports.count(exp.export_id)) continue;
-      absl::Status added = backend->AddExport(exp.export_id, exp.path, BackendSettings(exp));
+      absl::Status added = exp.cephfs_path
+                               ? AddCephExport(exp)
+                               : backend->AddExport(exp.export_id, exp.path, BackendSettings(exp));
       if (!added.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("export ", exp.path, ": ", added.message()));
@@ -115,6 +130,33 @@ struct Daemon::Impl {
       backend_exports.insert(exp.export_id);
     }
     return absl::OkStatus();
+  }
+
+  // An export with cephfs=: connects to the [ceph] cluster first if needed.
+  absl::Status AddCephExport(const conf::Export& exp) {
+#if NFS3D_HAVE_CEPHFS
+    if (!ceph) {
+      vfs::CephfsOptions options;
+      options.state_dir = config.state_dir;
+      options.conf_path = config.ceph_conf;
+      options.client_id = config.ceph_client_id;
+      options.keyring = config.ceph_keyring;
+      options.fs_name = config.ceph_fs_name;
+      options.timeout_seconds = static_cast<int>(config.ceph_timeout);
+      absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created =
+          vfs::CephfsBackend::Create(options);
+      if (!created.ok()) return created.status();
+      ceph = std::move(*created);
+      router->AddHandleType(vfs::kCephHandleType, ceph.get());
+    }
+    absl::Status added =
+        ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0));
+    if (added.ok()) router->AddExport(exp.export_id, ceph.get());
+    return added;
+#else
+    (void)exp;
+    return absl::UnimplementedError("this nfs3d was built without CephFS support (NFS3D_CEPHFS)");
+#endif
   }
 };
 
@@ -136,11 +178,12 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
       vfs::PosixBackend::Create(backend_options);
   if (!backend.ok()) return backend.status();
   impl->backend = std::move(*backend);
+  impl->router = std::make_unique<vfs::BackendRouter>(impl->backend.get());
   if (absl::Status s = impl->AddNewExports(exports); !s.ok()) return s;
   for (const std::string& warning : exports.warnings) NFS3D_LOG_WARNING("%s", warning);
 
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
-  impl->nfs = std::make_unique<NfsServer>(impl->backend.get(), table, ToTransferSettings(config));
+  impl->nfs = std::make_unique<NfsServer>(impl->router.get(), table, ToTransferSettings(config));
   impl->nfs->SetHostnameResolver([resolver = &impl->hostnames](const sockaddr* peer,
                                                                socklen_t len) {
     return resolver->Resolve(peer, len);
@@ -173,11 +216,43 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
     // NLM locks also lock the files themselves (OFD locks): processes on the
     // server see them, and NLM clients see theirs.
     impl->lock_mirror = std::make_unique<nlm::OfdLockMirror>(
-        [backend = impl->backend.get()](const std::string& file) {
+        [backend = impl->router.get()](const std::string& file) {
           return backend->OpenForLocking(vfs::FileHandle::FromBytes(
               absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size())));
         });
+#if NFS3D_HAVE_CEPHFS
+    // Files of cephfs= exports: CephFS locks (the backend is connected when
+    // the first such export is added, also on a reload).
+    auto handle_of = [](const std::string& file) {
+      return vfs::FileHandle::FromBytes(
+          absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size()));
+    };
+    Impl* d = impl.get();
+    impl->cluster_mirror = std::make_unique<nlm::ClusterLockMirror>(
+        [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
+                       short type) -> absl::StatusOr<bool> {
+          if (!d->ceph) return true;
+          return d->ceph->SetLock(handle_of(file), owner, first, last, type);
+        },
+        [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
+                       bool exclusive) -> absl::StatusOr<std::optional<nlm::ClusterLockMirror::Held>> {
+          if (!d->ceph) return std::optional<nlm::ClusterLockMirror::Held>();
+          auto held = d->ceph->TestLock(handle_of(file), owner, first, last, exclusive);
+          if (!held.ok()) return held.status();
+          if (!*held) return std::optional<nlm::ClusterLockMirror::Held>();
+          return std::optional<nlm::ClusterLockMirror::Held>(
+              nlm::ClusterLockMirror::Held{(*held)->first, (*held)->last, (*held)->exclusive,
+                                           (*held)->pid});
+        });
+    impl->split_mirror = std::make_unique<nlm::SplitLockMirror>(
+        [handle_of](const std::string& file) {
+          return vfs::PeekHandleType(handle_of(file)) == vfs::kCephHandleType;
+        },
+        impl->cluster_mirror.get(), impl->lock_mirror.get());
+    impl->nlm->SetMirror(impl->split_mirror.get());
+#else
     impl->nlm->SetMirror(impl->lock_mirror.get());
+#endif
     impl->nsm = std::make_unique<nsm::NsmService>(impl->nlm.get());
     impl->nlm_program = nlm::MakeNlmProgram(impl->nlm.get());
     impl->nsm_program = nsm::MakeNsmProgram(impl->nsm.get());

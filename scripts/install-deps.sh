@@ -10,9 +10,12 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab;
 # for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
 # build and check it, systemd (systemd-analyze verify), man-db (man -l),
-# util-linux (unshare, nsenter); acl (getfacl/setfacl) for the NFSACL lab test.
+# util-linux (unshare, nsenter); acl (getfacl/setfacl) for the NFSACL lab test;
+# a one-node Ceph cluster (scripts/ceph-cluster.sh) and libcephfs-dev for the
+# CephFS backend (optional when building: nfs3d builds without it).
 TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
-           debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl)
+           debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
+           ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

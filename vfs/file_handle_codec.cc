@@ -63,6 +63,13 @@ absl::StatusOr<FileHandle> HandleCodec::Encode(uint32_t export_id, int32_t handl
   return fh;
 }
 
+std::optional<int32_t> PeekHandleType(const FileHandle& fh) {
+  if (fh.len < kHandleHeaderSize + kHandleMacSize || fh.data[0] != kHandleVersion) {
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(GetBe32(fh.data + 5));
+}
+
 absl::StatusOr<DecodedHandle> HandleCodec::Decode(const FileHandle& fh) const {
   if (fh.len < kHandleHeaderSize + kHandleMacSize || fh.len > kMaxHandleSize ||
       fh.data[0] != kHandleVersion) {

@@ -16,6 +16,7 @@
 #define NFS3D_VFS_FILE_HANDLE_CODEC_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -37,6 +38,10 @@ struct DecodedHandle {
   uint8_t kernel[kMaxKernelHandle] = {};
   absl::Span<const uint8_t> kernel_bytes() const { return {kernel, kernel_len}; }
 };
+
+// The handle_type field of a well-formed handle, unauthenticated: enough to
+// pick the backend that then decodes (and authenticates) it.
+std::optional<int32_t> PeekHandleType(const FileHandle& fh);
 
 class HandleCodec {
  public:

@@ -105,6 +105,17 @@ TEST(ExportsTest, ShippedExampleParses) {
   EXPECT_EQ(t.exports[2].clients.size(), 2u);
 }
 
+TEST(ExportsTest, CephfsOptionNamesTheBackend) {
+  ExportTable t = ParseOk("/ceph/a -cephfs=/volumes//a/ 10.0.0.0/8(rw) host(ro)\n/srv/b *(rw)\n");
+  ASSERT_EQ(t.exports.size(), 2u);
+  EXPECT_EQ(t.exports[0].path, "/ceph/a");
+  EXPECT_EQ(t.exports[0].cephfs_path, std::optional<std::string>("/volumes/a"));
+  EXPECT_FALSE(t.exports[1].cephfs_path.has_value());  // knfsd lines: local directories
+  ExpectError("/x a(rw,cephfs=/v) b(rw)\n", 1, "cephfs= differs");
+  ExpectError("/x *(cephfs=relative)\n", 1, "absolute CephFS path");
+  ExpectError("/x *(cephfs=/v,mountpoint)\n", 1, "not cephfs=");
+}
+
 TEST(ExportsTest, Defaults) {
   ExportTable t = ParseOk("/srv host\n");
   ASSERT_EQ(t.exports.size(), 1u);

@@ -97,6 +97,26 @@ TEST(ServerConfigTest, ShippedFileDocumentsTheDefaults) {
   EXPECT_EQ(ParseOk(uncommented), DefaultServerConfig());
 }
 
+TEST(ServerConfigTest, CephSection) {
+  ServerConfig c = ParseOk(R"(
+[ceph]
+conf = /etc/ceph/other.conf
+client_id = nfs3d
+keyring = /etc/ceph/ceph.client.nfs3d.keyring
+fs_name = projects
+timeout = 5
+)");
+  EXPECT_EQ(c.ceph_conf, "/etc/ceph/other.conf");
+  EXPECT_EQ(c.ceph_client_id, "nfs3d");
+  EXPECT_EQ(c.ceph_keyring, "/etc/ceph/ceph.client.nfs3d.keyring");
+  EXPECT_EQ(c.ceph_fs_name, "projects");
+  EXPECT_EQ(c.ceph_timeout, 5u);
+  const ServerConfig d = DefaultServerConfig();
+  EXPECT_EQ(d.ceph_conf, "");
+  EXPECT_EQ(d.ceph_client_id, "admin");
+  EXPECT_EQ(d.ceph_timeout, 30u);
+}
+
 TEST(ServerConfigTest, EveryKeyParsed) {
   ServerConfig c = ParseOk(R"(
 [nfsd]

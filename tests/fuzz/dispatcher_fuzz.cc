@@ -34,7 +34,7 @@
 #include "nfsd/nfs_server.h"
 #include "nfsd/nfsacl_program.h"
 #include "rpc/dispatcher.h"
-#include "vfs/posix_backend.h"
+#include "vfs/posix/posix_backend.h"
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d {

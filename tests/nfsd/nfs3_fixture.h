@@ -21,7 +21,7 @@
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "tests/nfsd/nfs3_test_client.h"
-#include "vfs/posix_backend.h"
+#include "vfs/posix/posix_backend.h"
 
 namespace nfs3d::nfsd::testing {
 

@@ -17,7 +17,7 @@
 //    root, and a cached directory is re-checked (its current path must
 //    still be below the export root's; if not, the walk decides) before its
 //    first use after any directory moved on a watched file system
-//    (directory_move_watch.h; on every use where fanotify is unavailable),
+//    (posix/directory_move_watch.h; on every use where fanotify is unavailable),
 //    so moving it or an ancestor out makes its handle stale. Non-directories cannot be walked (a handle carries no parent): a
 //    file whose handle was issued inside the export and which was later moved
 //    or hard-linked outside stays reachable through that handle (knfsd with

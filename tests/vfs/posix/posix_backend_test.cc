@@ -1,4 +1,4 @@
-#include "vfs/posix_backend.h"
+#include "vfs/posix/posix_backend.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "vfs/fd_chmod.h"
+#include "vfs/posix/fd_chmod.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

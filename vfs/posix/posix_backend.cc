@@ -1,4 +1,4 @@
-#include "vfs/posix_backend.h"
+#include "vfs/posix/posix_backend.h"
 
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -28,11 +28,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/log.h"
-#include "vfs/directory_move_watch.h"
-#include "vfs/fd_chmod.h"
+#include "vfs/posix/directory_move_watch.h"
+#include "vfs/posix/fd_chmod.h"
 #include "vfs/mount_point.h"
 #include "vfs/sync_group.h"
-#include "vfs/thread_credentials.h"
+#include "vfs/posix/thread_credentials.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {

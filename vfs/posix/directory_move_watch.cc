@@ -1,4 +1,4 @@
-#include "vfs/directory_move_watch.h"
+#include "vfs/posix/directory_move_watch.h"
 
 #include <fcntl.h>
 #include <sys/fanotify.h>

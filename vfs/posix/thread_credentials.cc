@@ -1,4 +1,4 @@
-#include "vfs/thread_credentials.h"
+#include "vfs/posix/thread_credentials.h"
 
 #include <sys/fsuid.h>
 #include <sys/syscall.h>

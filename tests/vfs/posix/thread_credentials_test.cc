@@ -1,4 +1,4 @@
-#include "vfs/thread_credentials.h"
+#include "vfs/posix/thread_credentials.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,0 +1,320 @@
+// The CephFS backend against a real one-node cluster, started once per ctest
+// run by scripts/ceph-cluster.sh (fixture "ceph"; NFS3D_CEPH_DIR names it).
+#include "vfs/cephfs/cephfs_backend.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "vfs/file_handle_codec.h"
+#include "vfs/vfs_error.h"
+
+namespace nfs3d::vfs {
+namespace {
+
+constexpr uint32_t kExport = 7;
+const Cred kRoot{0, 0, {}};
+const Cred kUser{1000, 1000, {}};
+
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)            \
+  auto lhs##_or = (expr);                          \
+  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status(); \
+  auto lhs = std::move(*lhs##_or)
+
+std::string ClusterDir() {
+  const char* dir = std::getenv("NFS3D_CEPH_DIR");
+  return dir ? dir : "";
+}
+
+class CephfsBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (ClusterDir().empty()) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
+    state_ = std::filesystem::temp_directory_path() /
+             ("nfs3d-cephfs-test-" + std::to_string(getpid()));
+    backend_ = Open();
+    ASSERT_NE(backend_, nullptr);
+    // Each test works in a new directory of its own under the root.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string name = std::string(info->name()) + "-" + std::to_string(getpid());
+    ASSERT_OK_AND_ASSIGN(fsroot, backend_->RootHandle(kExport));
+    Wcc wcc;
+    SetAttributes mode;
+    mode.mode = 0777;
+    ASSERT_OK_AND_ASSIGN(dir, backend_->Mkdir(kRoot, fsroot, name, mode, &wcc));
+    dir_ = dir.handle;
+  }
+  void TearDown() override {
+    backend_.reset();
+    if (!state_.empty()) std::filesystem::remove_all(state_);
+  }
+
+  // state_dir decides the CephFS session id: a second Open() with the same
+  // one ends the first one's session (a restarted head).
+  std::unique_ptr<CephfsBackend> Open(std::string state_dir = "") {
+    CephfsOptions options;
+    options.state_dir = state_dir.empty() ? state_.string() : state_dir;
+    options.conf_path = ClusterDir() + "/ceph.conf";
+    options.keyring = ClusterDir() + "/keyring";
+    options.client_id = "admin";
+    options.fs_name = "cephfs";
+    auto backend = CephfsBackend::Create(options);
+    EXPECT_TRUE(backend.ok()) << backend.status();
+    if (!backend.ok()) return nullptr;
+    EXPECT_TRUE((*backend)->AddExport(kExport, "/").ok());
+    return std::move(*backend);
+  }
+
+  FileHandle CreateFile(const std::string& name, const Cred& cred = kRoot) {
+    Wcc wcc;
+    SetAttributes attrs;
+    attrs.mode = 0644;
+    auto created = backend_->Create(cred, dir_, name, CreateMode::kGuarded, attrs, {}, &wcc);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? created->handle : FileHandle{};
+  }
+
+  std::filesystem::path state_;
+  std::unique_ptr<CephfsBackend> backend_;
+  FileHandle dir_;
+};
+
+TEST_F(CephfsBackendTest, WriteCommitReadRoundTrip) {
+  FileHandle fh = CreateFile("data");
+  std::vector<uint8_t> data(1 << 20);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 7 + 3);
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(w, backend_->Write(kRoot, fh, 4096, data, StableHow::kUnstable, &wcc));
+  EXPECT_EQ(w.count, data.size());
+  EXPECT_EQ(w.committed, StableHow::kUnstable);
+  ASSERT_TRUE(wcc.before.has_value());
+  EXPECT_EQ(wcc.before->size, 0u);
+  ASSERT_TRUE(wcc.after.has_value());
+  EXPECT_EQ(wcc.after->size, 4096 + data.size());
+  ASSERT_OK_AND_ASSIGN(verf, backend_->Commit(kRoot, fh, 0, 0, &wcc));
+  EXPECT_EQ(verf, w.verifier);
+  EXPECT_EQ(verf, backend_->WriteVerifier());
+  ASSERT_OK_AND_ASSIGN(sync, backend_->Write(kRoot, fh, 0, {data.data(), 10},
+                                             StableHow::kFileSync, &wcc));
+  EXPECT_EQ(sync.committed, StableHow::kFileSync);
+
+  std::vector<uint8_t> back(data.size());
+  ASSERT_OK_AND_ASSIGN(r, backend_->Read(kRoot, fh, 4096, back.size(), back.data()));
+  EXPECT_EQ(r.count, back.size());
+  EXPECT_TRUE(r.eof);
+  EXPECT_EQ(back, data);
+}
+
+TEST_F(CephfsBackendTest, ExclusiveCreateKeepsTheVerifier) {
+  Wcc wcc;
+  const Verifier v1{1, 2, 3, 4, 5, 6, 7, 8}, v2{8, 7, 6, 5, 4, 3, 2, 1};
+  ASSERT_OK_AND_ASSIGN(first,
+                       backend_->Create(kRoot, dir_, "x", CreateMode::kExclusive, {}, v1, &wcc));
+  ASSERT_OK_AND_ASSIGN(again,
+                       backend_->Create(kRoot, dir_, "x", CreateMode::kExclusive, {}, v1, &wcc));
+  EXPECT_EQ(first.handle, again.handle);
+  auto other = backend_->Create(kRoot, dir_, "x", CreateMode::kExclusive, {}, v2, &wcc);
+  EXPECT_EQ(ErrnoOf(other.status()), EEXIST);
+  auto guarded = backend_->Create(kRoot, dir_, "x", CreateMode::kGuarded, {}, v1, &wcc);
+  EXPECT_EQ(ErrnoOf(guarded.status()), EEXIST);
+}
+
+TEST_F(CephfsBackendTest, ReadDirResumesFromCookies) {
+  std::set<std::string> want = {".", ".."};
+  for (int i = 0; i < 40; ++i) {
+    CreateFile("f" + std::to_string(i));
+    want.insert("f" + std::to_string(i));
+  }
+  std::multiset<std::string> seen;
+  uint64_t cookie = 0;
+  Verifier verf{};
+  bool eof = false;
+  while (!eof) {
+    int taken = 0;
+    ASSERT_TRUE(backend_
+                    ->ReadDir(kRoot, dir_, cookie, &verf,
+                              [&](const DirEntry& e) {
+                                if (taken == 7) return false;
+                                ++taken;
+                                seen.insert(std::string(e.name));
+                                cookie = e.cookie;
+                                return true;
+                              },
+                              &eof, nullptr)
+                    .ok());
+  }
+  EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()), want);
+  EXPECT_EQ(seen.size(), want.size());  // nothing twice
+}
+
+TEST_F(CephfsBackendTest, NamespaceOperations) {
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(sub, backend_->Mkdir(kRoot, dir_, "sub", {}, &wcc));
+  EXPECT_TRUE(wcc.before.has_value());
+  EXPECT_TRUE(wcc.after.has_value());
+  EXPECT_EQ(sub.attributes->type, FileType::kDirectory);
+  ASSERT_OK_AND_ASSIGN(link, backend_->Symlink(kRoot, dir_, "ln", "sub/target", {}, &wcc));
+  ASSERT_OK_AND_ASSIGN(target, backend_->Readlink(kRoot, link.handle, nullptr));
+  EXPECT_EQ(target, "sub/target");
+  ASSERT_OK_AND_ASSIGN(fifo, backend_->Mknod(kRoot, dir_, "fifo", FileType::kFifo, 0, 0, {}, &wcc));
+  EXPECT_EQ(fifo.attributes->type, FileType::kFifo);
+  ASSERT_OK_AND_ASSIGN(chr, backend_->Mknod(kRoot, dir_, "chr", FileType::kChar, 1, 3, {}, &wcc));
+  EXPECT_EQ(chr.attributes->rdev_major, 1u);
+  EXPECT_EQ(chr.attributes->rdev_minor, 3u);
+
+  FileHandle f = CreateFile("f");
+  std::optional<Attributes> fattrs;
+  ASSERT_TRUE(backend_->Link(kRoot, f, sub.handle, "hard", &fattrs, &wcc).ok());
+  ASSERT_TRUE(fattrs.has_value());
+  EXPECT_EQ(fattrs->nlink, 2u);
+  Wcc from, to;
+  ASSERT_TRUE(backend_->Rename(kRoot, dir_, "f", sub.handle, "moved", &from, &to).ok());
+  ASSERT_OK_AND_ASSIGN(moved, backend_->Lookup(kRoot, sub.handle, "moved", nullptr));
+  EXPECT_EQ(moved.handle, f);
+  ASSERT_OK_AND_ASSIGN(up, backend_->Lookup(kRoot, sub.handle, "..", nullptr));
+  EXPECT_EQ(up.handle, dir_);
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, dir_, "sub", &wcc)), ENOTEMPTY);
+  EXPECT_EQ(ErrnoOf(backend_->Remove(kRoot, dir_, "sub", &wcc)), EISDIR);
+  ASSERT_TRUE(backend_->Remove(kRoot, sub.handle, "moved", &wcc).ok());
+  ASSERT_TRUE(backend_->Remove(kRoot, sub.handle, "hard", &wcc).ok());
+  ASSERT_TRUE(backend_->Rmdir(kRoot, dir_, "sub", &wcc).ok());
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, f).status()), ESTALE);
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, dir_, "sub", nullptr).status()), ENOENT);
+}
+
+TEST_F(CephfsBackendTest, GuardedSetAttrAndTruncate) {
+  FileHandle fh = CreateFile("g");
+  ASSERT_OK_AND_ASSIGN(a, backend_->GetAttr(kRoot, fh));
+  SetAttributes size;
+  size.size = 12345;
+  Wcc wcc;
+  Time wrong = a.ctime;
+  wrong.seconds -= 1;
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(kRoot, fh, size, wrong, &wcc)), kErrNotSync);
+  ASSERT_TRUE(backend_->SetAttr(kRoot, fh, size, a.ctime, &wcc).ok());
+  ASSERT_TRUE(wcc.after.has_value());
+  EXPECT_EQ(wcc.after->size, 12345u);
+  SetAttributes mode;
+  mode.mode = 0600;
+  ASSERT_TRUE(backend_->SetAttr(kRoot, fh, mode, std::nullopt, &wcc).ok());
+  EXPECT_EQ(wcc.after->mode, 0600u);
+}
+
+TEST_F(CephfsBackendTest, CallerCredentialsAreChecked) {
+  Wcc wcc;
+  SetAttributes closed;
+  closed.mode = 0755;
+  ASSERT_OK_AND_ASSIGN(rootdir, backend_->Mkdir(kRoot, dir_, "rootonly", closed, &wcc));
+  auto denied = backend_->Create(kUser, rootdir.handle, "x", CreateMode::kGuarded, {}, {}, &wcc);
+  EXPECT_EQ(ErrnoOf(denied.status()), EACCES);
+  // The user's own file in the world-writable test directory.
+  FileHandle mine = CreateFile("mine", kUser);
+  ASSERT_OK_AND_ASSIGN(attrs, backend_->GetAttr(kRoot, mine));
+  EXPECT_EQ(attrs.uid, 1000u);
+  FileHandle roots = CreateFile("roots");
+  const uint8_t byte = 1;
+  EXPECT_EQ(ErrnoOf(backend_->Write(kUser, roots, 0, {&byte, 1}, StableHow::kUnstable, &wcc)
+                        .status()),
+            EACCES);
+  ASSERT_OK_AND_ASSIGN(access, backend_->Access(kUser, roots, 0x3f, nullptr));
+  EXPECT_EQ(access.granted, 0x01u);  // read only
+}
+
+TEST_F(CephfsBackendTest, HandlesSurviveARestart) {
+  FileHandle fh = CreateFile("keep");
+  const std::string text = "survives";
+  Wcc wcc;
+  ASSERT_TRUE(backend_
+                  ->Write(kRoot, fh, 0, {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
+                          StableHow::kFileSync, &wcc)
+                  .ok());
+  backend_.reset();  // unmounts: the new instance has no cached inodes
+  backend_ = Open();
+  ASSERT_NE(backend_, nullptr);
+  char buf[16];
+  ASSERT_OK_AND_ASSIGN(r, backend_->Read(kRoot, fh, 0, sizeof(buf),
+                                         reinterpret_cast<uint8_t*>(buf)));
+  EXPECT_EQ(std::string(buf, r.count), text);
+  ASSERT_OK_AND_ASSIGN(again, backend_->Lookup(kRoot, dir_, "keep", nullptr));
+  EXPECT_EQ(again.handle, fh);
+}
+
+TEST_F(CephfsBackendTest, ForgedHandlesAndFsStat) {
+  FileHandle fh = CreateFile("h");
+  FileHandle forged = fh;
+  forged.data[forged.len - 1] ^= 1;
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, forged).status()), kErrBadHandle);
+  ASSERT_OK_AND_ASSIGN(exp, backend_->ExportOf(fh));
+  EXPECT_EQ(exp, kExport);
+  ASSERT_OK_AND_ASSIGN(st, backend_->StatFs(kRoot, fh, nullptr));
+  // The test cluster has no manager, which is what fills in usage: the
+  // figures may be 0, but are consistent.
+  EXPECT_LE(st.free_bytes, st.total_bytes);
+  EXPECT_LE(st.avail_bytes, st.free_bytes);
+}
+
+TEST_F(CephfsBackendTest, LocksAreCephfsLocksSeenByOtherClients) {
+  FileHandle fh = CreateFile("locked");
+  // A second libcephfs client: another gateway or a kernel cephfs mount.
+  // (Its own state directory: its own session, and the same handle key.)
+  const std::string other_state = state_.string() + "-other";
+  std::filesystem::create_directories(other_state);
+  std::filesystem::copy_file(state_ / "handle.key", other_state + "/handle.key");
+  std::unique_ptr<CephfsBackend> other = Open(other_state);
+  ASSERT_NE(other, nullptr);
+  constexpr short kWrite = F_WRLCK, kUnlock = F_UNLCK;
+  ASSERT_OK_AND_ASSIGN(set, backend_->SetLock(fh, 1, 0, 99, kWrite));
+  EXPECT_TRUE(set);
+  ASSERT_OK_AND_ASSIGN(held, other->TestLock(fh, 1, 50, 60, false));
+  ASSERT_TRUE(held.has_value());
+  EXPECT_TRUE(held->exclusive);
+  EXPECT_EQ(held->first, 0u);
+  EXPECT_EQ(held->last, 99u);
+  ASSERT_OK_AND_ASSIGN(refused, other->SetLock(fh, 1, 10, 10, kWrite));
+  EXPECT_FALSE(refused);
+  ASSERT_OK_AND_ASSIGN(beside, other->SetLock(fh, 1, 100, UINT64_MAX, kWrite));
+  EXPECT_TRUE(beside);  // no overlap
+  // The same client, another owner: conflicts too (owners are distinct).
+  ASSERT_OK_AND_ASSIGN(owner2, backend_->SetLock(fh, 2, 0, 0, kWrite));
+  EXPECT_FALSE(owner2);
+  ASSERT_OK_AND_ASSIGN(unlocked, backend_->SetLock(fh, 1, 0, UINT64_MAX, kUnlock));
+  EXPECT_TRUE(unlocked);
+  ASSERT_OK_AND_ASSIGN(now, other->SetLock(fh, 1, 10, 10, kWrite));
+  EXPECT_TRUE(now);
+  other.reset();
+  std::filesystem::remove_all(other_state);
+}
+
+TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          ("nfs3d-cephfs-unreachable-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    // A monitor address nothing listens on (port 1 on loopback).
+    std::FILE* f = std::fopen((dir + "/ceph.conf").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("[global]\nmon host = v2:127.0.0.1:1\nauth client required = none\n", f);
+    std::fclose(f);
+  }
+  CephfsOptions options;
+  options.state_dir = dir + "/state";
+  options.conf_path = dir + "/ceph.conf";
+  options.client_id = "nobody";
+  options.timeout_seconds = 2;
+  auto backend = CephfsBackend::Create(options);
+  ASSERT_FALSE(backend.ok());
+  const std::string message(backend.status().message());
+  EXPECT_NE(message.find(options.conf_path), std::string::npos) << message;
+  EXPECT_NE(message.find("client.nobody"), std::string::npos) << message;
+  EXPECT_NE(message.find("failed"), std::string::npos) << message;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nfs3d::vfs

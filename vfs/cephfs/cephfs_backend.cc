@@ -1,0 +1,1093 @@
+#include "vfs/cephfs/cephfs_backend.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "common/log.h"
+#include "vfs/file_handle_codec.h"
+#include "vfs/siphash.h"
+#include "vfs/state_dir.h"
+#include "vfs/sync_group.h"
+
+#include <cephfs/libcephfs.h>
+
+// libcephfs.h declares these only for its own C++ build; its C definitions
+// (plain structs of 64-bit numbers) are what the ABI passes.
+struct inodeno_t {
+  uint64_t val;
+};
+struct vinodeno_t {
+  inodeno_t ino;
+  struct {
+    uint64_t val;
+  } snapid;
+};
+
+namespace nfs3d::vfs {
+namespace {
+
+constexpr uint64_t kNoSnap = ~uint64_t{0} - 1;  // CEPH_NOSNAP: the live file system
+constexpr size_t kHandleBody = 16;               // inode number, snapshot id
+constexpr size_t kOpenFileCache = 1024;
+constexpr char kVerifierXattr[] = "user.nfs3d.verifier";
+constexpr unsigned kWantAttrs = CEPH_STATX_BASIC_STATS;
+
+// A libcephfs result (negative errno) as a Status. Errors meaning the
+// cluster did not answer in time become kErrJukebox (try later).
+absl::Status CephError(int rc, std::string_view context) {
+  int err = -rc;
+  if (err == ETIMEDOUT || err == ENOTCONN || err == ESHUTDOWN || err == ECONNREFUSED) {
+    err = kErrJukebox;
+  }
+  return ErrnoError(err, context);
+}
+
+uint64_t RandomU64() {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (static_cast<uint64_t>(ts.tv_sec) << 32) ^ static_cast<uint64_t>(ts.tv_nsec);
+  }
+  return v;
+}
+
+void PutBe64(uint8_t* p, uint64_t v) {
+  for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
+}
+uint64_t GetBe64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+FileType TypeOf(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return FileType::kDirectory;
+    case S_IFBLK: return FileType::kBlock;
+    case S_IFCHR: return FileType::kChar;
+    case S_IFLNK: return FileType::kSymlink;
+    case S_IFSOCK: return FileType::kSocket;
+    case S_IFIFO: return FileType::kFifo;
+    default: return FileType::kRegular;
+  }
+}
+
+Time ToTime(const struct timespec& ts) {
+  return Time{static_cast<uint32_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec)};
+}
+
+WccAttr ToWcc(const Attributes& a) { return WccAttr{a.size, a.mtime, a.ctime}; }
+
+absl::Status CheckName(std::string_view name) {
+  if (name.empty() || name.find('/') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
+    return ErrnoError(EACCES, "invalid name");
+  }
+  if (name.size() > 255) return ErrnoError(ENAMETOOLONG, "name too long");
+  return absl::OkStatus();
+}
+
+absl::Status CheckNewName(std::string_view name) {
+  absl::Status st = CheckName(name);
+  if (!st.ok()) return st;
+  if (name == "." || name == "..") return ErrnoError(EEXIST, "cannot create . or ..");
+  return absl::OkStatus();
+}
+
+// The caller's identity for one call.
+class Perm {
+ public:
+  explicit Perm(const Cred& cred) {
+    std::vector<gid_t> groups(cred.groups.begin(), cred.groups.end());
+    perm_ = ceph_userperm_new(cred.uid, cred.gid, static_cast<int>(groups.size()),
+                              groups.empty() ? nullptr : groups.data());
+  }
+  ~Perm() { ceph_userperm_destroy(perm_); }
+  Perm(const Perm&) = delete;
+  Perm& operator=(const Perm&) = delete;
+  UserPerm* get() const { return perm_; }
+
+ private:
+  UserPerm* perm_;
+};
+
+}  // namespace
+
+class CephfsBackend::Impl {
+ public:
+  // One reference on a libcephfs inode, released when it goes.
+  class InodeRef {
+   public:
+    InodeRef() = default;
+    InodeRef(ceph_mount_info* cm, Inode* in) : cm_(cm), in_(in) {}
+    InodeRef(InodeRef&& o) noexcept : cm_(o.cm_), in_(std::exchange(o.in_, nullptr)) {}
+    InodeRef& operator=(InodeRef&& o) noexcept {
+      Reset();
+      cm_ = o.cm_;
+      in_ = std::exchange(o.in_, nullptr);
+      return *this;
+    }
+    ~InodeRef() { Reset(); }
+    Inode* get() const { return in_; }
+
+   private:
+    void Reset() {
+      if (in_) ceph_ll_put(cm_, in_);
+      in_ = nullptr;
+    }
+    ceph_mount_info* cm_ = nullptr;
+    Inode* in_ = nullptr;
+  };
+
+  struct Export {
+    uint32_t id = 0;
+    std::string path;
+    uint64_t root_ino = 0;
+    uint64_t fsid = 0;
+  };
+
+  // A resolved handle: its export, inode and where it came from.
+  struct Node {
+    const Export* exp = nullptr;
+    uint64_t ino = 0;
+    uint64_t snap = kNoSnap;
+    InodeRef inode;
+    FileHandle handle;
+    bool is_root() const { return ino == exp->root_ino && snap == kNoSnap; }
+  };
+
+  // An open file for data I/O (opened with the mount's identity).
+  struct OpenFile {
+    ceph_mount_info* cm = nullptr;
+    Fh* fh = nullptr;
+    SyncGroup sync;
+    ~OpenFile() {
+      if (fh) ceph_ll_close(cm, fh);
+    }
+  };
+
+  Impl(ceph_mount_info* cm, const HandleSecret& secret, std::string cluster)
+      : cm_(cm), codec_(secret), cluster_(std::move(cluster)), verifier_(RandomU64()) {}
+  ~Impl() {
+    {
+      absl::MutexLock lock(&files_mu_);
+      files_.clear();
+    }
+    ceph_unmount(cm_);
+    ceph_release(cm_);
+  }
+
+  ceph_mount_info* cm() const { return cm_; }
+  const std::string& cluster() const { return cluster_; }
+
+  absl::Status AddExport(uint32_t id, const std::string& path, uint64_t fsid) {
+    Inode* in = nullptr;
+    struct ceph_statx stx;
+    int rc = ceph_ll_walk(cm_, path.c_str(), &in, &stx, kWantAttrs, 0, ceph_mount_perms(cm_));
+    if (rc < 0) return CephError(rc, absl::StrCat(cluster_, ": export ", path));
+    InodeRef ref(cm_, in);
+    if (!S_ISDIR(stx.stx_mode)) return ErrnoError(ENOTDIR, absl::StrCat("export ", path));
+    auto exp = std::make_unique<Export>();
+    exp->id = id;
+    exp->path = path;
+    exp->root_ino = stx.stx_ino;
+    exp->fsid = fsid != 0 ? fsid : (uint64_t{0xCE9F} << 48) | id;
+    absl::MutexLock lock(&exports_mu_);
+    if (exports_.count(id)) return ErrnoError(EEXIST, absl::StrCat("export id ", id, " taken"));
+    exports_[id] = std::move(exp);
+    return absl::OkStatus();
+  }
+
+  const Export* FindExport(uint32_t id) {
+    absl::ReaderMutexLock lock(&exports_mu_);
+    auto it = exports_.find(id);
+    return it == exports_.end() ? nullptr : it->second.get();
+  }
+
+  absl::StatusOr<FileHandle> MakeHandle(const Export& exp, uint64_t ino, uint64_t snap) const {
+    uint8_t body[kHandleBody];
+    PutBe64(body, ino);
+    PutBe64(body + 8, snap);
+    return codec_.Encode(exp.id, kCephHandleType, {body, kHandleBody});
+  }
+
+  // The export a handle belongs to, with its inode number and snapshot.
+  absl::StatusOr<std::tuple<const Export*, uint64_t, uint64_t>> Decode(const FileHandle& fh) {
+    absl::StatusOr<DecodedHandle> d = codec_.Decode(fh);
+    if (!d.ok()) return d.status();
+    if (d->handle_type != kCephHandleType || d->kernel_len != kHandleBody) {
+      return ErrnoError(kErrBadHandle, "not a CephFS handle");
+    }
+    const Export* exp = FindExport(d->export_id);
+    if (exp == nullptr) return ErrnoError(ESTALE, "unknown export");
+    return std::make_tuple(exp, GetBe64(d->kernel), GetBe64(d->kernel + 8));
+  }
+
+  // Finds the handle's inode: in libcephfs's cache, else by number from the
+  // MDS (after a restart). ESTALE once the inode is gone.
+  absl::StatusOr<Node> Resolve(const FileHandle& fh) {
+    auto decoded = Decode(fh);
+    if (!decoded.ok()) return decoded.status();
+    Node node;
+    std::tie(node.exp, node.ino, node.snap) = *decoded;
+    node.handle = fh;
+    Inode* in = nullptr;
+    vinodeno_t vino{{node.ino}, {node.snap}};
+    int rc = ceph_ll_lookup_vino(cm_, vino, &in);
+    if (rc < 0 && node.snap == kNoSnap) rc = ceph_ll_lookup_inode(cm_, inodeno_t{node.ino}, &in);
+    if (rc == -ENOENT || rc == -ESTALE) return ErrnoError(ESTALE, "inode gone");
+    if (rc < 0) return CephError(rc, "lookup inode");
+    node.inode = InodeRef(cm_, in);
+    return node;
+  }
+
+  absl::StatusOr<Node> Root(uint32_t export_id) {
+    const Export* exp = FindExport(export_id);
+    if (exp == nullptr) return ErrnoError(ESTALE, "unknown export");
+    absl::StatusOr<FileHandle> fh = MakeHandle(*exp, exp->root_ino, kNoSnap);
+    if (!fh.ok()) return fh.status();
+    return Resolve(*fh);
+  }
+
+  Attributes ToAttributes(const struct ceph_statx& stx, const Export& exp) const {
+    Attributes a;
+    a.type = TypeOf(stx.stx_mode);
+    a.mode = stx.stx_mode & 07777;
+    a.nlink = stx.stx_nlink == 0 ? 1 : stx.stx_nlink;
+    a.uid = stx.stx_uid;
+    a.gid = stx.stx_gid;
+    a.size = stx.stx_size;
+    a.used = stx.stx_blocks * 512;
+    a.rdev_major = major(stx.stx_rdev);
+    a.rdev_minor = minor(stx.stx_rdev);
+    a.fsid = exp.fsid;
+    a.fileid = stx.stx_ino;
+    a.atime = ToTime(stx.stx_atime);
+    a.mtime = ToTime(stx.stx_mtime);
+    a.ctime = ToTime(stx.stx_ctime);
+    return a;
+  }
+
+  absl::StatusOr<struct ceph_statx> StatX(Inode* in) {
+    struct ceph_statx stx;
+    int rc = ceph_ll_getattr(cm_, in, &stx, kWantAttrs, 0, ceph_mount_perms(cm_));
+    if (rc < 0) return CephError(rc, "getattr");
+    return stx;
+  }
+
+  absl::StatusOr<Attributes> Attrs(const Node& node) {
+    absl::StatusOr<struct ceph_statx> stx = StatX(node.inode.get());
+    if (!stx.ok()) return stx.status();
+    // libcephfs keeps a removed inode while it holds capabilities on it;
+    // for NFS its handle is stale.
+    if (stx->stx_nlink == 0) return ErrnoError(ESTALE, "removed");
+    return ToAttributes(*stx, *node.exp);
+  }
+
+  std::optional<Attributes> AttrsOrNone(const Node& node) {
+    absl::StatusOr<Attributes> a = Attrs(node);
+    return a.ok() ? std::optional<Attributes>(*a) : std::nullopt;
+  }
+
+  // Permission to read or write a file's data as cred, from its mode bits.
+  // The owner may always (knfsd's owner override: a file created read-only
+  // can still be written by whoever created it).
+  static bool MayIo(const Cred& cred, const Attributes& a, bool write) {
+    if (cred.uid == 0 || cred.uid == a.uid) return true;
+    const uint32_t bit = write ? 2 : 4;
+    bool in_group = cred.gid == a.gid;
+    for (uint32_t g : cred.groups) in_group = in_group || g == a.gid;
+    return (a.mode & (in_group ? bit << 3 : bit)) != 0;
+  }
+
+  // The file's I/O handle, opened on first use.
+  absl::StatusOr<std::shared_ptr<OpenFile>> File(const Node& node) {
+    {
+      absl::MutexLock lock(&files_mu_);
+      auto it = files_.find(node.ino);
+      if (it != files_.end()) return it->second;
+    }
+    auto file = std::make_shared<OpenFile>();
+    file->cm = cm_;
+    int rc = ceph_ll_open(cm_, node.inode.get(), O_RDWR, &file->fh, ceph_mount_perms(cm_));
+    if (rc < 0) return CephError(rc, "open");
+    absl::MutexLock lock(&files_mu_);
+    auto [it, inserted] = files_.emplace(node.ino, file);
+    if (inserted && files_.size() > kOpenFileCache) {
+      // Evict another entry; users still holding it keep it open.
+      auto victim = files_.begin();
+      if (victim == it) ++victim;
+      files_.erase(victim);
+    }
+    return it->second;
+  }
+
+  void ForgetFile(uint64_t ino) {
+    std::shared_ptr<OpenFile> gone;
+    absl::MutexLock lock(&files_mu_);
+    auto it = files_.find(ino);
+    if (it == files_.end()) return;
+    gone = std::move(it->second);
+    files_.erase(it);
+  }
+
+  // One gathered fsync of the file; a failure changes the verifier.
+  absl::Status Sync(OpenFile& file) {
+    return file.sync.Sync([&] { return -ceph_ll_fsync(cm_, file.fh, 0); },
+                          [this] { RotateVerifier(); });
+  }
+
+  // Applies attrs as cred (libcephfs and the MDS check permissions).
+  absl::Status ApplyAttrs(const Cred& cred, Inode* in, const SetAttributes& attrs) {
+    struct ceph_statx stx = {};
+    int mask = 0;
+    if (attrs.mode) stx.stx_mode = static_cast<uint16_t>(*attrs.mode & 07777), mask |= CEPH_SETATTR_MODE;
+    if (attrs.uid) stx.stx_uid = *attrs.uid, mask |= CEPH_SETATTR_UID;
+    if (attrs.gid) stx.stx_gid = *attrs.gid, mask |= CEPH_SETATTR_GID;
+    if (attrs.size) stx.stx_size = *attrs.size, mask |= CEPH_SETATTR_SIZE;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    auto set_time = [&](SetTime how, const Time& t, struct timespec* out, int flag, int now_flag) {
+      if (how == SetTime::kDontChange) return;
+      mask |= flag;
+      if (how == SetTime::kServerTime) {
+        *out = now;
+        mask |= now_flag;
+      } else {
+        out->tv_sec = t.seconds;
+        out->tv_nsec = t.nseconds;
+      }
+    };
+    set_time(attrs.atime_how, attrs.atime, &stx.stx_atime, CEPH_SETATTR_ATIME,
+             CEPH_SETATTR_ATIME_NOW);
+    set_time(attrs.mtime_how, attrs.mtime, &stx.stx_mtime, CEPH_SETATTR_MTIME,
+             CEPH_SETATTR_MTIME_NOW);
+    if (mask == 0) return absl::OkStatus();
+    Perm perm(cred);
+    int rc = ceph_ll_setattr(cm_, in, &stx, mask, perm.get());
+    return rc < 0 ? CephError(rc, "setattr") : absl::OkStatus();
+  }
+
+  // Runs a directory-changing op with wcc around it.
+  absl::Status DirOp(const Node& dir, Wcc* wcc, const std::function<absl::Status()>& op) {
+    std::optional<Attributes> before = AttrsOrNone(dir);
+    if (wcc && before) wcc->before = ToWcc(*before);
+    if (before && before->type != FileType::kDirectory) {
+      if (wcc) wcc->after = before;
+      return ErrnoError(ENOTDIR, "not a directory");
+    }
+    absl::Status st = op();
+    if (wcc) wcc->after = AttrsOrNone(dir);
+    return st;
+  }
+
+  // Handle and attributes of a new object; applies what attrs the create did
+  // not (uid/gid, times) as cred.
+  absl::StatusOr<CreateResult> Finish(const Cred& cred, const Node& dir, Inode* in,
+                                      const SetAttributes* attrs) {
+    InodeRef ref(cm_, in);
+    if (attrs) {
+      SetAttributes rest = *attrs;
+      rest.mode.reset();
+      rest.size.reset();
+      absl::Status applied = ApplyAttrs(cred, in, rest);
+      if (!applied.ok()) return applied;
+    }
+    absl::StatusOr<struct ceph_statx> stx = StatX(in);
+    if (!stx.ok()) return stx.status();
+    absl::StatusOr<FileHandle> fh = MakeHandle(*dir.exp, stx->stx_ino, kNoSnap);
+    if (!fh.ok()) return fh.status();
+    return CreateResult{*fh, ToAttributes(*stx, *dir.exp)};
+  }
+
+  uint64_t verifier() const { return verifier_.load(); }
+  void RotateVerifier() {
+    uint64_t old = verifier_.load();
+    uint64_t next = RandomU64();
+    if (next == old) ++next;
+    verifier_.store(next);
+    NFS3D_LOG_WARNING("%s: sync failed: write verifier changed", cluster_.c_str());
+  }
+
+ private:
+  ceph_mount_info* const cm_;
+  const HandleCodec codec_;
+  const std::string cluster_;
+  std::atomic<uint64_t> verifier_;
+  absl::Mutex exports_mu_;
+  std::map<uint32_t, std::unique_ptr<Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
+  absl::Mutex files_mu_;
+  std::unordered_map<uint64_t, std::shared_ptr<OpenFile>> files_ ABSL_GUARDED_BY(files_mu_);
+};
+
+namespace {
+
+Verifier ToVerifier(uint64_t v) {
+  Verifier out;
+  std::memcpy(out.data(), &v, sizeof(v));
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// A libcephfs handle configured from options and connected to the monitors
+// (ceph_init); errors name the step that failed.
+absl::StatusOr<ceph_mount_info*> Connect(const CephfsOptions& options, const std::string& cluster) {
+  auto fail = [&](int rc, std::string_view step) {
+    return absl::UnavailableError(absl::StrCat(cluster, ": ", std::string(step), " failed: ",
+                                               std::string(std::strerror(rc < 0 ? -rc : rc))));
+  };
+  ceph_mount_info* cm = nullptr;
+  int rc = ceph_create(&cm, options.client_id.empty() ? nullptr : options.client_id.c_str());
+  if (rc < 0) return fail(rc, "ceph_create");
+  auto bail = [&](int rc, std::string_view step) {
+    ceph_release(cm);
+    return fail(rc, step);
+  };
+  rc = ceph_conf_read_file(cm, options.conf_path.empty() ? nullptr : options.conf_path.c_str());
+  if (rc < 0) return bail(rc, "reading ceph.conf");
+  if (!options.keyring.empty()) {
+    rc = ceph_conf_set(cm, "keyring", options.keyring.c_str());
+    if (rc < 0) return bail(rc, "setting keyring");
+  }
+  const std::string timeout = std::to_string(options.timeout_seconds);
+  for (const char* opt : {"client_mount_timeout", "rados_mon_op_timeout", "rados_osd_op_timeout"}) {
+    rc = ceph_conf_set(cm, opt, timeout.c_str());
+    if (rc < 0) return bail(rc, absl::StrCat("setting ", opt));
+  }
+  rc = ceph_init(cm);
+  if (rc < 0) return bail(rc, "connecting to the monitors (ceph_init)");
+  if (!options.fs_name.empty()) {
+    rc = ceph_select_filesystem(cm, options.fs_name.c_str());
+    if (rc < 0) {
+      ceph_shutdown(cm);
+      return fail(rc, "selecting the file system");
+    }
+  }
+  return cm;
+}
+
+// This head's CephFS session id: the same after a restart (host name, state
+// directory and its secret), another for every other head, also for heads
+// that share the handle key.
+std::string SessionUuid(const HandleSecret& secret, const std::string& state_dir) {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  SipKey key;
+  std::memcpy(key.data(), secret.data(), key.size());
+  const std::string label = absl::StrCat("nfs3d cephfs session ", state_dir);
+  const uint64_t id =
+      SipHash24(key, {reinterpret_cast<const uint8_t*>(label.data()), label.size()});
+  return absl::StrCat("nfs3d-", host, "-", absl::Hex(id, absl::kZeroPad16));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
+  const std::string cluster = absl::StrCat(
+      "ceph cluster ", options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
+      " as client.", options.client_id.empty() ? "admin" : options.client_id, ", file system ",
+      options.fs_name.empty() ? "(default)" : options.fs_name);
+  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
+  if (!secret.ok()) return secret.status();
+  const std::string uuid = SessionUuid(*secret, options.state_dir);
+
+  // End the session an earlier instance of this head left behind: after a
+  // crash the MDS would keep its capabilities until the session times out,
+  // and calls on the files it had open would wait that long.
+  absl::StatusOr<ceph_mount_info*> reclaimer = Connect(options, cluster);
+  if (!reclaimer.ok()) return reclaimer.status();
+  int rc = ceph_start_reclaim(*reclaimer, uuid.c_str(), CEPH_RECLAIM_RESET);
+  if (rc == 0) {
+    ceph_finish_reclaim(*reclaimer);
+    NFS3D_LOG_INFO("%s: ended the session of the previous instance (%s)", cluster.c_str(),
+                   uuid.c_str());
+  } else if (rc != -ENOENT) {
+    NFS3D_LOG_WARNING("%s: could not end the previous instance's session: %s", cluster.c_str(),
+                      std::strerror(-rc));
+  }
+  ceph_shutdown(*reclaimer);
+
+  absl::StatusOr<ceph_mount_info*> cm = Connect(options, cluster);
+  if (!cm.ok()) return cm.status();
+  ceph_set_uuid(*cm, uuid.c_str());
+  rc = ceph_mount(*cm, "/");
+  if (rc < 0) {
+    ceph_shutdown(*cm);
+    return absl::UnavailableError(absl::StrCat(cluster, ": mounting the file system (ceph_mount) failed: ",
+                                               std::string(std::strerror(-rc))));
+  }
+  std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
+  backend->impl_ = std::make_unique<Impl>(*cm, *secret, cluster);
+  return backend;
+}
+
+CephfsBackend::~CephfsBackend() = default;
+
+absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& path,
+                                      uint64_t fsid) {
+  return impl_->AddExport(export_id, path, fsid);
+}
+
+absl::StatusOr<FileHandle> CephfsBackend::RootHandle(uint32_t export_id) {
+  absl::StatusOr<Impl::Node> root = impl_->Root(export_id);
+  if (!root.ok()) return root.status();
+  return root->handle;
+}
+
+absl::StatusOr<uint32_t> CephfsBackend::ExportOf(const FileHandle& fh) {
+  auto decoded = impl_->Decode(fh);
+  if (!decoded.ok()) return decoded.status();
+  return std::get<0>(*decoded)->id;
+}
+
+absl::StatusOr<Attributes> CephfsBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
+  (void)cred;  // attributes need no permission
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  return impl_->Attrs(*node);
+}
+
+absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
+                                    const SetAttributes& attrs, std::optional<Time> guard_ctime,
+                                    Wcc* wcc) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> before = impl_->Attrs(*node);
+  if (!before.ok()) return before.status();
+  if (wcc) wcc->before = ToWcc(*before);
+  absl::Status result;
+  if (guard_ctime && (guard_ctime->seconds != before->ctime.seconds ||
+                      guard_ctime->nseconds != before->ctime.nseconds)) {
+    result = ErrnoError(kErrNotSync, "guard ctime mismatch");
+  } else if (attrs.size && before->type == FileType::kDirectory) {
+    result = ErrnoError(EISDIR, "truncate of a directory");
+  } else {
+    result = impl_->ApplyAttrs(cred, node->inode.get(), attrs);
+  }
+  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  return result;
+}
+
+absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileHandle& dir,
+                                                   std::string_view name,
+                                                   std::optional<Attributes>* dir_attributes) {
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  if (dir_attributes) *dir_attributes = impl_->AttrsOrNone(*d);
+  absl::Status valid = CheckName(name);
+  if (!valid.ok()) return valid;
+  Perm perm(cred);
+  const bool self = name == "." || (name == ".." && d->is_root());
+  Inode* in = nullptr;
+  struct ceph_statx stx;
+  int rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), self ? "." : std::string(name).c_str(),
+                          &in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm.get());
+  if (rc < 0) return CephError(rc, "lookup");
+  Impl::InodeRef ref(impl_->cm(), in);
+  if (self) return LookupResult{d->handle, impl_->ToAttributes(stx, *d->exp)};
+  absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, stx.stx_ino, d->snap);
+  if (!fh.ok()) return fh.status();
+  return LookupResult{*fh, impl_->ToAttributes(stx, *d->exp)};
+}
+
+absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileHandle& fh,
+                                                   uint32_t requested,
+                                                   std::optional<Attributes>* attributes) {
+  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08,
+                     kDelete = 0x10, kExecute = 0x20;
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  if (!a.ok()) return a.status();
+  if (attributes) *attributes = *a;
+  // The mode bits as the kernel reads them (CephFS has no ACLs enabled here).
+  uint32_t bits;
+  if (cred.uid == 0) {
+    bits = 6 | ((a->mode & 0111) || a->type == FileType::kDirectory ? 1 : 0);
+  } else if (cred.uid == a->uid) {
+    bits = (a->mode >> 6) & 7;
+  } else {
+    bool in_group = cred.gid == a->gid;
+    for (uint32_t g : cred.groups) in_group = in_group || g == a->gid;
+    bits = in_group ? (a->mode >> 3) & 7 : a->mode & 7;
+  }
+  const bool r = bits & 4, w = bits & 2, x = bits & 1;
+  uint32_t granted = r ? kRead : 0;
+  if (a->type == FileType::kDirectory) {
+    if (x) granted |= kLookup;
+    if (w && x) granted |= kModify | kExtend | kDelete;
+  } else {
+    if (w) granted |= kModify | kExtend;
+    if (x) granted |= kExecute;
+  }
+  return AccessResult{granted & requested};
+}
+
+absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const FileHandle& fh,
+                                                    std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  std::optional<Attributes> a = impl_->AttrsOrNone(*node);
+  if (attributes) *attributes = a;
+  if (a && a->type != FileType::kSymlink) return ErrnoError(EINVAL, "not a symlink");
+  std::string target(4096, '\0');
+  Perm perm(cred);
+  int rc = ceph_ll_readlink(impl_->cm(), node->inode.get(), target.data(), target.size(),
+                            perm.get());
+  if (rc < 0) return CephError(rc, "readlink");
+  target.resize(static_cast<size_t>(rc));
+  return target;
+}
+
+absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandle& fh,
+                                               uint64_t offset, uint32_t count, uint8_t* buf) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  if (!a.ok()) return a.status();
+  if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "read of a directory");
+  if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "read of a special file");
+  if (!Impl::MayIo(cred, *a, false)) return ErrnoError(EACCES, "read");
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  if (!file.ok()) return file.status();
+  int64_t n = ceph_ll_read(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset), count,
+                           reinterpret_cast<char*>(buf));
+  if (n < 0) return CephError(static_cast<int>(n), "read");
+  ReadResult result;
+  result.count = static_cast<uint32_t>(n);
+  result.attributes = impl_->AttrsOrNone(*node);
+  const uint64_t size = result.attributes ? result.attributes->size : a->size;
+  result.eof = offset + result.count >= size;
+  return result;
+}
+
+absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHandle& fh,
+                                                 uint64_t offset, absl::Span<const uint8_t> data,
+                                                 StableHow stable, Wcc* wcc) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  if (!a.ok()) return a.status();
+  if (wcc) wcc->before = ToWcc(*a);
+  if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "write to a directory");
+  if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "write to a special file");
+  if (!Impl::MayIo(cred, *a, true)) return ErrnoError(EACCES, "write");
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  if (!file.ok()) return file.status();
+  WriteResult result;
+  // Read before writing: if a sync fails after this write, the client sees
+  // another verifier at COMMIT and resends.
+  result.verifier = ToVerifier(impl_->verifier());
+  int n = ceph_ll_write(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset), data.size(),
+                        reinterpret_cast<const char*>(data.data()));
+  absl::Status status = n < 0 ? CephError(n, "write") : absl::OkStatus();
+  if (status.ok()) {
+    result.count = static_cast<uint32_t>(n);
+    result.committed = StableHow::kUnstable;
+    if (stable != StableHow::kUnstable) {
+      status = impl_->Sync(**file);
+      result.committed = StableHow::kFileSync;
+    }
+  }
+  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileHandle& dir,
+                                                   std::string_view name, CreateMode mode,
+                                                   const SetAttributes& attrs,
+                                                   const Verifier& verifier, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  Perm perm(cred);
+  Inode* in = nullptr;
+  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "create");
+  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    const int flags = O_CREAT | O_RDWR | (mode == CreateMode::kUnchecked ? 0 : O_EXCL);
+    const mode_t perms = mode == CreateMode::kExclusive ? 0600 : attrs.mode.value_or(0600);
+    Fh* fh = nullptr;
+    struct ceph_statx stx;
+    int rc = ceph_ll_create(impl_->cm(), d->inode.get(), n.c_str(), perms, flags, &in, &fh, &stx,
+                            kWantAttrs, 0, perm.get());
+    if (rc == -EEXIST && mode == CreateMode::kExclusive) {
+      // A retransmission finds its own verifier: same file, success.
+      rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
+                          AT_SYMLINK_NOFOLLOW, perm.get());
+      if (rc < 0) return CephError(rc, "exclusive create lookup");
+      Impl::InodeRef ref(impl_->cm(), in);
+      uint8_t stored[8];
+      int len = ceph_ll_getxattr(impl_->cm(), in, kVerifierXattr, stored, sizeof(stored),
+                                 ceph_mount_perms(impl_->cm()));
+      if (len != 8 || std::memcmp(stored, verifier.data(), 8) != 0) {
+        return ErrnoError(EEXIST, "exclusive create: other verifier");
+      }
+      absl::StatusOr<FileHandle> h = impl_->MakeHandle(*d->exp, stx.stx_ino, kNoSnap);
+      if (!h.ok()) return h.status();
+      result = CreateResult{*h, impl_->ToAttributes(stx, *d->exp)};
+      return absl::OkStatus();
+    }
+    if (rc < 0) return CephError(rc, "create");
+    if (fh) ceph_ll_close(impl_->cm(), fh);
+    if (mode == CreateMode::kExclusive) {
+      rc = ceph_ll_setxattr(impl_->cm(), in, kVerifierXattr, verifier.data(), verifier.size(), 0,
+                            ceph_mount_perms(impl_->cm()));
+      if (rc < 0) {
+        ceph_ll_put(impl_->cm(), in);
+        return CephError(rc, "store verifier");
+      }
+      // The attributes come with the SETATTR the client sends next.
+      result = impl_->Finish(cred, *d, in, nullptr);
+    } else {
+      SetAttributes rest = attrs;
+      if (attrs.size && *attrs.size == 0 && mode != CreateMode::kUnchecked) rest.size.reset();
+      result = impl_->Finish(cred, *d, in, &rest);
+      if (result.ok() && rest.size) {
+        absl::Status truncated = impl_->ApplyAttrs(cred, in, SetAttributes{.size = rest.size});
+        (void)truncated;
+      }
+    }
+    return result.status();
+  });
+  if (!st.ok()) return st;
+  return result;
+}
+
+absl::StatusOr<CreateResult> CephfsBackend::Mkdir(const Cred& cred, const FileHandle& dir,
+                                                  std::string_view name,
+                                                  const SetAttributes& attrs, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  Perm perm(cred);
+  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "mkdir");
+  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    Inode* in = nullptr;
+    struct ceph_statx stx;
+    int rc = ceph_ll_mkdir(impl_->cm(), d->inode.get(), n.c_str(), attrs.mode.value_or(0700), &in,
+                           &stx, kWantAttrs, 0, perm.get());
+    if (rc < 0) return CephError(rc, "mkdir");
+    result = impl_->Finish(cred, *d, in, &attrs);
+    return result.status();
+  });
+  if (!st.ok()) return st;
+  return result;
+}
+
+absl::StatusOr<CreateResult> CephfsBackend::Symlink(const Cred& cred, const FileHandle& dir,
+                                                    std::string_view name,
+                                                    std::string_view target,
+                                                    const SetAttributes& attrs, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  if (target.empty() || target.find('\0') != std::string_view::npos) {
+    return ErrnoError(EINVAL, "symlink target");
+  }
+  const std::string n(name), t(target);
+  Perm perm(cred);
+  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "symlink");
+  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    Inode* in = nullptr;
+    struct ceph_statx stx;
+    int rc = ceph_ll_symlink(impl_->cm(), d->inode.get(), n.c_str(), t.c_str(), &in, &stx,
+                             kWantAttrs, 0, perm.get());
+    if (rc < 0) return CephError(rc, "symlink");
+    SetAttributes rest = attrs;
+    rest.mode.reset();  // symlinks have no mode of their own
+    result = impl_->Finish(cred, *d, in, &rest);
+    return result.status();
+  });
+  if (!st.ok()) return st;
+  return result;
+}
+
+absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHandle& dir,
+                                                  std::string_view name, FileType type,
+                                                  uint32_t major_num, uint32_t minor_num,
+                                                  const SetAttributes& attrs, Wcc* dir_wcc) {
+  mode_t kind;
+  switch (type) {
+    case FileType::kChar: kind = S_IFCHR; break;
+    case FileType::kBlock: kind = S_IFBLK; break;
+    case FileType::kSocket: kind = S_IFSOCK; break;
+    case FileType::kFifo: kind = S_IFIFO; break;
+    default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
+  }
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  const dev_t rdev = (kind == S_IFCHR || kind == S_IFBLK) ? makedev(major_num, minor_num) : 0;
+  Perm perm(cred);
+  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "mknod");
+  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    Inode* in = nullptr;
+    struct ceph_statx stx;
+    int rc = ceph_ll_mknod(impl_->cm(), d->inode.get(), n.c_str(),
+                           kind | attrs.mode.value_or(0600), rdev, &in, &stx, kWantAttrs, 0,
+                           perm.get());
+    if (rc < 0) return CephError(rc, "mknod");
+    result = impl_->Finish(cred, *d, in, &attrs);
+    return result.status();
+  });
+  if (!st.ok()) return st;
+  return result;
+}
+
+absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                   Wcc* dir_wcc) {
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  absl::Status valid = CheckName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  Perm perm(cred);
+  return impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    Inode* in = nullptr;
+    struct ceph_statx stx;
+    int rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
+                            AT_SYMLINK_NOFOLLOW, perm.get());
+    if (rc < 0) return CephError(rc, "remove lookup");
+    ceph_ll_put(impl_->cm(), in);
+    if (S_ISDIR(stx.stx_mode)) return ErrnoError(EISDIR, "remove of a directory");
+    rc = ceph_ll_unlink(impl_->cm(), d->inode.get(), n.c_str(), perm.get());
+    if (rc < 0) return CephError(rc, "unlink");
+    if (stx.stx_nlink <= 1) impl_->ForgetFile(stx.stx_ino);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                  Wcc* dir_wcc) {
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  if (name == ".") return ErrnoError(EINVAL, "rmdir .");
+  if (name == "..") return ErrnoError(ENOTEMPTY, "rmdir ..");
+  absl::Status valid = CheckName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  Perm perm(cred);
+  return impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_rmdir(impl_->cm(), d->inode.get(), n.c_str(), perm.get());
+    return rc < 0 ? CephError(rc, "rmdir") : absl::OkStatus();
+  });
+}
+
+absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
+                                   std::string_view from_name, const FileHandle& to_dir,
+                                   std::string_view to_name, Wcc* from_wcc, Wcc* to_wcc) {
+  absl::StatusOr<Impl::Node> from = impl_->Resolve(from_dir);
+  if (!from.ok()) return from.status();
+  absl::StatusOr<Impl::Node> to = impl_->Resolve(to_dir);
+  if (!to.ok()) return to.status();
+  if (from->exp != to->exp) return ErrnoError(EXDEV, "rename across exports");
+  absl::Status valid = CheckName(from_name);
+  if (valid.ok()) valid = CheckName(to_name);
+  if (!valid.ok()) return valid;
+  if (from_name == "." || from_name == ".." || to_name == "." || to_name == "..") {
+    return ErrnoError(EINVAL, "rename of . or ..");
+  }
+  const std::string f(from_name), t(to_name);
+  Perm perm(cred);
+  std::optional<Attributes> to_before = impl_->AttrsOrNone(*to);
+  if (to_wcc && to_before) to_wcc->before = ToWcc(*to_before);
+  absl::Status st = impl_->DirOp(*from, from_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_rename(impl_->cm(), from->inode.get(), f.c_str(), to->inode.get(), t.c_str(),
+                            perm.get());
+    return rc < 0 ? CephError(rc, "rename") : absl::OkStatus();
+  });
+  if (to_wcc) to_wcc->after = impl_->AttrsOrNone(*to);
+  return st;
+}
+
+absl::Status CephfsBackend::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
+                                 std::string_view name,
+                                 std::optional<Attributes>* file_attributes, Wcc* dir_wcc) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  if (node->exp != d->exp) return ErrnoError(EXDEV, "link across exports");
+  absl::Status valid = CheckNewName(name);
+  if (!valid.ok()) return valid;
+  const std::string n(name);
+  Perm perm(cred);
+  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_link(impl_->cm(), node->inode.get(), d->inode.get(), n.c_str(), perm.get());
+    return rc < 0 ? CephError(rc, "link") : absl::OkStatus();
+  });
+  if (file_attributes) *file_attributes = impl_->AttrsOrNone(*node);
+  return st;
+}
+
+absl::Status CephfsBackend::ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
+                                    Verifier* verifier,
+                                    const std::function<bool(const DirEntry&)>& emit, bool* eof,
+                                    std::optional<Attributes>* dir_attributes) {
+  *eof = false;
+  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  if (!d.ok()) return d.status();
+  std::optional<Attributes> a = impl_->AttrsOrNone(*d);
+  if (dir_attributes) *dir_attributes = a;
+  if (a && a->type != FileType::kDirectory) return ErrnoError(ENOTDIR, "readdir");
+  // Constant verifier; any verifier the client sends is accepted.
+  if (verifier) verifier->fill(0);
+  Perm perm(cred);
+  ceph_dir_result* dirp = nullptr;
+  int rc = ceph_ll_opendir(impl_->cm(), d->inode.get(), &dirp, perm.get());
+  if (rc < 0) return CephError(rc, "opendir");
+  struct Closer {
+    ceph_mount_info* cm;
+    ceph_dir_result* dirp;
+    ~Closer() { ceph_ll_releasedir(cm, dirp); }
+  } closer{impl_->cm(), dirp};
+  if (cookie != 0) {
+    if (cookie > static_cast<uint64_t>(INT64_MAX)) return ErrnoError(kErrBadCookie, "cookie");
+    ceph_seekdir(impl_->cm(), dirp, static_cast<int64_t>(cookie));
+  }
+  while (true) {
+    struct dirent de;
+    rc = ceph_readdir_r(impl_->cm(), dirp, &de);
+    if (rc < 0) return CephError(rc, "readdir");
+    if (rc == 0) break;
+    DirEntry entry;
+    entry.name = de.d_name;
+    entry.fileid = de.d_ino;
+    if (entry.name == "." || (entry.name == ".." && d->is_root())) entry.fileid = d->ino;
+    entry.cookie = static_cast<uint64_t>(ceph_telldir(impl_->cm(), dirp));
+    if (!emit(entry)) return absl::OkStatus();
+  }
+  *eof = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle& fh,
+                                             std::optional<Attributes>* attributes) {
+  (void)cred;
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  struct statvfs sv;
+  int rc = ceph_ll_statfs(impl_->cm(), node->inode.get(), &sv);
+  if (rc < 0) return CephError(rc, "statfs");
+  FsStat st;
+  st.total_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
+  st.free_bytes = static_cast<uint64_t>(sv.f_bfree) * sv.f_frsize;
+  st.avail_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  st.total_files = sv.f_files;
+  st.free_files = sv.f_ffree;
+  st.avail_files = sv.f_favail;
+  return st;
+}
+
+absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
+                                                    std::optional<Attributes>* attributes) {
+  (void)cred;
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  return PathConf{.link_max = 0xffffffffu, .name_max = 255};
+}
+
+absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandle& fh,
+                                               uint64_t offset, uint32_t count, Wcc* wcc) {
+  (void)cred, (void)offset, (void)count;  // a whole-file fsync answers every range
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  if (!a.ok()) return a.status();
+  if (a->type != FileType::kRegular) {
+    if (wcc) wcc->after = *a;
+    return ErrnoError(a->type == FileType::kDirectory ? EISDIR : EINVAL, "commit");
+  }
+  // Read before syncing: a sync failing meanwhile changes the verifier, and
+  // the client must then resend.
+  const Verifier out = ToVerifier(impl_->verifier());
+  // No pre-op attributes: writes may land while the sync runs.
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::Status st = file.ok() ? impl_->Sync(**file) : file.status();
+  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  if (!st.ok()) return st;
+  return out;
+}
+
+Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifier()); }
+
+namespace {
+
+constexpr uint64_t kMaxOffset = static_cast<uint64_t>(INT64_MAX);
+
+struct flock ToFlock(uint64_t first, uint64_t last, short type) {
+  struct flock fl = {};
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = static_cast<off_t>(std::min(first, kMaxOffset));
+  fl.l_len = last >= kMaxOffset ? 0 : static_cast<off_t>(last - first + 1);
+  return fl;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner, uint64_t first,
+                                            uint64_t last, short type) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  if (!file.ok()) return file.status();
+  struct flock fl = ToFlock(first, last, type);
+  int rc = ceph_ll_setlk(impl_->cm(), (*file)->fh, &fl, owner, 0);
+  if (rc == -EAGAIN || rc == -EACCES || rc == -EWOULDBLOCK) return false;
+  if (rc < 0) return CephError(rc, "setlk");
+  return true;
+}
+
+absl::StatusOr<std::optional<CephfsBackend::HeldLock>> CephfsBackend::TestLock(
+    const FileHandle& fh, uint64_t owner, uint64_t first, uint64_t last, bool exclusive) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  if (!file.ok()) return file.status();
+  struct flock fl = ToFlock(first, last, exclusive ? F_WRLCK : F_RDLCK);
+  int rc = ceph_ll_getlk(impl_->cm(), (*file)->fh, &fl, owner);
+  if (rc < 0) return CephError(rc, "getlk");
+  if (fl.l_type == F_UNLCK) return std::optional<HeldLock>();
+  HeldLock held;
+  held.first = static_cast<uint64_t>(fl.l_start);
+  held.last = fl.l_len == 0 ? UINT64_MAX : static_cast<uint64_t>(fl.l_start + fl.l_len - 1);
+  held.exclusive = fl.l_type == F_WRLCK;
+  held.pid = fl.l_pid;
+  return std::optional<HeldLock>(held);
+}
+
+}  // namespace nfs3d::vfs

@@ -1,0 +1,138 @@
+// A Backend serving directories of a CephFS file system through libcephfs's
+// low-level (ceph_ll_*) API: objects are Inode references, never paths.
+//
+//  - Credentials: every call builds a UserPerm from the caller's (squashed)
+//    uid/gid/groups, so libcephfs and the MDS check permissions; data I/O
+//    goes through a per-file Fh opened once with the mount's identity, after
+//    the caller's permission was checked against the mode bits.
+//  - Handles: the shared codec (vfs/file_handle_codec.h) with handle type
+//    kCephHandleType and 16 bytes of body: inode number and snapshot id,
+//    big-endian. They survive restarts: an inode not in libcephfs's cache is
+//    found again with ceph_ll_lookup_inode (an MDS lookup by number).
+//  - Write gathering: FILE_SYNC/DATA_SYNC writes and COMMITs of one file
+//    share ceph_ll_fsync calls (vfs/sync_group.h); a failed sync changes the
+//    write verifier.
+//  - EXCLUSIVE create stores the verifier in the xattr user.nfs3d.verifier.
+//  - READDIR cookies are libcephfs directory offsets; the cookie verifier is
+//    constant (offsets stay valid across changes, as on POSIX).
+//  - Timeouts: connecting (monitors) and OSD/monitor operations fail after
+//    options.timeout_seconds, and libcephfs's "timed out"/"not connected"
+//    errors become kErrJukebox. Requests to an MDS that stops answering are
+//    NOT bounded yet: such a call waits until the MDS is back.
+//  - Restart: a head's CephFS session id is fixed (host, state directory,
+//    handle key); a new instance first ends the old instance's session
+//    (ceph_start_reclaim with CEPH_RECLAIM_RESET), so files it had open are
+//    usable at once instead of after the MDS's session timeout.
+#ifndef NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
+#define NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vfs/backend.h"
+
+namespace nfs3d::vfs {
+
+// handle_type of CephFS handles in the codec (ASCII "CEPH").
+inline constexpr int32_t kCephHandleType = 0x43455048;
+
+struct CephfsOptions {
+  std::string state_dir;    // holds handle.key (shared with the POSIX backend)
+  std::string conf_path;    // ceph.conf ("" = libcephfs's default search)
+  std::string client_id;    // cephx name without "client.", e.g. "admin"
+  std::string keyring;      // "" = as ceph.conf says
+  std::string fs_name;      // "" = the cluster's default file system
+  int timeout_seconds = 30;  // bound on a call the cluster does not answer
+};
+
+class CephfsBackend : public Backend {
+ public:
+  // Connects and mounts the file system. Errors name the cluster (conf path,
+  // client id, file system) and the step that failed.
+  static absl::StatusOr<std::unique_ptr<CephfsBackend>> Create(const CephfsOptions& options);
+  ~CephfsBackend() override;
+
+  // Exports the CephFS directory at path ("/" = the file system root).
+  // fsid: the file system id reported to clients (0 = derived from the id).
+  absl::Status AddExport(uint32_t export_id, const std::string& path, uint64_t fsid = 0);
+
+  absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
+  absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
+  absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override;
+  absl::Status SetAttr(const Cred& cred, const FileHandle& fh, const SetAttributes& attrs,
+                       std::optional<Time> guard_ctime, Wcc* wcc) override;
+  absl::StatusOr<LookupResult> Lookup(const Cred& cred, const FileHandle& dir,
+                                      std::string_view name,
+                                      std::optional<Attributes>* dir_attributes) override;
+  absl::StatusOr<AccessResult> Access(const Cred& cred, const FileHandle& fh, uint32_t requested,
+                                      std::optional<Attributes>* attributes) override;
+  absl::StatusOr<std::string> Readlink(const Cred& cred, const FileHandle& fh,
+                                       std::optional<Attributes>* attributes) override;
+  absl::StatusOr<ReadResult> Read(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                  uint32_t count, uint8_t* buf) override;
+  absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                    absl::Span<const uint8_t> data, StableHow stable,
+                                    Wcc* wcc) override;
+  absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,
+                                      std::string_view name, CreateMode mode,
+                                      const SetAttributes& attrs, const Verifier& verifier,
+                                      Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir,
+                                     std::string_view name, const SetAttributes& attrs,
+                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Symlink(const Cred& cred, const FileHandle& dir,
+                                       std::string_view name, std::string_view target,
+                                       const SetAttributes& attrs, Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir,
+                                     std::string_view name, FileType type, uint32_t major,
+                                     uint32_t minor, const SetAttributes& attrs,
+                                     Wcc* dir_wcc) override;
+  absl::Status Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
+                      Wcc* dir_wcc) override;
+  absl::Status Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                     Wcc* dir_wcc) override;
+  absl::Status Rename(const Cred& cred, const FileHandle& from_dir, std::string_view from_name,
+                      const FileHandle& to_dir, std::string_view to_name, Wcc* from_wcc,
+                      Wcc* to_wcc) override;
+  absl::Status Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
+                    std::string_view name, std::optional<Attributes>* file_attributes,
+                    Wcc* dir_wcc) override;
+  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
+                       Verifier* verifier, const std::function<bool(const DirEntry&)>& emit,
+                       bool* eof, std::optional<Attributes>* dir_attributes) override;
+  absl::StatusOr<FsStat> StatFs(const Cred& cred, const FileHandle& fh,
+                                std::optional<Attributes>* attributes) override;
+  absl::StatusOr<PathConf> GetPathConf(const Cred& cred, const FileHandle& fh,
+                                       std::optional<Attributes>* attributes) override;
+  absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                  uint32_t count, Wcc* wcc) override;
+  Verifier WriteVerifier() const override;
+
+  // NLM locks as CephFS locks (ceph_ll_setlk/getlk), so other CephFS
+  // clients see them. owner tells NLM lock owners apart within this client;
+  // [first, last] inclusive, last = UINT64_MAX meaning to the end.
+  // SetLock: type F_RDLCK, F_WRLCK or F_UNLCK; false when a lock held by
+  // someone else conflicts (nothing changed).
+  absl::StatusOr<bool> SetLock(const FileHandle& fh, uint64_t owner, uint64_t first,
+                               uint64_t last, short type);
+  struct HeldLock {
+    uint64_t first = 0;
+    uint64_t last = 0;
+    bool exclusive = false;
+    int64_t pid = 0;
+  };
+  // A lock held by someone else that conflicts with owner taking the range.
+  absl::StatusOr<std::optional<HeldLock>> TestLock(const FileHandle& fh, uint64_t owner,
+                                                   uint64_t first, uint64_t last, bool exclusive);
+
+  class Impl;
+
+ private:
+  CephfsBackend() = default;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nfs3d::vfs
+
+#endif  // NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
