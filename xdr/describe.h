@@ -171,7 +171,7 @@ class DecodeVisitor {
     constexpr size_t kCap = std::extent_v<D>;
     absl::Span<const uint8_t> bytes = d_.Opaque(kCap);
     f.len = static_cast<L>(bytes.size());
-    std::memcpy(f.data, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(f.data, bytes.data(), bytes.size());
     std::memset(f.data + bytes.size(), 0, kCap - bytes.size());
   }
 
