@@ -5,8 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "rpc/rpc_auth.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::client {
 
@@ -58,15 +60,7 @@ void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t ver
   e.U32(vers);
   e.U32(proc);
   if (cred.flavor == rpc::kAuthSys) {
-    xdr::BufferChain body_chain;
-    xdr::Encoder body(&body_chain);
-    body.U32(cred.stamp);
-    body.String(cred.machine);
-    body.U32(cred.uid);
-    body.U32(cred.gid);
-    body.U32(static_cast<uint32_t>(cred.gids.size()));
-    for (uint32_t g : cred.gids) body.U32(g);
-    std::string bytes = body_chain.Flatten();
+    std::string bytes = xdr::EncodeToString(cred);
     e.U32(rpc::kAuthSys);
     e.Opaque(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
                                        bytes.size()));

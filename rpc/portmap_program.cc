@@ -8,8 +8,6 @@
 namespace nfs3d::rpc {
 namespace {
 
-constexpr uint32_t kMaxString = 1024;  // netids, uaddrs and owners are short
-
 PortmapRegistry& Registry(void* service) { return *static_cast<PortmapRegistry*>(service); }
 
 std::string_view NetidForProt(uint32_t prot) {
@@ -212,38 +210,6 @@ constexpr Procedure kVersion4[] = {
 };
 
 }  // namespace
-
-bool Decode(xdr::Decoder& in, PmapMapping* out) {
-  out->prog = in.U32();
-  out->vers = in.U32();
-  out->prot = in.U32();
-  out->port = in.U32();
-  return in.ok();
-}
-
-void Encode(xdr::Encoder& out, const PmapMapping& m) {
-  out.U32(m.prog);
-  out.U32(m.vers);
-  out.U32(m.prot);
-  out.U32(m.port);
-}
-
-bool Decode(xdr::Decoder& in, RpcbArgs* out) {
-  out->prog = in.U32();
-  out->vers = in.U32();
-  out->netid = std::string(in.String(kMaxString));
-  out->addr = std::string(in.String(kMaxString));
-  out->owner = std::string(in.String(kMaxString));
-  return in.ok();
-}
-
-void Encode(xdr::Encoder& out, const RpcbArgs& r) {
-  out.U32(r.prog);
-  out.U32(r.vers);
-  out.String(r.netid);
-  out.String(r.addr);
-  out.String(r.owner);
-}
 
 Program MakePortmapProgram(PortmapRegistry* registry) {
   Program p;

@@ -10,8 +10,7 @@
 #include "rpc/call_context.h"
 #include "rpc/portmap_registry.h"
 #include "rpc/program.h"
-#include "xdr/decoder.h"
-#include "xdr/encoder.h"
+#include "xdr/describe.h"
 
 namespace nfs3d::rpc {
 
@@ -42,8 +41,7 @@ struct PmapMapping {
   uint32_t prot = 0;  // kIpProtoTcp / kIpProtoUdp
   uint32_t port = 0;
 };
-bool Decode(xdr::Decoder& in, PmapMapping* out);
-void Encode(xdr::Encoder& out, const PmapMapping& m);
+NFS3D_XDR(PmapMapping) { v(x.prog, x.vers, x.prot, x.port); }
 
 // struct rpcb (v3, v4).
 struct RpcbArgs {
@@ -53,8 +51,11 @@ struct RpcbArgs {
   std::string addr;
   std::string owner;
 };
-bool Decode(xdr::Decoder& in, RpcbArgs* out);
-void Encode(xdr::Encoder& out, const RpcbArgs& r);
+inline constexpr uint32_t kRpcbMaxString = 1024;  // netids, uaddrs and owners are short
+NFS3D_XDR(RpcbArgs) {
+  v(x.prog, x.vers, xdr::Bounded(x.netid, kRpcbMaxString), xdr::Bounded(x.addr, kRpcbMaxString),
+    xdr::Bounded(x.owner, kRpcbMaxString));
+}
 
 // The program; `registry` must outlive it. Versions 2, 3, 4.
 Program MakePortmapProgram(PortmapRegistry* registry);

@@ -4,12 +4,19 @@
 
 #include "rpc/call_context.h"
 #include "rpc/rpc_message.h"
+#include "xdr/describe.h"
 
 namespace nfs3d::rpc {
 
 // RFC 5531 appendix A limits for the AUTH_SYS body.
 inline constexpr uint32_t kMaxMachineName = 255;
 inline constexpr uint32_t kMaxAuthSysGids = 16;
+
+// A Credential's AUTH_SYS body (authsys_parms); the flavor travels outside it.
+NFS3D_XDR(Credential) {
+  v(x.stamp, xdr::Bounded(x.machine, kMaxMachineName), x.uid, x.gid,
+    xdr::Counted(x.gids, kMaxAuthSysGids));
+}
 
 // Fills *out from the call's credential and checks its verifier. Returns
 // AuthStat::kOk or the auth_stat to send back in an AUTH_ERROR reply:

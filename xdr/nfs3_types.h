@@ -163,6 +163,14 @@ struct READ3args { nfs_fh3 file; uint64_t offset = 0; uint32_t count = 0; };
 // from pread straight into the reply (see Encoder::ReserveOpaque); this struct
 // is the part before the data.
 struct READ3resok_head { post_op_attr file_attributes; uint32_t count = 0; bool eof = false; };
+// READ result as a client decodes it whole; data borrows from the reply.
+struct READ3res {
+  nfsstat3 status = NFS3_OK;
+  post_op_attr file_attributes;    // ok and fail
+  uint32_t count = 0;              // ok
+  bool eof = false;                // ok
+  absl::Span<const uint8_t> data;  // ok
+};
 
 struct WRITE3args {
   nfs_fh3 file;

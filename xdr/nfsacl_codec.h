@@ -1,26 +1,40 @@
-// XDR codecs for NFSACL v3 (nfsacl_types.h). Decode returns false on
-// malformed input (GARBAGE_ARGS): an ACL with more than kMaxEntries entries,
-// more entries than its count, a SETACL mask with unknown bits, or an ACL
-// the mask asks to set whose count and entries differ (as Linux decodes
-// them). Whether the entries make a valid ACL is the procedure's question.
+// The NFSACL v3 types of nfsacl_types.h described once; both directions
+// follow (xdr/describe.h). Decoding fails (GARBAGE_ARGS) on an ACL with more
+// than kMaxEntries entries, more entries than its count, a SETACL mask with
+// unknown bits, or an ACL the mask asks to set whose count and entries differ
+// (as Linux decodes them). Whether the entries make a valid ACL is the
+// procedure's question.
 #ifndef NFS3D_XDR_NFSACL_CODEC_H_
 #define NFS3D_XDR_NFSACL_CODEC_H_
 
-#include "xdr/decoder.h"
-#include "xdr/encoder.h"
+#include "xdr/describe.h"
+#include "xdr/nfs3_codec.h"
 #include "xdr/nfsacl_types.h"
 
 namespace nfs3d::nfsacl {
 
-bool Decode(xdr::Decoder& d, acl* a);
-void Encode(xdr::Encoder& e, const acl& a);
+using xdr::Decode;
+using xdr::Encode;
 
-bool Decode(xdr::Decoder& d, GETACL3args* a);
-void Encode(xdr::Encoder& e, const GETACL3args& a);  // client side (tests)
-void Encode(xdr::Encoder& e, const GETACL3res& r);
-bool Decode(xdr::Decoder& d, SETACL3args* a);
-void Encode(xdr::Encoder& e, const SETACL3args& a);  // client side (tests)
-void Encode(xdr::Encoder& e, const SETACL3res& r);
+NFS3D_XDR(aclent) { v(x.type, x.id, x.perm); }
+NFS3D_XDR(acl) {
+  v(x.count);
+  v.Check(x.count <= kMaxEntries);
+  v(xdr::Counted(x.entries, x.count, /*min_size=*/12));
+}
+NFS3D_XDR(GETACL3args) { v(x.fh, x.mask); }
+NFS3D_XDR(GETACL3res) {
+  v(x.status, x.attr);
+  if (x.status == nfs3::NFS3_OK) v(x.mask, x.access, x.default_acl);
+}
+NFS3D_XDR(SETACL3args) {
+  v(x.fh, x.mask);
+  v.Check((x.mask & ~kMaskAll) == 0);
+  v(x.access, x.default_acl);
+  v.Check(!(x.mask & kAcl) || x.access.count == x.access.entries.size());
+  v.Check(!(x.mask & kDfAcl) || x.default_acl.count == x.default_acl.entries.size());
+}
+NFS3D_XDR(SETACL3res) { v(x.status, x.attr); }
 
 // Largest encoded GETACL3res: two full ACLs.
 inline constexpr uint32_t kMaxGetaclReply = 4 + 4 + 84 + 4 + 2 * (8 + 12 * kMaxEntries);

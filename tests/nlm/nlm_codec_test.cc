@@ -3,17 +3,10 @@
 #include "gtest/gtest.h"
 #include "nlm/nsm_codec.h"
 #include "xdr/buffer_chain.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nlm {
 namespace {
-
-template <typename T>
-std::string Enc(const T& v) {
-  xdr::BufferChain chain;
-  xdr::Encoder e(&chain);
-  Encode(e, v);
-  return chain.Flatten();
-}
 
 xdr::Decoder Dec(const std::string& s) {
   return xdr::Decoder(reinterpret_cast<const uint8_t*>(s.data()), s.size());
@@ -38,7 +31,7 @@ TEST(NlmCodecTest, LockArgsRoundTripV4) {
   a.alock = SampleLock();
   a.reclaim = true;
   a.state = 17;
-  std::string wire = Enc(a);
+  std::string wire = xdr::EncodeToString(a);
   EXPECT_EQ(wire.size() % 4, 0u);
   nlm4_lockargs b;
   xdr::Decoder d = Dec(wire);
@@ -60,8 +53,8 @@ TEST(NlmCodecTest, Version1UsesThirtyTwoBitRanges) {
   a.cookie = "x";
   a.alock = SampleLock();
   a.alock.l_offset = 9;
-  std::string v1 = Enc(a);
-  std::string v4 = Enc(static_cast<const nlm4_testargs&>(a));
+  std::string v1 = xdr::EncodeToString(a);
+  std::string v4 = xdr::EncodeToString(static_cast<const nlm4_testargs&>(a));
   EXPECT_EQ(v4.size() - v1.size(), 8u);  // two 64-bit fields became 32-bit
   nlm_testargs b;
   xdr::Decoder d = Dec(v1);
@@ -74,10 +67,10 @@ TEST(NlmCodecTest, TestResCarriesTheHolderOnlyWhenDenied) {
   nlm4_testres r;
   r.cookie = "c";
   r.stat = NLM4_GRANTED;
-  EXPECT_EQ(Enc(r).size(), 4u + 4u + 4u);  // cookie (len + padded byte) + stat
+  EXPECT_EQ(xdr::EncodeToString(r).size(), 4u + 4u + 4u);  // cookie (len + padded byte) + stat
   r.stat = NLM4_DENIED;
   r.holder = {true, 3, "oh", 10, 0};
-  std::string wire = Enc(r);
+  std::string wire = xdr::EncodeToString(r);
   nlm4_testres back;
   xdr::Decoder d = Dec(wire);
   ASSERT_TRUE(Decode(d, &back));
@@ -92,7 +85,7 @@ TEST(NlmCodecTest, Version1StatusesAreMapped) {
   nlm_res r;
   r.stat = NLM4_STALE_FH;
   nlm4_res back;
-  std::string wire = Enc(r);  // the decoder borrows it
+  std::string wire = xdr::EncodeToString(r);  // the decoder borrows it
   xdr::Decoder d = Dec(wire);
   ASSERT_TRUE(Decode(d, &back));
   EXPECT_EQ(back.stat, NLM4_DENIED);
@@ -103,7 +96,7 @@ TEST(NlmCodecTest, Version1StatusesAreMapped) {
 TEST(NlmCodecTest, MalformedInputIsRejected) {
   nlm4_lockargs a;
   a.alock = SampleLock();
-  std::string wire = Enc(a);
+  std::string wire = xdr::EncodeToString(a);
   for (size_t cut = 0; cut < wire.size(); cut += 4) {
     nlm4_lockargs b;
     std::string part = wire.substr(0, cut);
@@ -120,7 +113,7 @@ TEST(NlmCodecTest, MalformedInputIsRejected) {
   // A share mode out of range.
   nlm4_shareargs s;
   s.share.fh = "f";
-  std::string share = Enc(s);
+  std::string share = xdr::EncodeToString(s);
   share[share.size() - 12 + 3] = 9;  // mode
   xdr::Decoder ds = Dec(share);
   EXPECT_FALSE(Decode(ds, &s));
@@ -131,7 +124,7 @@ TEST(NsmCodecTest, MonAndNotifyRoundTrip) {
   m.id.mon_name = "server";
   m.id.id = {"me", 100021, 4, 16};
   m.priv[15] = 7;
-  std::string wire = Enc(m);
+  std::string wire = xdr::EncodeToString(m);
   nsm::mon back;
   xdr::Decoder d = Dec(wire);
   ASSERT_TRUE(nsm::Decode(d, &back));
@@ -141,7 +134,7 @@ TEST(NsmCodecTest, MonAndNotifyRoundTrip) {
   EXPECT_EQ(back.priv[15], 7);
   nsm::stat_chge c{"host", 5};
   nsm::stat_chge cb;
-  std::string change_wire = Enc(c);
+  std::string change_wire = xdr::EncodeToString(c);
   xdr::Decoder dc = Dec(change_wire);
   ASSERT_TRUE(nsm::Decode(dc, &cb));
   EXPECT_EQ(cb.mon_name, "host");

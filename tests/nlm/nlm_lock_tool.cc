@@ -15,6 +15,7 @@
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nlm {
 namespace {
@@ -53,14 +54,6 @@ bool FileHandle(client::RpcClient& rpc, const std::string& export_path, const st
   return true;
 }
 
-template <typename T>
-std::string Enc(const T& v) {
-  xdr::BufferChain chain;
-  xdr::Encoder e(&chain);
-  Encode(e, v);
-  return chain.Flatten();
-}
-
 int Run(int argc, char** argv) {
   if (argc < 5) return Fail("usage: nlm_lock_tool SERVER EXPORT NAME lock|unlock|test");
   std::string op = argv[4];
@@ -86,7 +79,7 @@ int Run(int argc, char** argv) {
       nlm4_testargs t;
       t.exclusive = true;
       t.alock = lock;
-      reply = (*rpc)->Call(kProgram, kVersion4, kTest, Bytes(Enc(t)));
+      reply = (*rpc)->Call(kProgram, kVersion4, kTest, Bytes(xdr::EncodeToString(t)));
       nlm4_testres res;
       if (reply.ok()) {
         xdr::Decoder d(Bytes(reply->results));
@@ -102,11 +95,11 @@ int Run(int argc, char** argv) {
         nlm4_lockargs l;
         l.exclusive = true;
         l.alock = lock;
-        args = Enc(l);
+        args = xdr::EncodeToString(l);
       } else if (op == "unlock") {
         nlm4_unlockargs u;
         u.alock = lock;
-        args = Enc(u);
+        args = xdr::EncodeToString(u);
         proc = kUnlock;
       } else {
         return Fail("unknown operation " + op);

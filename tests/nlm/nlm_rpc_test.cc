@@ -16,6 +16,7 @@
 #include "rpc/rpc_server.h"
 #include "tests/nlm/fake_peer_caller.h"
 #include "xdr/buffer_chain.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nlm {
 namespace {
@@ -23,14 +24,6 @@ namespace {
 nlm4_stats AnyHandle(const rpc::CallContext&, const std::string& fh, std::string* key) {
   *key = fh;
   return NLM4_GRANTED;
-}
-
-template <typename T>
-std::string Enc(const T& v) {
-  xdr::BufferChain chain;
-  xdr::Encoder e(&chain);
-  Encode(e, v);
-  return chain.Flatten();
 }
 
 absl::Span<const uint8_t> Bytes(const std::string& s) {
@@ -97,7 +90,7 @@ class NlmRpcTest : public ::testing::TestWithParam<rpc::Transport> {
     t.exclusive = true;
     t.alock = MakeLock(host, 99);
     absl::StatusOr<client::RpcReply> reply =
-        client_->Call(kProgram, kVersion4, kTest, Bytes(Enc(t)));
+        client_->Call(kProgram, kVersion4, kTest, Bytes(xdr::EncodeToString(t)));
     EXPECT_TRUE(reply.ok());
     if (!reply.ok()) return NLM4_FAILED;
     nlm4_testres res;
@@ -120,7 +113,7 @@ TEST_P(NlmRpcTest, SameLockTwiceLeavesOneLock) {
   lock.cookie = "cookie";
   lock.exclusive = true;
   lock.alock = MakeLock("client-a", 1);
-  std::string args = Enc(lock);
+  std::string args = xdr::EncodeToString(lock);
   constexpr uint32_t kXid = 0x4c4f434b;
   EXPECT_EQ(Result(client_->CallWithXid(kXid, kProgram, kVersion4, kLock, Bytes(args))),
             NLM4_GRANTED);
@@ -134,7 +127,7 @@ TEST_P(NlmRpcTest, SameLockTwiceLeavesOneLock) {
   nlm4_unlockargs unlock;
   unlock.cookie = "cookie";
   unlock.alock = lock.alock;
-  EXPECT_EQ(Result(client_->Call(kProgram, kVersion4, kUnlock, Bytes(Enc(unlock)))),
+  EXPECT_EQ(Result(client_->Call(kProgram, kVersion4, kUnlock, Bytes(xdr::EncodeToString(unlock)))),
             NLM4_GRANTED);
   EXPECT_EQ(service_->lock_count(), 0u);
   // A late retransmission of the first LOCK is answered from the cache and
@@ -169,7 +162,7 @@ TEST_P(NlmRpcTest, VersionOneLock) {
   lock.alock = MakeLock("old-client", 1);
   lock.alock.l_offset = 10;
   lock.alock.l_len = 5;
-  EXPECT_EQ(Result(client_->Call(kProgram, kVersion1, kLock, Bytes(Enc(lock)))), NLM4_GRANTED);
+  EXPECT_EQ(Result(client_->Call(kProgram, kVersion1, kLock, Bytes(xdr::EncodeToString(lock)))), NLM4_GRANTED);
   ASSERT_EQ(service_->LocksOf("the-file-handle").size(), 1u);
   EXPECT_EQ(service_->LocksOf("the-file-handle")[0].last, 14u);
 }
@@ -178,13 +171,13 @@ TEST_P(NlmRpcTest, SmNotifyReleasesTheClientsLocks) {
   nlm4_lockargs lock;
   lock.exclusive = true;
   lock.alock = MakeLock("rebooting", 1);
-  ASSERT_EQ(Result(client_->Call(kProgram, kVersion4, kLock, Bytes(Enc(lock)))), NLM4_GRANTED);
+  ASSERT_EQ(Result(client_->Call(kProgram, kVersion4, kLock, Bytes(xdr::EncodeToString(lock)))), NLM4_GRANTED);
   absl::StatusOr<client::RpcReply> reply =
-      client_->Call(nsm::kProgram, nsm::kVersion, nsm::kStat, Bytes(Enc(nsm::stat_chge{"x", 0})));
+      client_->Call(nsm::kProgram, nsm::kVersion, nsm::kStat, Bytes(xdr::EncodeToString(nsm::stat_chge{"x", 0})));
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->accept_stat, 0u);
   reply = client_->Call(nsm::kProgram, nsm::kVersion, nsm::kNotify,
-                        Bytes(Enc(nsm::stat_chge{"rebooting", 3})));
+                        Bytes(xdr::EncodeToString(nsm::stat_chge{"rebooting", 3})));
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->accept_stat, 0u);
   EXPECT_EQ(service_->lock_count(), 0u);

@@ -8,19 +8,10 @@
 #include "xdr/buffer_chain.h"
 #include "xdr/mount3_client_codec.h"
 #include "xdr/nfs3_client_codec.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nfs3 {
 namespace {
-
-// Encodes with the client (or server) side and keeps the bytes alive while a
-// decoded struct borrows them.
-template <typename T>
-std::string Wire(const T& value) {
-  xdr::BufferChain chain;
-  xdr::Encoder e(&chain);
-  Encode(e, value);
-  return chain.Flatten();
-}
 
 template <typename T>
 bool Parse(const std::string& bytes, T* out) {
@@ -97,22 +88,22 @@ void ExpectSameWcc(const wcc_data& a, const wcc_data& b) {
 TEST(ClientArgsTest, HandleOnlyArgs) {
   GETATTR3args in{Fh(1)};
   GETATTR3args out;
-  std::string w = Wire(in);
+  std::string w = xdr::EncodeToString(in);
   ASSERT_TRUE(Parse(w, &out));
   EXPECT_TRUE(SameFh(in.object, out.object));
   FSINFO3args fi{Fh(2, 64)}, fo;
-  std::string w2 = Wire(fi);
+  std::string w2 = xdr::EncodeToString(fi);
   ASSERT_TRUE(Parse(w2, &fo));
   EXPECT_TRUE(SameFh(fi.fsroot, fo.fsroot));
   FSSTAT3args si{Fh(3, 1)}, so;
-  std::string w3 = Wire(si);
+  std::string w3 = xdr::EncodeToString(si);
   ASSERT_TRUE(Parse(w3, &so));
   EXPECT_TRUE(SameFh(si.fsroot, so.fsroot));
   PATHCONF3args pi{Fh(4)}, po;
-  std::string w4 = Wire(pi);
+  std::string w4 = xdr::EncodeToString(pi);
   ASSERT_TRUE(Parse(w4, &po));
   READLINK3args ri{Fh(5)}, ro;
-  std::string w5 = Wire(ri);
+  std::string w5 = xdr::EncodeToString(ri);
   ASSERT_TRUE(Parse(w5, &ro));
   EXPECT_TRUE(SameFh(ri.symlink, ro.symlink));
 }
@@ -129,7 +120,7 @@ TEST(ClientArgsTest, SetattrWithEverySattrField) {
   in.new_attributes.mtime_how = SET_TO_SERVER_TIME;
   in.guard = nfstime3{7, 8};
   SETATTR3args out;
-  std::string w = Wire(in);
+  std::string w = xdr::EncodeToString(in);
   ASSERT_TRUE(Parse(w, &out));
   EXPECT_EQ(out.new_attributes.mode, 0600u);
   EXPECT_EQ(out.new_attributes.uid, 5u);
@@ -142,7 +133,7 @@ TEST(ClientArgsTest, SetattrWithEverySattrField) {
   EXPECT_EQ(out.guard->seconds, 7u);
 
   SETATTR3args empty{Fh(1)}, empty_out;
-  std::string w2 = Wire(empty);
+  std::string w2 = xdr::EncodeToString(empty);
   ASSERT_TRUE(Parse(w2, &empty_out));
   EXPECT_FALSE(empty_out.new_attributes.mode.has_value());
   EXPECT_FALSE(empty_out.guard.has_value());
@@ -151,49 +142,49 @@ TEST(ClientArgsTest, SetattrWithEverySattrField) {
 TEST(ClientArgsTest, DiropArgs) {
   LOOKUP3args in{{Fh(1), "name-of-5"}};  // odd length: padding
   LOOKUP3args out;
-  std::string w = Wire(in);
+  std::string w = xdr::EncodeToString(in);
   ASSERT_TRUE(Parse(w, &out));
   EXPECT_EQ(out.what.name, "name-of-5");
   EXPECT_TRUE(SameFh(out.what.dir, in.what.dir));
 
   REMOVE3args rin{{Fh(2), "x"}}, rout;
-  std::string w2 = Wire(rin);
+  std::string w2 = xdr::EncodeToString(rin);
   ASSERT_TRUE(Parse(w2, &rout));
   EXPECT_EQ(rout.object.name, "x");
 
   RENAME3args nin{{Fh(3), "from"}, {Fh(4), "to-name"}}, nout;
-  std::string w3 = Wire(nin);
+  std::string w3 = xdr::EncodeToString(nin);
   ASSERT_TRUE(Parse(w3, &nout));
   EXPECT_EQ(nout.from.name, "from");
   EXPECT_EQ(nout.to.name, "to-name");
   EXPECT_TRUE(SameFh(nout.to.dir, nin.to.dir));
 
   LINK3args lin{Fh(5), {Fh(6), "ln"}}, lout;
-  std::string w4 = Wire(lin);
+  std::string w4 = xdr::EncodeToString(lin);
   ASSERT_TRUE(Parse(w4, &lout));
   EXPECT_TRUE(SameFh(lout.file, lin.file));
   EXPECT_EQ(lout.link.name, "ln");
 
   MKDIR3args min{{Fh(7), "d"}, {}}, mout;
   min.attributes.mode = 0755;
-  std::string w5 = Wire(min);
+  std::string w5 = xdr::EncodeToString(min);
   ASSERT_TRUE(Parse(w5, &mout));
   EXPECT_EQ(mout.attributes.mode, 0755u);
 
   SYMLINK3args sin{{Fh(8), "s"}, {}, "../target/path"}, sout;
-  std::string w6 = Wire(sin);
+  std::string w6 = xdr::EncodeToString(sin);
   ASSERT_TRUE(Parse(w6, &sout));
   EXPECT_EQ(sout.symlink_data, "../target/path");
 }
 
 TEST(ClientArgsTest, AccessReadWriteCommit) {
   ACCESS3args ain{Fh(1), ACCESS3_READ | ACCESS3_MODIFY}, aout;
-  std::string w1 = Wire(ain);
+  std::string w1 = xdr::EncodeToString(ain);
   ASSERT_TRUE(Parse(w1, &aout));
   EXPECT_EQ(aout.access, ain.access);
 
   READ3args rin{Fh(2), 1ull << 33, 65536}, rout;
-  std::string w2 = Wire(rin);
+  std::string w2 = xdr::EncodeToString(rin);
   ASSERT_TRUE(Parse(w2, &rout));
   EXPECT_EQ(rout.offset, 1ull << 33);
   EXPECT_EQ(rout.count, 65536u);
@@ -206,7 +197,7 @@ TEST(ClientArgsTest, AccessReadWriteCommit) {
   win.stable = FILE_SYNC;
   win.data = absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(data.data()), data.size());
   WRITE3args wout;
-  std::string w3 = Wire(win);
+  std::string w3 = xdr::EncodeToString(win);
   ASSERT_TRUE(Parse(w3, &wout));
   EXPECT_EQ(wout.offset, 4096u);
   EXPECT_EQ(wout.count, 7u);
@@ -214,7 +205,7 @@ TEST(ClientArgsTest, AccessReadWriteCommit) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(wout.data.data()), wout.data.size()), data);
 
   COMMIT3args cin{Fh(4), 10, 20}, cout;
-  std::string w4 = Wire(cin);
+  std::string w4 = xdr::EncodeToString(cin);
   ASSERT_TRUE(Parse(w4, &cout));
   EXPECT_EQ(cout.offset, 10u);
   EXPECT_EQ(cout.count, 20u);
@@ -227,7 +218,7 @@ TEST(ClientArgsTest, CreateEveryMode) {
   in.obj_attributes.mode = 0640;
   in.obj_attributes.size = 0;
   CREATE3args out;
-  std::string w = Wire(in);
+  std::string w = xdr::EncodeToString(in);
   ASSERT_TRUE(Parse(w, &out));
   EXPECT_EQ(out.mode, GUARDED);
   EXPECT_EQ(out.obj_attributes.mode, 0640u);
@@ -238,7 +229,7 @@ TEST(ClientArgsTest, CreateEveryMode) {
   ex.mode = EXCLUSIVE;
   for (int i = 0; i < 8; ++i) ex.verf[i] = static_cast<uint8_t>(0xa0 + i);
   CREATE3args exout;
-  std::string w2 = Wire(ex);
+  std::string w2 = xdr::EncodeToString(ex);
   ASSERT_TRUE(Parse(w2, &exout));
   EXPECT_EQ(exout.mode, EXCLUSIVE);
   EXPECT_EQ(std::memcmp(exout.verf, ex.verf, 8), 0);
@@ -253,7 +244,7 @@ TEST(ClientArgsTest, MknodArms) {
     in.pipe_attributes.mode = 0666;
     in.spec = {8, 1};
     MKNOD3args out;
-    std::string w = Wire(in);
+    std::string w = xdr::EncodeToString(in);
     ASSERT_TRUE(Parse(w, &out)) << type;
     EXPECT_EQ(out.type, type);
     if (type == NF3CHR || type == NF3BLK) {
@@ -268,14 +259,14 @@ TEST(ClientArgsTest, MknodArms) {
 
 TEST(ClientArgsTest, Readdir) {
   READDIR3args in{Fh(1), 42, {1, 2, 3, 4, 5, 6, 7, 8}, 4096}, out;
-  std::string w = Wire(in);
+  std::string w = xdr::EncodeToString(in);
   ASSERT_TRUE(Parse(w, &out));
   EXPECT_EQ(out.cookie, 42u);
   EXPECT_EQ(out.count, 4096u);
   EXPECT_EQ(std::memcmp(out.cookieverf, in.cookieverf, 8), 0);
 
   READDIRPLUS3args pin{Fh(2), 7, {9, 9, 9, 9, 9, 9, 9, 9}, 1024, 32768}, pout;
-  std::string w2 = Wire(pin);
+  std::string w2 = xdr::EncodeToString(pin);
   ASSERT_TRUE(Parse(w2, &pout));
   EXPECT_EQ(pout.dircount, 1024u);
   EXPECT_EQ(pout.maxcount, 32768u);
@@ -285,14 +276,14 @@ TEST(ClientArgsTest, Readdir) {
 
 TEST(ClientResultsTest, GetattrAndSetattr) {
   GETATTR3res in{NFS3_OK, Attr(17)}, out;
-  ASSERT_TRUE(Parse(Wire(in), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(in), &out));
   ExpectSameAttr(in.obj_attributes, out.obj_attributes);
   GETATTR3res err{NFS3ERR_STALE, {}};
-  ASSERT_TRUE(Parse(Wire(err), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(err), &out));
   EXPECT_EQ(out.status, NFS3ERR_STALE);
 
   SETATTR3res sin{NFS3ERR_NOT_SYNC, Wcc()}, sout;
-  ASSERT_TRUE(Parse(Wire(sin), &sout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(sin), &sout));
   EXPECT_EQ(sout.status, NFS3ERR_NOT_SYNC);
   ExpectSameWcc(sin.obj_wcc, sout.obj_wcc);
 }
@@ -303,7 +294,7 @@ TEST(ClientResultsTest, LookupOkAndFail) {
   in.obj_attributes = Attr(1);
   in.dir_attributes = Attr(2);
   LOOKUP3res out;
-  ASSERT_TRUE(Parse(Wire(in), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(in), &out));
   EXPECT_TRUE(SameFh(out.object, in.object));
   ASSERT_TRUE(out.obj_attributes && out.dir_attributes);
   EXPECT_EQ(out.dir_attributes->fileid, 2u);
@@ -311,17 +302,17 @@ TEST(ClientResultsTest, LookupOkAndFail) {
   LOOKUP3res fail;
   fail.status = NFS3ERR_NOENT;
   fail.dir_attributes = Attr(2);
-  ASSERT_TRUE(Parse(Wire(fail), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(fail), &out));
   EXPECT_EQ(out.status, NFS3ERR_NOENT);
   ASSERT_TRUE(out.dir_attributes.has_value());
 }
 
 TEST(ClientResultsTest, AccessReadlink) {
   ACCESS3res in{NFS3_OK, Attr(1), ACCESS3_LOOKUP}, out;
-  ASSERT_TRUE(Parse(Wire(in), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(in), &out));
   EXPECT_EQ(out.access, ACCESS3_LOOKUP);
   READLINK3res rin{NFS3_OK, std::nullopt, "some/where"}, rout;
-  ASSERT_TRUE(Parse(Wire(rin), &rout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(rin), &rout));
   EXPECT_EQ(rout.data, "some/where");
   EXPECT_FALSE(rout.symlink_attributes.has_value());
 }
@@ -367,7 +358,7 @@ TEST(ClientResultsTest, WriteAndCommit) {
   in.committed = FILE_SYNC;
   for (int i = 0; i < 8; ++i) in.verf[i] = static_cast<uint8_t>(i * 3);
   WRITE3res out;
-  ASSERT_TRUE(Parse(Wire(in), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(in), &out));
   EXPECT_EQ(out.count, 65536u);
   EXPECT_EQ(out.committed, FILE_SYNC);
   EXPECT_EQ(std::memcmp(out.verf, in.verf, 8), 0);
@@ -377,10 +368,10 @@ TEST(ClientResultsTest, WriteAndCommit) {
   cin.file_wcc = Wcc();
   std::memcpy(cin.verf, in.verf, 8);
   COMMIT3res cout;
-  ASSERT_TRUE(Parse(Wire(cin), &cout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(cin), &cout));
   EXPECT_EQ(std::memcmp(cout.verf, in.verf, 8), 0);
   COMMIT3res cerr{NFS3ERR_IO, {}, {}};
-  ASSERT_TRUE(Parse(Wire(cerr), &cout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(cerr), &cout));
   EXPECT_EQ(cout.status, NFS3ERR_IO);
 }
 
@@ -390,22 +381,22 @@ TEST(ClientResultsTest, DiropresRemoveRenameLink) {
   in.obj_attributes = Attr(5);
   in.dir_wcc = Wcc();
   diropres3 out;
-  ASSERT_TRUE(Parse(Wire(in), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(in), &out));
   ASSERT_TRUE(out.obj.has_value());
   EXPECT_TRUE(SameFh(*out.obj, *in.obj));
   diropres3 exist;
   exist.status = NFS3ERR_EXIST;
-  ASSERT_TRUE(Parse(Wire(exist), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(exist), &out));
   EXPECT_EQ(out.status, NFS3ERR_EXIST);
 
   REMOVE3res rin{NFS3_OK, Wcc()}, rout;
-  ASSERT_TRUE(Parse(Wire(rin), &rout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(rin), &rout));
   ExpectSameWcc(rin.dir_wcc, rout.dir_wcc);
   RENAME3res nin{NFS3ERR_XDEV, Wcc(), {}}, nout;
-  ASSERT_TRUE(Parse(Wire(nin), &nout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(nin), &nout));
   EXPECT_EQ(nout.status, NFS3ERR_XDEV);
   LINK3res lin{NFS3_OK, Attr(3), Wcc()}, lout;
-  ASSERT_TRUE(Parse(Wire(lin), &lout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(lin), &lout));
   ASSERT_TRUE(lout.file_attributes.has_value());
 }
 
@@ -416,7 +407,7 @@ TEST(ClientResultsTest, ReaddirAndReaddirplus) {
   in.entries = {{1, ".", 1}, {2, "..", 2}, {33, "file-with-odd", 3}};
   in.eof = true;
   READDIR3res out;
-  ASSERT_TRUE(Parse(Wire(in), &out));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(in), &out));
   ASSERT_EQ(out.entries.size(), 3u);
   EXPECT_EQ(out.entries[2].name, "file-with-odd");
   EXPECT_EQ(out.entries[2].fileid, 33u);
@@ -428,7 +419,7 @@ TEST(ClientResultsTest, ReaddirAndReaddirplus) {
   pin.entries[0] = {7, "a", 100, Attr(7), Fh(7)};
   pin.entries[1] = {8, "bb", 200, std::nullopt, std::nullopt};
   READDIRPLUS3res pout;
-  ASSERT_TRUE(Parse(Wire(pin), &pout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(pin), &pout));
   ASSERT_EQ(pout.entries.size(), 2u);
   EXPECT_EQ(pout.entries[0].cookie, 100u);
   ASSERT_TRUE(pout.entries[0].name_handle.has_value());
@@ -436,7 +427,7 @@ TEST(ClientResultsTest, ReaddirAndReaddirplus) {
   EXPECT_FALSE(pout.entries[1].name_attributes.has_value());
   EXPECT_FALSE(pout.eof);
   READDIRPLUS3res bad{NFS3ERR_BAD_COOKIE, Attr(1), {}, {}, false};
-  ASSERT_TRUE(Parse(Wire(bad), &pout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(bad), &pout));
   EXPECT_EQ(pout.status, NFS3ERR_BAD_COOKIE);
   EXPECT_TRUE(pout.entries.empty());
 }
@@ -447,7 +438,7 @@ TEST(ClientResultsTest, FsstatFsinfoPathconf) {
   sin.afiles = 12345;
   sin.invarsec = 9;
   FSSTAT3res sout;
-  ASSERT_TRUE(Parse(Wire(sin), &sout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(sin), &sout));
   EXPECT_EQ(sout.tbytes, 1ull << 50);
   EXPECT_EQ(sout.afiles, 12345u);
   EXPECT_EQ(sout.invarsec, 9u);
@@ -461,7 +452,7 @@ TEST(ClientResultsTest, FsstatFsinfoPathconf) {
   fin.time_delta = {0, 1};
   fin.properties = FSF3_LINK | FSF3_CANSETTIME;
   FSINFO3res fout;
-  ASSERT_TRUE(Parse(Wire(fin), &fout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(fin), &fout));
   EXPECT_EQ(fout.rtmax, 1u << 20);
   EXPECT_EQ(fout.rtpref, 1u << 19);
   EXPECT_EQ(fout.wtmax, 32768u);
@@ -473,7 +464,7 @@ TEST(ClientResultsTest, FsstatFsinfoPathconf) {
   pin.name_max = 255;
   pin.case_insensitive = true;
   PATHCONF3res pout;
-  ASSERT_TRUE(Parse(Wire(pin), &pout));
+  ASSERT_TRUE(Parse(xdr::EncodeToString(pin), &pout));
   EXPECT_EQ(pout.name_max, 255u);
   EXPECT_TRUE(pout.case_insensitive);
 }
@@ -481,7 +472,7 @@ TEST(ClientResultsTest, FsstatFsinfoPathconf) {
 TEST(ClientResultsTest, TruncatedRepliesAreRejected) {
   WRITE3res in;
   in.file_wcc = Wcc();
-  std::string w = Wire(in);
+  std::string w = xdr::EncodeToString(in);
   for (size_t cut = 0; cut < w.size(); cut += 7) {
     WRITE3res out;
     EXPECT_FALSE(Parse(w.substr(0, cut), &out)) << cut;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nfs3 {
 namespace {
@@ -19,6 +20,7 @@ namespace {
 using xdr::BufferChain;
 using xdr::Decoder;
 using xdr::Encoder;
+using xdr::EncodeToString;
 
 // ---- Helpers.
 
@@ -63,14 +65,6 @@ fattr3 MakeAttr(uint32_t seed) {
   a.mtime = {20 + seed, 21};
   a.ctime = {30 + seed, 31};
   return a;
-}
-
-template <typename T>
-std::string EncodeToString(const T& v) {
-  BufferChain chain;
-  Encoder e(&chain);
-  Encode(e, v);
-  return chain.Flatten();
 }
 
 // Decodes wire into *args; true only if it decoded and consumed every byte.
