@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -21,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
+#include "vfs/backend_helpers.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/siphash.h"
 #include "vfs/state_dir.h"
@@ -59,16 +59,6 @@ absl::Status CephError(int rc, std::string_view context) {
   return ErrnoError(err, context);
 }
 
-uint64_t RandomU64() {
-  uint64_t v = 0;
-  if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    v = (static_cast<uint64_t>(ts.tv_sec) << 32) ^ static_cast<uint64_t>(ts.tv_nsec);
-  }
-  return v;
-}
-
 void PutBe64(uint8_t* p, uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
 }
@@ -78,39 +68,7 @@ uint64_t GetBe64(const uint8_t* p) {
   return v;
 }
 
-FileType TypeOf(uint32_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFDIR: return FileType::kDirectory;
-    case S_IFBLK: return FileType::kBlock;
-    case S_IFCHR: return FileType::kChar;
-    case S_IFLNK: return FileType::kSymlink;
-    case S_IFSOCK: return FileType::kSocket;
-    case S_IFIFO: return FileType::kFifo;
-    default: return FileType::kRegular;
-  }
-}
-
-Time ToTime(const struct timespec& ts) {
-  return Time{static_cast<uint32_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec)};
-}
-
 WccAttr ToWcc(const Attributes& a) { return WccAttr{a.size, a.mtime, a.ctime}; }
-
-absl::Status CheckName(std::string_view name) {
-  if (name.empty() || name.find('/') != std::string_view::npos ||
-      name.find('\0') != std::string_view::npos) {
-    return ErrnoError(EACCES, "invalid name");
-  }
-  if (name.size() > 255) return ErrnoError(ENAMETOOLONG, "name too long");
-  return absl::OkStatus();
-}
-
-absl::Status CheckNewName(std::string_view name) {
-  absl::Status st = CheckName(name);
-  if (!st.ok()) return st;
-  if (name == "." || name == "..") return ErrnoError(EEXIST, "cannot create . or ..");
-  return absl::OkStatus();
-}
 
 // The caller's identity for one call.
 class Perm {
@@ -269,7 +227,7 @@ class CephfsBackend::Impl {
 
   Attributes ToAttributes(const struct ceph_statx& stx, const Export& exp) const {
     Attributes a;
-    a.type = TypeOf(stx.stx_mode);
+    a.type = FileTypeOf(stx.stx_mode);
     a.mode = stx.stx_mode & 07777;
     a.nlink = stx.stx_nlink == 0 ? 1 : stx.stx_nlink;
     a.uid = stx.stx_uid;
@@ -915,7 +873,7 @@ absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
   absl::Status valid = CheckName(from_name);
   if (valid.ok()) valid = CheckName(to_name);
   if (!valid.ok()) return valid;
-  if (from_name == "." || from_name == ".." || to_name == "." || to_name == "..") {
+  if (IsDotName(from_name) || IsDotName(to_name)) {
     return ErrnoError(EINVAL, "rename of . or ..");
   }
   const std::string f(from_name), t(to_name);

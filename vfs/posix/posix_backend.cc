@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/mount.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -28,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "common/log.h"
+#include "vfs/backend_helpers.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
 #include "vfs/mount_point.h"
@@ -39,7 +39,6 @@ namespace nfs3d::vfs {
 namespace {
 
 constexpr char kVerfXattr[] = "user.nfs3d.verf";
-constexpr size_t kNameMax = 255;
 constexpr int kMaxWalkDepth = 4096;
 constexpr size_t kLockStripes = 256;
 constexpr size_t kReadDirBuffer = 32 * 1024;
@@ -82,22 +81,6 @@ bool FdPath(int fd, std::string* out) {
   return true;
 }
 
-FileType TypeOf(mode_t mode) {
-  switch (mode & S_IFMT) {
-    case S_IFDIR: return FileType::kDirectory;
-    case S_IFBLK: return FileType::kBlock;
-    case S_IFCHR: return FileType::kChar;
-    case S_IFLNK: return FileType::kSymlink;
-    case S_IFSOCK: return FileType::kSocket;
-    case S_IFIFO: return FileType::kFifo;
-    default: return FileType::kRegular;
-  }
-}
-
-Time ToTime(const struct timespec& ts) {
-  return Time{static_cast<uint32_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec)};
-}
-
 WccAttr ToWcc(const struct stat& st) {
   return WccAttr{static_cast<uint64_t>(st.st_size), ToTime(st.st_mtim), ToTime(st.st_ctim)};
 }
@@ -106,30 +89,10 @@ bool SameTime(const Time& a, const Time& b) {
   return a.seconds == b.seconds && a.nseconds == b.nseconds;
 }
 
-// Name checks shared by all operations that take a client-supplied name.
-absl::Status CheckName(std::string_view name) {
-  if (name.empty() || name.find('/') != std::string_view::npos ||
-      name.find('\0') != std::string_view::npos) {
-    return ErrnoError(EACCES, "invalid name");
-  }
-  if (name.size() > kNameMax) return ErrnoError(ENAMETOOLONG, "name too long");
-  return absl::OkStatus();
-}
-
-bool IsDotName(std::string_view name) { return name == "." || name == ".."; }
-
-// For operations that create a name: "." and ".." already exist.
 // Would ApplyAttrs change anything (mode left out when skip_mode)?
 bool ChangesAnything(const SetAttributes& attrs, bool skip_mode) {
   return attrs.size || attrs.uid || attrs.gid || (attrs.mode && !skip_mode) ||
          attrs.atime_how != SetTime::kDontChange || attrs.mtime_how != SetTime::kDontChange;
-}
-
-absl::Status CheckNewName(std::string_view name) {
-  absl::Status st = CheckName(name);
-  if (!st.ok()) return st;
-  if (IsDotName(name)) return ErrnoError(EEXIST, "cannot create . or ..");
-  return absl::OkStatus();
 }
 
 // A bounded least-recently-used map from handle bytes to shared values.
@@ -205,17 +168,6 @@ std::string MountRoot(int mount_id) {
     if (fields.size() > 3) return fields[3];
   }
   return "";
-}
-
-uint64_t RandomU64() {
-  uint64_t v = 0;
-  if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    v = (static_cast<uint64_t>(ts.tv_sec) << 32) ^ static_cast<uint64_t>(ts.tv_nsec) ^
-        static_cast<uint64_t>(getpid());
-  }
-  return v;
 }
 
 uint32_t Be32(const uint8_t* p) {
@@ -719,7 +671,7 @@ absl::StatusOr<struct stat> PosixBackend::Impl::Stat(const Node& node) {
 
 Attributes PosixBackend::Impl::ToAttributes(const struct stat& st, const Export& exp) const {
   Attributes a;
-  a.type = TypeOf(st.st_mode);
+  a.type = FileTypeOf(st.st_mode);
   a.mode = st.st_mode & 07777;
   a.nlink = st.st_nlink == 0 ? 1 : static_cast<uint32_t>(st.st_nlink);
   a.uid = st.st_uid;

@@ -1,0 +1,52 @@
+#include "vfs/backend_helpers.h"
+
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "vfs/vfs_error.h"
+
+namespace nfs3d::vfs {
+
+FileType FileTypeOf(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR: return FileType::kDirectory;
+    case S_IFBLK: return FileType::kBlock;
+    case S_IFCHR: return FileType::kChar;
+    case S_IFLNK: return FileType::kSymlink;
+    case S_IFSOCK: return FileType::kSocket;
+    case S_IFIFO: return FileType::kFifo;
+    default: return FileType::kRegular;
+  }
+}
+
+absl::Status CheckName(std::string_view name) {
+  if (name.empty() || name.find('/') != std::string_view::npos ||
+      name.find('\0') != std::string_view::npos) {
+    return ErrnoError(EACCES, "invalid name");
+  }
+  if (name.size() > kNameMax) return ErrnoError(ENAMETOOLONG, "name too long");
+  return absl::OkStatus();
+}
+
+absl::Status CheckNewName(std::string_view name) {
+  absl::Status st = CheckName(name);
+  if (!st.ok()) return st;
+  if (IsDotName(name)) return ErrnoError(EEXIST, "cannot create . or ..");
+  return absl::OkStatus();
+}
+
+uint64_t RandomU64() {
+  uint64_t v = 0;
+  if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    v = (static_cast<uint64_t>(ts.tv_sec) << 32) ^ static_cast<uint64_t>(ts.tv_nsec) ^
+        static_cast<uint64_t>(getpid());
+  }
+  return v;
+}
+
+}  // namespace nfs3d::vfs

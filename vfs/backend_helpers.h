@@ -1,0 +1,40 @@
+// What every backend needs alike: file types from mode bits, NFS times,
+// the name rules knfsd applies, and a random 64-bit value (write verifiers).
+#ifndef NFS3D_VFS_BACKEND_HELPERS_H_
+#define NFS3D_VFS_BACKEND_HELPERS_H_
+
+#include <time.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "vfs/backend.h"
+
+namespace nfs3d::vfs {
+
+inline constexpr size_t kNameMax = 255;  // longest name, as Linux file systems
+
+// The file type in mode's S_IFMT bits (regular for anything unknown).
+FileType FileTypeOf(uint32_t mode);
+
+inline Time ToTime(const struct timespec& ts) {
+  return Time{static_cast<uint32_t>(ts.tv_sec), static_cast<uint32_t>(ts.tv_nsec)};
+}
+
+inline bool IsDotName(std::string_view name) { return name == "." || name == ".."; }
+
+// A client-supplied name: "" or names with '/' or NUL give EACCES (like the
+// kernel's lookup_one_len, which knfsd uses), longer than kNameMax
+// ENAMETOOLONG.
+absl::Status CheckName(std::string_view name);
+// For operations that create a name: also EEXIST for "." and "..", which
+// always exist.
+absl::Status CheckNewName(std::string_view name);
+
+// From getrandom(), or the clock and pid if that fails.
+uint64_t RandomU64();
+
+}  // namespace nfs3d::vfs
+
+#endif  // NFS3D_VFS_BACKEND_HELPERS_H_
