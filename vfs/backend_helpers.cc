@@ -38,6 +38,17 @@ absl::Status CheckNewName(std::string_view name) {
   return absl::OkStatus();
 }
 
+FsStat ToFsStat(const struct statvfs& sv) {
+  FsStat st;
+  st.total_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
+  st.free_bytes = static_cast<uint64_t>(sv.f_bfree) * sv.f_frsize;
+  st.avail_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  st.total_files = sv.f_files;
+  st.free_files = sv.f_ffree;
+  st.avail_files = sv.f_favail;
+  return st;
+}
+
 uint64_t RandomU64() {
   uint64_t v = 0;
   if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {

@@ -3,6 +3,7 @@
 #ifndef NFS3D_VFS_BACKEND_HELPERS_H_
 #define NFS3D_VFS_BACKEND_HELPERS_H_
 
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include <cstdint>
@@ -31,6 +32,9 @@ absl::Status CheckName(std::string_view name);
 // For operations that create a name: also EEXIST for "." and "..", which
 // always exist.
 absl::Status CheckNewName(std::string_view name);
+
+// FSSTAT's figures from a statvfs.
+FsStat ToFsStat(const struct statvfs& sv);
 
 // From getrandom(), or the clock and pid if that fails.
 uint64_t RandomU64();

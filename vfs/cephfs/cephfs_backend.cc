@@ -959,14 +959,7 @@ absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle&
   struct statvfs sv;
   int rc = ceph_ll_statfs(impl_->cm(), node->inode.get(), &sv);
   if (rc < 0) return CephError(rc, "statfs");
-  FsStat st;
-  st.total_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
-  st.free_bytes = static_cast<uint64_t>(sv.f_bfree) * sv.f_frsize;
-  st.avail_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
-  st.total_files = sv.f_files;
-  st.free_files = sv.f_ffree;
-  st.avail_files = sv.f_favail;
-  return st;
+  return ToFsStat(sv);
 }
 
 absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const FileHandle& fh,

@@ -1597,14 +1597,7 @@ absl::StatusOr<FsStat> PosixBackend::StatFs(const Cred& cred, const FileHandle& 
   if (attributes) *attributes = impl_->AttrsOrNone(**node);
   struct statvfs sv;
   if (fstatvfs((*node)->fd.get(), &sv) != 0) return Errno("fstatvfs");
-  FsStat out;
-  out.total_bytes = static_cast<uint64_t>(sv.f_blocks) * sv.f_frsize;
-  out.free_bytes = static_cast<uint64_t>(sv.f_bfree) * sv.f_frsize;
-  out.avail_bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
-  out.total_files = sv.f_files;
-  out.free_files = sv.f_ffree;
-  out.avail_files = sv.f_favail;
-  return out;
+  return ToFsStat(sv);
 }
 
 absl::StatusOr<PathConf> PosixBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
