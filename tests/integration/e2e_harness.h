@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -24,7 +25,9 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -186,8 +189,25 @@ class NfsdProcess {
   const fs::path& dir() const { return dir_; }
 
  private:
+  // Our nfs3d (started when the log was log_from long) said it listens on
+  // port_ over both transports. Answers() alone is not enough: between a
+  // test's FreePort (or a restart on its old port) and the bind, another
+  // test's nfs3d can take the port, and then it would answer for ours.
+  bool ListensOnItsPort(size_t log_from) const {
+    const std::string log = Log();
+    const std::string_view mine = std::string_view(log).substr(std::min(log_from, log.size()));
+    for (const char* transport : {"tcp", "udp"}) {
+      if (mine.find(absl::StrCat("listening on ", transport, " 0.0.0.0 port ", port_)) ==
+          std::string_view::npos) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // One start; false if nfs3d exited (pid_ -1) or never answered.
   bool StartOnce() {
+    const size_t log_from = Log().size();
     std::string config = (dir_ / "nfs3d.conf").string();
     std::string log = (dir_ / "nfs3d.log").string();
     pid_ = fork();
@@ -199,7 +219,10 @@ class NfsdProcess {
       _exit(127);
     }
     for (int i = 0; i < 100; ++i) {
-      if (Answers(rpc::Transport::kTcp) && Answers(rpc::Transport::kUdp)) return true;
+      if (ListensOnItsPort(log_from) && Answers(rpc::Transport::kTcp) &&
+          Answers(rpc::Transport::kUdp)) {
+        return true;
+      }
       int status;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         pid_ = -1;
