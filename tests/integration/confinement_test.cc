@@ -39,6 +39,7 @@ class ConfinementTest : public ::testing::Test {
   }
 
   void TearDown() override {
+    if (HasFailure()) std::fprintf(stderr, "nfs3d's log:\n%s\n", server_.Log().c_str());
     server_.Stop();
     fs::remove_all(dir_);
   }
@@ -292,11 +293,12 @@ TEST_F(ConfinementTest, SecureExportRefusesUnprivilegedPorts) {
   ASSERT_EQ(status, mount3::MNT3_OK);
 
   for (rpc::Transport t : {rpc::Transport::kTcp, rpc::Transport::kUdp}) {
+    SCOPED_TRACE(t == rpc::Transport::kTcp ? "tcp" : "udp");
     auto unpriv = Client(t);
     ASSERT_GE(unpriv->local_port(), 1024);
     for (uint32_t proc : {nfs3::kGetattr, nfs3::kFsinfo}) {
       NfsReply r = Nfs(*unpriv, proc, Args().Opaque(root).str());
-      ASSERT_TRUE(r.ok);
+      ASSERT_TRUE(r.ok) << "procedure " << proc << ": " << unpriv->last_failure();
       EXPECT_EQ(r.reply_stat, 1u);  // MSG_DENIED
       EXPECT_EQ(r.reject_stat, kAuthError);
       EXPECT_EQ(r.auth_stat, kAuthTooWeak);

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -348,7 +349,9 @@ class RawClient {
     const std::string msg = EncodeCall(xid, prog, vers, proc, args);
     absl::Time deadline = absl::Now() + timeout;
     while (absl::Now() < deadline) {
-      if (!SendMessage(msg)) return std::nullopt;
+      if (!SendMessage(msg)) {
+        return Failed(absl::StrCat("send failed: ", strerror(errno)));
+      }
       absl::Time resend = o_.transport == rpc::Transport::kUdp
                               ? std::min(deadline, absl::Now() + absl::Milliseconds(500))
                               : deadline;
@@ -361,10 +364,14 @@ class RawClient {
           return r;
         }
       }
-      if (peer_closed_) return std::nullopt;
+      if (peer_closed_) {
+        return Failed("the server closed the connection");
+      }
     }
-    return std::nullopt;
+    return Failed(absl::StrCat("no reply in ", absl::FormatDuration(timeout)));
   }
+  // Why the last Call returned nullopt.
+  const std::string& last_failure() const { return last_failure_; }
   std::optional<client::RpcReply> Call(uint32_t prog, uint32_t vers, uint32_t proc,
                                        const std::string& args) {
     return Call(next_xid_++, prog, vers, proc, args);
@@ -396,6 +403,14 @@ class RawClient {
     next_xid_ = static_cast<uint32_t>(getpid()) << 12;
   }
 
+  // Records why a call failed, also on stderr: tests that call through
+  // helpers then still show it.
+  std::nullopt_t Failed(std::string why) {
+    std::fprintf(stderr, "RawClient (local port %u): call failed: %s\n", local_port(), why.c_str());
+    last_failure_ = std::move(why);
+    return std::nullopt;
+  }
+
   std::optional<std::string> TakeRecord() {
     std::string record;
     size_t pos = 0;
@@ -418,6 +433,7 @@ class RawClient {
   int fd_;
   ClientOptions o_;
   uint32_t next_xid_;
+  std::string last_failure_;
   std::string stream_;
   bool peer_closed_ = false;
 };

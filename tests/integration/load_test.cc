@@ -160,7 +160,8 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
   // The well-behaved client: GETATTR in a loop on its own connection, and
   // one over UDP (which retransmits through the flood).
   long rss_peak = 0;
-  uint64_t ok_tcp = 0, ok_udp = 0, failed = 0;
+  uint64_t ok_tcp = 0, ok_udp = 0, failed_tcp = 0, failed_udp = 0;
+  std::string tcp_failure;
   absl::Duration worst = absl::ZeroDuration();
   {
     auto good = RawClient::Open(server_.port(), {});
@@ -174,14 +175,15 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
       if (Getattr(*good, root, &status).has_value()) {
         ++ok_tcp;
       } else {
-        ++failed;
+        ++failed_tcp;
+        tcp_failure = good->last_failure();
       }
       worst = std::max(worst, absl::Now() - t0);
       if ((ok_tcp & 15) == 0) {
         if (Getattr(*good_udp, root, &status).has_value()) {
           ++ok_udp;
         } else {
-          ++failed;
+          ++failed_udp;
         }
       }
       if (absl::Now() >= next_sample) {
@@ -206,19 +208,25 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
 
   std::printf("load: nfs3d RSS before %ld KiB, peak during %ld KiB, after %ld KiB\n", rss_before,
               rss_peak, rss_after);
-  std::printf("load: GETATTR ok tcp %lu udp %lu, failed %lu, worst tcp latency %s; "
+  std::printf("load: GETATTR ok tcp %lu udp %lu, failed tcp %lu udp %lu, worst tcp latency %s; "
               "UDP flood %lu datagrams\n",
               static_cast<unsigned long>(ok_tcp), static_cast<unsigned long>(ok_udp),
-              static_cast<unsigned long>(failed), absl::FormatDuration(worst).c_str(),
+              static_cast<unsigned long>(failed_tcp), static_cast<unsigned long>(failed_udp),
+              absl::FormatDuration(worst).c_str(),
               static_cast<unsigned long>(flood_sent.load()));
   RecordProperty("rss_before_kb", std::to_string(rss_before));
   RecordProperty("rss_peak_kb", std::to_string(rss_peak));
   RecordProperty("rss_after_kb", std::to_string(rss_after));
   // Starvation shows as failed calls (each has its own bounded timeout); how
   // many succeed and how fast depends on the machine, so it is reported, not
-  // asserted.
-  EXPECT_EQ(failed, 0u);
+  // asserted. Over TCP every call must be answered. Over UDP, while the flood
+  // outruns the server (a slow machine, a sanitizer build), the kernel drops
+  // datagrams from the full socket buffer before nfs3d sees them, the good
+  // client's among them; no server can prevent that, and a UDP client
+  // retransmits. So UDP must get through, not every call.
+  EXPECT_EQ(failed_tcp, 0u) << "last failure: " << tcp_failure;
   EXPECT_GT(ok_tcp, 0u);
+  EXPECT_GT(ok_udp, failed_udp);
   EXPECT_LT(rss_peak, kRssLimitKb) << "nfs3d's RSS under load";
   EXPECT_TRUE(server_.Alive());
 }

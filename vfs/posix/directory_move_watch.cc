@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "vfs/vfs_error.h"
@@ -49,7 +50,7 @@ std::optional<uint64_t> DirectoryMoveWatch::Generation() {
 void DirectoryMoveWatch::Drain() {
   absl::MutexLock lock(&drain_mu_);
   const int fd = fanotify_fd_.load(std::memory_order_acquire);
-  alignas(struct fanotify_event_metadata) char buf[8192];
+  char buf[8192];
   bool moved = false;
   for (;;) {
     ssize_t n = read(fd, buf, sizeof(buf));
@@ -59,11 +60,20 @@ void DirectoryMoveWatch::Drain() {
       if (n < 0 && errno != EAGAIN && errno != EINTR) moved = true;
       break;
     }
-    const auto* event = reinterpret_cast<const struct fanotify_event_metadata*>(buf);
-    for (; FAN_EVENT_OK(event, n); event = FAN_EVENT_NEXT(event, n)) {
+    // Events carry file names, so the kernel does not keep them 8-byte
+    // aligned within the buffer: copy each header out before reading it.
+    size_t offset = 0;
+    struct fanotify_event_metadata event;
+    while (offset + sizeof(event) <= static_cast<size_t>(n)) {
+      std::memcpy(&event, buf + offset, sizeof(event));
+      if (event.event_len < sizeof(event) || event.event_len > static_cast<size_t>(n) - offset) {
+        moved = true;  // cannot happen; if it did, assume the worst
+        break;
+      }
       // File renames are reported too; only directories carry a sub-tree
       // out of an export.
-      if ((event->mask & (FAN_ONDIR | FAN_Q_OVERFLOW)) != 0) moved = true;
+      if ((event.mask & (FAN_ONDIR | FAN_Q_OVERFLOW)) != 0) moved = true;
+      offset += event.event_len;
     }
   }
   if (moved) NoteMove();
