@@ -14,7 +14,13 @@
 # (bench/copy_floor.cc) and, with the FILE_SYNC row, the disk's own FILE_SYNC
 # ceiling (bench/disk_sync_ceiling.cc).
 #
-# Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep]
+# --ceph: the Ceph mode. One one-node cluster (scripts/ceph-cluster.sh) in one
+# namespace with both servers (nfs3d on 2049, ganesha with FSAL_CEPH on 2050);
+# each serves a directory of the same CephFS; the rows are the issue's bulk
+# and metadata workloads; under the table, the same workloads made straight
+# on libcephfs with no NFS (bench/cephfs_ceiling.cc), the ceiling.
+#
+# Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep] [--ceph]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
 #        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
 #        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile: off, the default, or on)
@@ -31,6 +37,7 @@ SECS=3
 ONLY=""
 DO_BUILD=1
 KEEP=0
+CEPH=0
 while [ $# -gt 0 ]; do
   case $1 in
     --no-build) DO_BUILD=0 ;;
@@ -38,7 +45,8 @@ while [ $# -gt 0 ]; do
     --secs) SECS=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --keep) KEEP=1 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --ceph) CEPH=1 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -52,13 +60,18 @@ die() { log "FAIL: $*"; exit 1; }
 if [ "$DO_BUILD" = 1 ]; then
   log "building Release into $BUILD"
   cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-  ninja -C "$BUILD" -j2 nfs3d nfs3bench disk_sync_ceiling copy_floor >/dev/null || die "build failed"
+  targets=(nfs3d nfs3bench disk_sync_ceiling copy_floor)
+  [ "$CEPH" = 1 ] && targets+=(cephfs_ceiling)
+  ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null || die "build failed"
 fi
 NFS3D=$BUILD/nfsd/nfs3d
 BENCH=$BUILD/tools/nfs3bench/nfs3bench
 CEILING=$BUILD/bench/disk_sync_ceiling
 FLOOR=$BUILD/bench/copy_floor
-for bin in "$NFS3D" "$BENCH" "$CEILING" "$FLOOR"; do [ -x "$bin" ] || die "no $bin"; done
+CEPH_CEILING=$BUILD/bench/cephfs_ceiling
+bins=("$NFS3D" "$BENCH" "$CEILING" "$FLOOR")
+[ "$CEPH" = 1 ] && bins+=("$CEPH_CEILING")
+for bin in "${bins[@]}"; do [ -x "$bin" ] || die "no $bin"; done
 need_pkg() {  # idempotent install of Debian packages
   local missing=()
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -67,19 +80,26 @@ need_pkg() {  # idempotent install of Debian packages
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
 }
 need_pkg iperf3 nfs-ganesha nfs-ganesha-vfs rpcbind linux-perf python3
+[ "$CEPH" = 1 ] && need_pkg nfs-ganesha-ceph ceph-mon ceph-osd ceph-mds ceph-common
 
 # ---- Work area and cleanup. Only PIDs started here are ever signalled.
 WORK=$(mktemp -d /tmp/nfs3d-bench.XXXXXX)
 DISK=$(mktemp -d "$DISK_PARENT/nfs3d-bench-disk.XXXXXX")  # disk-backed exports live here
 PIDS=()
+stop_pid() {  # SIGTERM, then SIGKILL after 10 s
+  kill -0 "$1" 2>/dev/null || return 0
+  kill -TERM "$1" 2>/dev/null || true
+  timeout 10 tail --pid="$1" -f /dev/null 2>/dev/null || kill -KILL "$1" 2>/dev/null || true
+}
 cleanup() {
   local pid
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do
-    pid=${PIDS[$i]}
-    kill -0 "$pid" 2>/dev/null || continue
-    kill -TERM "$pid" 2>/dev/null || true
-    timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-  done
+  # Ceph mode: the servers first (their clients unmount), then the cluster's
+  # daemons by the PIDs its script recorded, while their namespace exists.
+  if [ "$CEPH" = 1 ] && [ -n "${HOLDER[nfs3d]:-}" ] && [ -d "$WORK/ceph" ]; then
+    for pid in "${SERVER_PID[@]}"; do stop_pid "$pid"; done
+    in_ns nfs3d "$REPO/scripts/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
+  fi
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
   rm -rf "$DISK"
   if [ "$KEEP" = 1 ]; then log "kept $WORK"; else rm -rf "$WORK"; fi
 }
@@ -88,7 +108,9 @@ trap 'exit 130' INT TERM
 
 # ---- One holder process per server keeps its namespaces alive; everything
 # for that server runs inside them with nsenter.
-declare -A HOLDER SERVER_PID
+declare -A HOLDER SERVER_PID NFS_PORT MNT_PORT
+NFS_PORT=([nfs3d]=2049 [ganesha]=2049)
+MNT_PORT=([nfs3d]=20048 [ganesha]=20048)
 start_ns() {
   local name=$1 dir=$WORK/$1
   mkdir -p "$dir/tmpfs" "$DISK/$name"
@@ -114,9 +136,19 @@ in_ns() { local name=$1; shift; nsenter -t "${HOLDER[$name]}" -n -m -- "$@"; }
 # (nsenter without -p does not fork), so $! is the command's PID.
 in_ns_bg() { local name=$1; shift; exec nsenter -t "${HOLDER[$name]}" -n -m -- "$@"; }
 
+export_path() {  # server export: the path its MOUNT takes
+  case $2 in
+    sub) echo "$WORK/$1/tmpfs/sub" ;;
+    fsroot|probe) echo "$WORK/$1/tmpfs" ;;
+    disk) echo "$DISK/$1" ;;
+    ceph) if [ "$1" = nfs3d ]; then echo /ceph; else echo /ganesha; fi ;;  # CephFS /nfs3d, /ganesha
+    *) die "unknown export $2" ;;
+  esac
+}
+
 probe() {  # name proto: MOUNT + a few NFS NULL calls (rpcinfo -n still asks rpcbind)
-  in_ns "$1" timeout 10 "$BENCH" run "127.0.0.1:$WORK/$1/tmpfs" --proto "$2" --port 2049 \
-    --mount-port 20048 --workload null --ops 10 --dir-entries 1 --timeout 2 --dir "probe.$2" \
+  in_ns "$1" timeout 10 "$BENCH" run "127.0.0.1:$(export_path "$1" probe)" --proto "$2" \
+    --port "${NFS_PORT[$1]}" --mount-port "${MNT_PORT[$1]}" --workload null --ops 10 --dir-entries 1 --timeout 2 --dir "probe.$2" \
     --no-json >/dev/null 2>&1
 }
 wait_port() {  # name: until NFS v3 answers over TCP and UDP
@@ -139,6 +171,14 @@ $dir/tmpfs 127.0.0.1(rw,no_root_squash,insecure)
 $dir/tmpfs/sub 127.0.0.1(rw,no_root_squash,insecure)
 $DISK/nfs3d 127.0.0.1(rw,no_root_squash,insecure)
 EOF
+  local ceph_section=""
+  if [ "$CEPH" = 1 ]; then
+    echo "/ceph 127.0.0.1(rw,no_root_squash,insecure,cephfs=/nfs3d)" >> "$dir/exports"
+    ceph_section="[ceph]
+conf = $WORK/ceph/ceph.conf
+client_id = admin
+fs_name = cephfs"
+  fi
   cat > "$dir/nfs3d.conf" <<EOF
 [nfsd]
 listen = 0.0.0.0
@@ -153,6 +193,7 @@ state_dir = $dir/state
 exports = $dir/exports
 [log]
 level = warning
+$ceph_section
 EOF
   in_ns_bg nfs3d "$NFS3D" --config "$dir/nfs3d.conf" --foreground 2> "$dir/nfs3d.log" &
   SERVER_PID[nfs3d]=$!
@@ -166,6 +207,8 @@ start_ganesha() {
   PIDS+=($!)
   for _ in $(seq 1 50); do in_ns ganesha rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break; sleep 0.1; done
   sed -e "s|@TMPFS_EXPORT@|$dir/tmpfs|" -e "s|@DISK_EXPORT@|$DISK/ganesha|" \
+    -e "s|NFS_Port = 2049|NFS_Port = ${NFS_PORT[ganesha]}|" \
+    -e "s|MNT_Port = 20048|MNT_Port = ${MNT_PORT[ganesha]}|" \
     "$REPO/../shared/reference/ganesha-nfsv3.conf" > "$dir/ganesha.conf"
   cat >> "$dir/ganesha.conf" <<EOF
 EXPORT {
@@ -177,6 +220,21 @@ EXPORT {
 	FSAL { Name = VFS; }
 }
 EOF
+  if [ "$CEPH" = 1 ]; then
+    cat >> "$dir/ganesha.conf" <<EOF
+EXPORT {
+	Export_Id = 4;
+	Path = /ganesha;
+	Pseudo = /ganesha-ceph;
+	MaxRead = 1048576;
+	MaxWrite = 1048576;
+	FSAL { Name = CEPH; User_Id = "admin"; Filesystem = "cephfs"; }
+}
+CEPH {
+	Ceph_Conf = $WORK/ceph/ceph.conf;
+}
+EOF
+  fi
   in_ns_bg ganesha ganesha.nfsd -F -f "$dir/ganesha.conf" -L "$dir/ganesha.log" \
     -p "$dir/ganesha.pid" -N NIV_WARN &
   SERVER_PID[ganesha]=$!
@@ -208,6 +266,22 @@ WORKLOADS=(
   "tcp-write-filesync-64k-n16-disk|tcp|disk|--workload write --bs 64k --outstanding 16 --stable filesync --file-size 64m"
 )
 
+# The Ceph mode's rows: one CephFS directory per server. CEILING: the same
+# workload straight on libcephfs (mode threads), run between the servers' runs.
+declare -A CEILING
+if [ "$CEPH" = 1 ]; then
+  WORKLOADS=(
+    "ceph-tcp-write-1m-n16|tcp|ceph|--workload write --bs 1m --outstanding 16"
+    "ceph-tcp-read-1m-n16|tcp|ceph|--workload read --bs 1m --outstanding 16 --file-size 256m"
+    "ceph-tcp-getattr-n32|tcp|ceph|--workload getattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+    "ceph-tcp-lookup-n32|tcp|ceph|--workload lookup --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+    "ceph-tcp-create-setattr-remove-n32|tcp|ceph|--workload createsetattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  )
+  CEILING=([ceph-tcp-write-1m-n16]="write 16" [ceph-tcp-read-1m-n16]="read 16"
+           [ceph-tcp-getattr-n32]="getattr 32" [ceph-tcp-lookup-n32]="lookup 32"
+           [ceph-tcp-create-setattr-remove-n32]="createsetattr 32")
+fi
+
 RESULTS=$WORK/results.jsonl
 : > "$RESULTS"
 
@@ -220,12 +294,7 @@ run_one() {  # server workload-spec rep
   local id proto exp args
   IFS='|' read -r id proto exp args <<< "$spec"
   local path
-  case $exp in
-    sub) path=$WORK/$srv/tmpfs/sub ;;
-    fsroot) path=$WORK/$srv/tmpfs ;;
-    disk) path=$DISK/$srv ;;
-    *) die "unknown export $exp" ;;
-  esac
+  path=$(export_path "$srv" "$exp")
   local pid=${SERVER_PID[$srv]}
   local out=$WORK/$srv/$id.$rep.out perf_out=$WORK/$srv/$id.$rep.perf perf_pid=""
   if [[ $args == *"--stable filesync"* ]]; then
@@ -239,7 +308,8 @@ run_one() {  # server workload-spec rep
   drops_before=$(udp_rcvbuf_errors "$srv")
   # shellcheck disable=SC2086
   in_ns "$srv" timeout $((SECS * 4 + 60)) "$BENCH" run "127.0.0.1:$path" --proto "$proto" \
-    --port 2049 --mount-port 20048 --time "$SECS" --server-pid "$pid" --timeout 20 \
+    --port "${NFS_PORT[$srv]}" --mount-port "${MNT_PORT[$srv]}" --time "$SECS" \
+    --server-pid "$pid" --timeout 20 \
     --dir "b.$id.$rep" $args > "$out" 2>&1 || log "$srv $id run $rep: nfs3bench failed (see below)"
   drops_after=$(udp_rcvbuf_errors "$srv")
   local syncs=-1
@@ -286,6 +356,20 @@ copy_floor_baseline() {  # one thread's recv+pwrite / pread+send / sendfile on l
   in_ns nfs3d rmdir "$dir"
 }
 
+cephfs_ceiling_run() {  # workload-id: the same workload on libcephfs, no NFS
+  local mode threads
+  read -r mode threads <<< "${CEILING[$1]}"
+  in_ns nfs3d "$CEPH_CEILING" "$WORK/ceph/ceph.conf" "$mode" /direct "$SECS" "$threads" |
+    sed "s/^{/{\"id\":\"$1\",/" >> "$WORK/cephfs_ceiling.jsonl" || log "cephfs_ceiling $mode failed"
+}
+
+start_ceph() {  # the cluster, in nfs3d's namespace, which ganesha then shares
+  log "starting the one-node Ceph cluster"
+  in_ns nfs3d "$REPO/scripts/ceph-cluster.sh" start "$WORK/ceph" >/dev/null || die "no Ceph cluster"
+  in_ns nfs3d "$CEPH_CEILING" "$WORK/ceph/ceph.conf" prepare /nfs3d /ganesha /direct ||
+    die "cannot make the CephFS directories"
+}
+
 disk_sync_baseline() {  # FILE_SYNC 64 KiB x 16 straight to the disk, each way
   mkdir -p "$DISK/ceiling"
   for mode in gathered per-call batch once; do
@@ -297,14 +381,24 @@ disk_sync_baseline() {  # FILE_SYNC 64 KiB x 16 straight to the disk, each way
 # ---- Go.
 log "uptime: $(uptime)"
 start_ns nfs3d
-start_ns ganesha
+if [ "$CEPH" = 1 ]; then
+  # One namespace: the cluster listens on its loopback, both servers reach it.
+  HOLDER[ganesha]=${HOLDER[nfs3d]}
+  NFS_PORT[ganesha]=2050
+  MNT_PORT[ganesha]=20050
+  mkdir -p "$WORK/ganesha/tmpfs/sub" "$DISK/ganesha"
+  start_ceph
+else
+  start_ns ganesha
+fi
 start_nfs3d
 start_ganesha
 log "nfs3d pid ${SERVER_PID[nfs3d]}, ganesha pid ${SERVER_PID[ganesha]}; $RUNS runs x ${SECS}s per workload"
 : > "$WORK/iperf.txt"
 iperf_baseline
 : > "$WORK/copy_floor.jsonl"
-copy_floor_baseline
+[ "$CEPH" = 1 ] || copy_floor_baseline
+: > "$WORK/cephfs_ceiling.jsonl"
 : > "$WORK/disk_ceiling.jsonl"
 for spec in "${WORKLOADS[@]}"; do
   id=${spec%%|*}
@@ -315,6 +409,7 @@ for spec in "${WORKLOADS[@]}"; do
     run_one ganesha "$spec" "$rep"
     # The disk's ceiling, measured between the two servers' FILE_SYNC runs.
     if [[ $id == *filesync* ]]; then disk_sync_baseline; fi
+    if [ -n "${CEILING[$id]:-}" ]; then cephfs_ceiling_run "$id"; fi
   done
 done
 declare -A RSS
@@ -324,6 +419,7 @@ for srv in nfs3d ganesha; do
 done
 
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
-  "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl"
+  "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
+  "$WORK/cephfs_ceiling.jsonl"
 echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, [tcp] sendfile = $NFS3D_SENDFILE, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

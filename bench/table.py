@@ -2,7 +2,7 @@
 """Prints bench/run.sh's table from its results.jsonl (medians over runs).
 
 argv: results.jsonl iperf.txt nfs3d_peak_rss_kb ganesha_peak_rss_kb ncpu uptime
-      [disk_ceiling.jsonl [copy_floor.jsonl]]
+      [disk_ceiling.jsonl [copy_floor.jsonl [cephfs_ceiling.jsonl]]]
 """
 import json
 import statistics
@@ -33,6 +33,7 @@ def main():
     results, iperf_file, rss_n, rss_g, ncpu, up = sys.argv[1:7]
     ceiling_file = sys.argv[7] if len(sys.argv) > 7 else None
     floor_file = sys.argv[8] if len(sys.argv) > 8 else None
+    cephfs_file = sys.argv[9] if len(sys.argv) > 9 else None
     rows = OrderedDict()
     for line in open(results):
         line = line.strip()
@@ -113,6 +114,8 @@ def main():
               f"({iperf_mbs * 8 / 1000:.1f} Gbit/s)")
     if floor_file:
         print_copy_floor(floor_file)
+    if cephfs_file:
+        print_cephfs_ceiling(cephfs_file, rows)
     if ceiling_file:
         print_disk_ceiling(ceiling_file, rows.get("tcp-write-filesync-64k-n16-disk"))
     print(f"peak RSS over the whole table: nfs3d {int(rss_n) / 1024:,.0f} MiB, "
@@ -148,6 +151,38 @@ def print_copy_floor(path):
     if parts:
         print(f"copy floor (one thread, 1 MiB blocks, tmpfs file, loopback TCP, no RPC; median of "
               f"{len(by_mode.get('write', []))}): " + ", ".join(parts))
+
+
+def print_cephfs_ceiling(path, rows):
+    """The same workloads straight on libcephfs, no NFS (bench/cephfs_ceiling.cc):
+    the ceiling of an NFS server on the CephFS backend, and each server's share."""
+    by_id = defaultdict(list)
+    for line in open(path):
+        if line.strip():
+            rec = json.loads(line)
+            by_id[rec["id"]].append(rec)
+    if not by_id:
+        return
+    print("direct libcephfs, no NFS (bench/cephfs_ceiling.cc, same threads as calls in flight; "
+          "CPU = that process's, libcephfs included):")
+    for wid, recs in by_id.items():
+        bulk = "mb_per_s" in recs[0]
+        key, cpu_key = ("mb_per_s", "cpu_s_per_gb") if bulk else ("calls_per_s", "cpu_us_per_call")
+        rate, cpu = median([r[key] for r in recs]), median([r[cpu_key] for r in recs])
+        line = (f"  {wid}: {fmt(rate)} {'MB/s' if bulk else 'calls/s'} (spread {fmt(spread([r[key] for r in recs]))} %), "
+                f"CPU {fmt(cpu, 2)} {'s/GB' if bulk else 'µs/call'}")
+        row = rows.get(wid, {})
+        shares = []
+        for srv in ("nfs3d", "ganesha"):
+            good = [r["r"] for r in row.get(srv, []) if not r["r"].get("error")]
+            per = [(r["bytes"] if bulk else r["calls"]) / r["seconds"] / (1e6 if bulk else 1)
+                   for r in good if r["seconds"] > 0]
+            v = median(per)
+            if v and rate:
+                shares.append(f"{srv} {v / rate:.2f}x")
+        if shares:
+            line += "; " + ", ".join(shares) + " of it"
+        print(line)
 
 
 def print_disk_ceiling(path, filesync_row):
