@@ -7,12 +7,21 @@
 # (That a file handle from before the restart keeps working is also checked
 # at the RPC level by server_e2e_test HandleSurvivesKill9AndRestart and
 # crash_e2e_test.)
-# Usage: lab_kill_test.sh NFS3D_BINARY [tcp|udp ...]
+# With --cephfs the export is a CephFS one (cephfs=/) of a one-node cluster
+# (scripts/ceph-cluster.sh) started inside the lab namespace, and the server's
+# copy is read through NFS (libnfs) instead of from a directory.
+# Usage: lab_kill_test.sh NFS3D_BINARY [--cephfs] [tcp|udp ...]
 TEST_NAME=lab_kill
 source "$(dirname "$0")/lib.sh"
 
 NFS3D=$1
 shift
+CEPHFS=0
+if [ "${1:-}" = --cephfs ]; then
+  CEPHFS=1
+  TEST_NAME=lab_kill_cephfs
+  shift
+fi
 PROTOS=("$@")
 [ ${#PROTOS[@]} -gt 0 ] || PROTOS=(tcp udp)
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
@@ -20,16 +29,63 @@ export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-rel} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3drel0}
 MB=40
 KILL_AT_MB=12
 
-trap lab_cleanup EXIT
+CEPH_SCRIPT="$REPO/scripts/ceph-cluster.sh"
+cleanup() {
+  stop_started
+  if [ "$CEPHFS" = 1 ] && [ -n "$WORK" ]; then
+    "$LAB" exec -- "$CEPH_SCRIPT" stop "$WORK/ceph" >/dev/null 2>&1 || true
+  fi
+  lab_cleanup
+}
+trap cleanup EXIT
 make_lab_export
 make_lab_data
 chmod 777 "$WORK/export"
+EXPORT=$WORK/export
+if [ "$CEPHFS" = 1 ]; then
+  EXPORT=/ceph
+  echo "/ceph 10.200.0.0/24(rw,no_root_squash,insecure,cephfs=/) 127.0.0.1(rw,no_root_squash,insecure,cephfs=/)" \
+    > "$WORK/exports"
+fi
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto  # own portmapper: rpcinfo needs one
+if [ "$CEPHFS" = 1 ]; then
+  cat >> "$WORK/nfs3d.conf" <<CONF
+
+[ceph]
+conf = $WORK/ceph/ceph.conf
+keyring = $WORK/ceph/keyring
+client_id = admin
+fs_name = cephfs
+CONF
+fi
 head -c $((MB << 20)) /dev/urandom > "$DATA/src"
 chmod 644 "$DATA/src"
 SRC_MD5=$(md5sum < "$DATA/src" | cut -d' ' -f1)
 
 "$LAB" up --no-rpcbind >/dev/null
+if [ "$CEPHFS" = 1 ]; then
+  "$LAB" exec -- "$CEPH_SCRIPT" start "$WORK/ceph" >/dev/null \
+    || fail "the Ceph cluster did not start in the lab namespace"
+  log "Ceph cluster up in the lab namespace"
+fi
+
+# The file F as the server has it: its size, and its md5. F is new for each
+# attempt (a second one follows when the guest's NIC stalled).
+F=f
+server_size() {
+  if [ "$CEPHFS" = 1 ]; then
+    "$LAB" exec -- nfs-ls "nfs://127.0.0.1/ceph?version=3" 2>/dev/null | awk -v f="$F" '$NF == f { print $5 }'
+  else
+    stat -c %s "$WORK/export/$F" 2>/dev/null
+  fi
+}
+server_md5() {
+  if [ "$CEPHFS" = 1 ]; then
+    "$LAB" exec -- nfs-cat "nfs://127.0.0.1/ceph/$F?version=3" | md5sum | cut -d' ' -f1
+  else
+    md5sum < "$WORK/export/$F" | cut -d' ' -f1
+  fi
+}
 NFSD_PID=""
 start_nfsd() {
   "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2>> "$WORK/nfs3d.log" &
@@ -43,27 +99,29 @@ start_nfsd() {
 # guest's NIC stalled (a host fault, see lab_nic_stalled), fails otherwise.
 kill_during_write() {
   local proto=$1 out="$WORK/out-$1"
-  rm -rf "$WORK/export/f" "$out"
+  rm -rf "$out"
+  F=f.$RANDOM
   start_nfsd
   # The guest writes piece by piece; each dd fsyncs its MiB (COMMIT or
   # FILE_SYNC writes), then the whole file is read back after dropping caches.
   local guest_cmd="set -e
 for i in \$(seq 0 $((MB - 1))); do
-  dd if=$DATA/src of=\$MNT/f bs=1M skip=\$i seek=\$i count=1 conv=notrunc,fsync status=none
+  dd if=$DATA/src of=\$MNT/$F bs=1M skip=\$i seek=\$i count=1 conv=notrunc,fsync status=none
 done
 sync
 echo 3 > /proc/sys/vm/drop_caches
-md5sum < \$MNT/f | cut -d' ' -f1 > \$OUT/md5
+md5sum < \$MNT/$F | cut -d' ' -f1 > \$OUT/md5
 cat /proc/self/mountstats > \$OUT/mountstats 2>/dev/null || true"
   log "writing $MB MiB over $proto; nfs3d will be killed at ${KILL_AT_MB} MiB"
   # A normal run takes well under a minute under TCG; the hard timeout only
   # bounds a stuck one.
-  "$LAB" mount-run --export "$WORK/export" --proto "$proto" --port 2049 --mountport 20048 \
+  "$LAB" mount-run --export "$EXPORT" --proto "$proto" --port 2049 --mountport 20048 \
       --out-dir "$out" --timeout 300 -- "$guest_cmd" > "$out.log" 2>&1 &
   local run_pid=$!
   local size=0 waited=0
   while kill -0 "$run_pid" 2>/dev/null; do
-    size=$(stat -c %s "$WORK/export/f" 2>/dev/null || echo 0)
+    size=$(server_size || true)
+    size=${size:-0}
     [ "$size" -ge $((KILL_AT_MB << 20)) ] && break
     sleep 0.2
     waited=$((waited + 1))
@@ -90,7 +148,7 @@ cat /proc/self/mountstats > \$OUT/mountstats 2>/dev/null || true"
     fail "mount-run over $proto exited $rc"
   fi
   local server_md5 client_md5
-  server_md5=$(md5sum < "$WORK/export/f" | cut -d' ' -f1)
+  server_md5=$(server_md5)
   client_md5=$(cat "$out/md5")
   [ "$server_md5" = "$SRC_MD5" ] || fail "server copy differs over $proto: $server_md5 != $SRC_MD5"
   [ "$client_md5" = "$SRC_MD5" ] || fail "client read-back differs over $proto: $client_md5"
