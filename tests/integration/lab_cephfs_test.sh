@@ -12,32 +12,22 @@ source "$(dirname "$0")/lib.sh"
 NFS3D=$(readlink -f "$1")
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
 export NFS_LAB_NS=nfs3d-it NFS_LAB_TAP=nfs3dit0
-CEPH_SCRIPT="$REPO/scripts/ceph-cluster.sh"
 
 cleanup() {
   stop_started
-  [ -z "$WORK" ] || "$LAB" exec -- "$CEPH_SCRIPT" stop "$WORK/ceph" >/dev/null 2>&1 || true
+  lab_stop_ceph
   lab_cleanup
 }
 trap cleanup EXIT
 make_work
 mkdir -p "$WORK/state"
 "$LAB" up --no-rpcbind >/dev/null
-"$LAB" exec -- "$CEPH_SCRIPT" start "$WORK/ceph" >/dev/null \
-  || fail "the Ceph cluster did not start in the lab namespace"
-log "Ceph cluster up in the lab namespace"
+lab_start_ceph
 
 echo "/ceph 10.200.0.0/24(rw,no_root_squash,insecure,cephfs=/) 127.0.0.1(rw,no_root_squash,insecure,cephfs=/)" \
   > "$WORK/exports"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto
-cat >> "$WORK/nfs3d.conf" <<CONF
-
-[ceph]
-conf = $WORK/ceph/ceph.conf
-keyring = $WORK/ceph/keyring
-client_id = admin
-fs_name = cephfs
-CONF
+ceph_conf_section "$WORK/nfs3d.conf"
 "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2> "$WORK/nfs3d.log" &
 PIDS+=($!)
 wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 \

@@ -29,12 +29,9 @@ export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-rel} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3drel0}
 MB=40
 KILL_AT_MB=12
 
-CEPH_SCRIPT="$REPO/scripts/ceph-cluster.sh"
 cleanup() {
   stop_started
-  if [ "$CEPHFS" = 1 ] && [ -n "$WORK" ]; then
-    "$LAB" exec -- "$CEPH_SCRIPT" stop "$WORK/ceph" >/dev/null 2>&1 || true
-  fi
+  [ "$CEPHFS" = 0 ] || lab_stop_ceph
   lab_cleanup
 }
 trap cleanup EXIT
@@ -48,26 +45,13 @@ if [ "$CEPHFS" = 1 ]; then
     > "$WORK/exports"
 fi
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" auto  # own portmapper: rpcinfo needs one
-if [ "$CEPHFS" = 1 ]; then
-  cat >> "$WORK/nfs3d.conf" <<CONF
-
-[ceph]
-conf = $WORK/ceph/ceph.conf
-keyring = $WORK/ceph/keyring
-client_id = admin
-fs_name = cephfs
-CONF
-fi
+[ "$CEPHFS" = 0 ] || ceph_conf_section "$WORK/nfs3d.conf"
 head -c $((MB << 20)) /dev/urandom > "$DATA/src"
 chmod 644 "$DATA/src"
 SRC_MD5=$(md5sum < "$DATA/src" | cut -d' ' -f1)
 
 "$LAB" up --no-rpcbind >/dev/null
-if [ "$CEPHFS" = 1 ]; then
-  "$LAB" exec -- "$CEPH_SCRIPT" start "$WORK/ceph" >/dev/null \
-    || fail "the Ceph cluster did not start in the lab namespace"
-  log "Ceph cluster up in the lab namespace"
-fi
+[ "$CEPHFS" = 0 ] || lab_start_ceph
 
 # The file F as the server has it: its size, and its md5. F is new for each
 # attempt (a second one follows when the guest's NIC stalled).

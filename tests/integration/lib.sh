@@ -149,3 +149,26 @@ make_lab_data() {
   DATA=$(mktemp -d "/var/tmp/nfs3d-$TEST_NAME-data.XXXXXX")
   chmod 755 "$DATA"
 }
+
+# CephFS in the lab: lab_start_ceph starts the project's one-node cluster
+# (scripts/ceph-cluster.sh) in $WORK/ceph inside the lab namespace (the lab
+# must be up); lab_stop_ceph stops it, for a cleanup trap; ceph_conf_section
+# CONF appends the [ceph] section that points nfs3d at it.
+lab_start_ceph() {
+  "$LAB" exec -- "$REPO/scripts/ceph-cluster.sh" start "$WORK/ceph" >/dev/null \
+    || fail "the Ceph cluster did not start in the lab namespace"
+  log "Ceph cluster up in the lab namespace"
+}
+lab_stop_ceph() {
+  [ -z "$WORK" ] || "$LAB" exec -- "$REPO/scripts/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
+}
+ceph_conf_section() {
+  cat >> "$1" <<CONF
+
+[ceph]
+conf = $WORK/ceph/ceph.conf
+keyring = $WORK/ceph/keyring
+client_id = admin
+fs_name = cephfs
+CONF
+}
