@@ -133,6 +133,29 @@ TEST_F(PosixBackendTest, CreateLookupGetAttr) {
   EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, found.handle, "x", nullptr).status()), ENOTDIR);
 }
 
+// A name looked up again (the kernel client's revalidation) answers from a
+// fresh stat of the name, and a name now naming another object gets that
+// object's handle, never the cached one's.
+TEST_F(PosixBackendTest, LookupAgainSeesChangesAndReplacements) {
+  std::optional<Attributes> dir_attrs;
+  FileHandle first = MakeFile(root_, "f", 0640);
+  ASSERT_OK_AND_ASSIGN(a, backend_->Lookup(kRoot, root_, "f", &dir_attrs));
+  EXPECT_TRUE(a.handle == first);
+  ASSERT_EQ(chmod((export_path_ + "/f").c_str(), 0600), 0);  // a local change
+  ASSERT_OK_AND_ASSIGN(b, backend_->Lookup(kRoot, root_, "f", &dir_attrs));
+  EXPECT_TRUE(b.handle == first);
+  EXPECT_EQ(b.attributes.mode, 0600u);
+  // Replaced locally by another file (and another kind of object).
+  ASSERT_EQ(unlink((export_path_ + "/f").c_str()), 0);
+  ASSERT_EQ(mkdir((export_path_ + "/f").c_str(), 0755), 0);
+  ASSERT_OK_AND_ASSIGN(c, backend_->Lookup(kRoot, root_, "f", &dir_attrs));
+  EXPECT_FALSE(c.handle == first);
+  EXPECT_EQ(c.attributes.type, FileType::kDirectory);
+  ASSERT_OK_AND_ASSIGN(d, backend_->Lookup(kRoot, root_, "f", &dir_attrs));
+  EXPECT_TRUE(d.handle == c.handle);
+  EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, first).status()), ESTALE);
+}
+
 TEST_F(PosixBackendTest, OpenForLockingGivesANewDescriptionOfARegularFile) {
   const FileHandle f = MakeFile(root_, "lockme");
   ASSERT_OK_AND_ASSIGN(fd1, backend_->OpenForLocking(f));
