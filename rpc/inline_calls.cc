@@ -10,10 +10,12 @@ uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) {
 
 constexpr uint32_t kNfsProgram = 100003;
 constexpr uint32_t kNfsGetattr = 1;
+constexpr uint32_t kNfsLookup = 3;
+constexpr uint32_t kNfsAccess = 4;
 constexpr uint32_t kNfsRead = 6;
 constexpr uint32_t kNfsWrite = 7;
 constexpr uint32_t kNfsCommit = 21;
-// A NULL or GETATTR call is small; anything bigger is not worth guessing about.
+// These calls are small; anything bigger is not worth guessing about.
 constexpr size_t kMaxInlineCall = 1024;
 
 }  // namespace
@@ -25,7 +27,8 @@ bool RunsInline(absl::Span<const uint8_t> call) {
   const uint32_t vers = WordAt(call, 4);
   const uint32_t proc = WordAt(call, 5);
   if (proc == 0) return true;
-  return prog == kNfsProgram && vers == 3 && proc == kNfsGetattr;
+  return prog == kNfsProgram && vers == 3 &&
+         (proc == kNfsGetattr || proc == kNfsLookup || proc == kNfsAccess);
 }
 
 bool IsNullCall(absl::Span<const uint8_t> call) {

@@ -23,11 +23,14 @@ TEST(InlineCallsTest, NullAndNfsGetattrRunInline) {
   EXPECT_TRUE(RunsInline(Call(100003, 3, 0)));
   EXPECT_TRUE(RunsInline(Call(100005, 3, 0)));  // MOUNT NULL
   EXPECT_TRUE(RunsInline(Call(100003, 3, 1)));  // GETATTR
+  EXPECT_TRUE(RunsInline(Call(100003, 3, 3)));  // LOOKUP
+  EXPECT_TRUE(RunsInline(Call(100003, 3, 4)));  // ACCESS
 }
 
 TEST(InlineCallsTest, EverythingElseGoesToWorkers) {
   EXPECT_FALSE(RunsInline(Call(100003, 3, 6)));   // READ
   EXPECT_FALSE(RunsInline(Call(100003, 3, 7)));   // WRITE
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 8)));   // CREATE
   EXPECT_FALSE(RunsInline(Call(100003, 2, 1)));   // v2 GETATTR
   EXPECT_FALSE(RunsInline(Call(100005, 3, 1)));   // MNT
   EXPECT_FALSE(RunsInline(Call(100003, 3, 1, /*mtype=*/1)));  // a REPLY
