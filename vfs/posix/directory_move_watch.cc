@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "vfs/vfs_error.h"
@@ -59,11 +60,18 @@ void DirectoryMoveWatch::Drain() {
       if (n < 0 && errno != EAGAIN && errno != EINTR) moved = true;
       break;
     }
-    const auto* event = reinterpret_cast<const struct fanotify_event_metadata*>(buf);
-    for (; FAN_EVENT_OK(event, n); event = FAN_EVENT_NEXT(event, n)) {
+    // An event with info records may end off an 8-byte boundary, so each
+    // header is copied out rather than read in place (FAN_EVENT_NEXT would
+    // hand out misaligned pointers).
+    size_t off = 0;
+    struct fanotify_event_metadata event;
+    while (static_cast<size_t>(n) - off >= sizeof(event)) {
+      std::memcpy(&event, buf + off, sizeof(event));
+      if (event.event_len < sizeof(event) || event.event_len > static_cast<size_t>(n) - off) break;
       // File renames are reported too; only directories carry a sub-tree
       // out of an export.
-      if ((event->mask & (FAN_ONDIR | FAN_Q_OVERFLOW)) != 0) moved = true;
+      if ((event.mask & (FAN_ONDIR | FAN_Q_OVERFLOW)) != 0) moved = true;
+      off += event.event_len;
     }
   }
   if (moved) NoteMove();
