@@ -74,7 +74,8 @@ bool RpcbindAvailable(const std::string& host, uint16_t port, std::chrono::milli
   xdr::BufferChain chain;
   xdr::Encoder enc(&chain);
   // Portmapper version 2: every portmapper has it.
-  xdr::Encode(enc, CallHeader{.xid = xid, .prog = kPortmapProgram, .vers = 2, .proc = kPmapProcNull});
+  xdr::Encode(enc,
+              CallHeader{.xid = xid, .prog = kPortmapProgram, .vers = 2, .proc = kPmapProcNull});
   std::string call = chain.Flatten();
 
   auto deadline = std::chrono::steady_clock::now() + timeout;
