@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
 #include "rpc/rpc_auth.h"
-#include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encode_to_string.h"
 
@@ -53,53 +52,23 @@ bool BindReservedPort(int fd, int family) {
 
 void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
                       const rpc::Credential& cred) {
-  e.U32(xid);
-  e.U32(0);  // CALL
-  e.U32(2);  // RPC version
-  e.U32(prog);
-  e.U32(vers);
-  e.U32(proc);
+  rpc::CallHeader call{.xid = xid, .prog = prog, .vers = vers, .proc = proc};
+  std::string body;
   if (cred.flavor == rpc::kAuthSys) {
-    std::string bytes = xdr::EncodeToString(cred);
-    e.U32(rpc::kAuthSys);
-    e.Opaque(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                       bytes.size()));
-  } else {
-    e.U32(rpc::kAuthNone);
-    e.U32(0);
+    body = xdr::EncodeToString(cred);
+    call.cred = {rpc::kAuthSys, absl::Span<const uint8_t>(
+                                    reinterpret_cast<const uint8_t*>(body.data()), body.size())};
   }
-  e.U32(rpc::kAuthNone);  // verifier
-  e.U32(0);
+  xdr::Encode(e, call);
 }
 
 bool DecodeReplyHeader(absl::Span<const uint8_t> message, ReplyHeader* header,
                        absl::Span<const uint8_t>* results) {
-  *results = {};
   xdr::Decoder d(message);
-  header->xid = d.U32();
-  if (d.U32() != 1 || !d.ok()) return false;  // not a REPLY
-  header->reply_stat = d.U32();
-  if (header->reply_stat == 0) {
-    d.U32();        // verifier flavor
-    d.Opaque(400);  // verifier body
-    header->accept_stat = d.U32();
-    if (header->accept_stat == 2) {
-      header->mismatch_low = d.U32();
-      header->mismatch_high = d.U32();
-    }
-    if (!d.ok()) return false;
-    if (header->accept_stat == 0) *results = d.Rest();
-    return true;
-  }
-  if (header->reply_stat != 1) return false;
-  header->reject_stat = d.U32();
-  if (header->reject_stat == 0) {
-    header->mismatch_low = d.U32();
-    header->mismatch_high = d.U32();
-  } else {
-    header->auth_stat = d.U32();
-  }
-  return d.ok();
+  const bool ok = xdr::Decode(d, header);
+  const bool success = ok && header->reply_stat == 0 && header->accept_stat == 0;
+  *results = success ? d.Rest() : absl::Span<const uint8_t>();
+  return ok;
 }
 
 }  // namespace nfs3d::client

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "rpc/call_context.h"
+#include "rpc/rpc_message.h"
 #include "xdr/encoder.h"
 
 namespace nfs3d::client {
@@ -32,15 +33,7 @@ bool BindReservedPort(int fd, int family);
 void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
                       const rpc::Credential& cred);
 
-// The fields of an RFC 5531 reply header.
-struct ReplyHeader {
-  uint32_t xid = 0;
-  uint32_t reply_stat = 0;   // 0 accepted, 1 denied
-  uint32_t accept_stat = 0;  // when accepted
-  uint32_t reject_stat = 0;  // when denied: 0 RPC_MISMATCH, 1 AUTH_ERROR
-  uint32_t auth_stat = 0;    // when AUTH_ERROR
-  uint32_t mismatch_low = 0, mismatch_high = 0;  // PROG_MISMATCH / RPC_MISMATCH
-};
+using rpc::ReplyHeader;
 
 // Decodes the reply header of message into *header and points *results at
 // the bytes after it (SUCCESS only; empty otherwise). False when message is

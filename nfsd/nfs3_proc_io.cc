@@ -44,7 +44,7 @@ void PadOpaque(xdr::Encoder& out, uint32_t count) {
 rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
                      xdr::Encoder& out) {
   n3::READ3args args;
-  if (!n3::Decode(in, &args) || !in.ok()) return rpc::ProcResult::kGarbageArgs;
+  if (!xdr::Decode(in, &args) || !in.ok()) return rpc::ProcResult::kGarbageArgs;
   NfsServer& s = *static_cast<NfsServer*>(service);
   CallAuth auth;
   n3::nfsstat3 status = s.Authorize(ctx, args.file, &auth);

@@ -1,9 +1,6 @@
-// The NLM types of nlm4_types.h described once, for versions 4 (64-bit
-// ranges) and 1/3 (32-bit ranges, and only the first five status codes: the
-// others go out as NLM4_DENIED, NLM4_FAILED as NLM4_DENIED_NOLOCKS). nfs3d
-// decodes calls and encodes replies as a server, and encodes GRANTED / *_RES
-// calls and decodes their replies as a client of the peer's lock manager;
-// both follow from these descriptions (xdr/describe.h).
+// The NLM types of nlm4_types.h described once (xdr/describe.h) for version
+// 4 and for 1/3 (32-bit ranges, and only the first five status codes), for
+// the server and for the client side of GRANTED and the *_RES callbacks.
 #ifndef NFS3D_NLM_NLM4_CODEC_H_
 #define NFS3D_NLM_NLM4_CODEC_H_
 
@@ -11,9 +8,6 @@
 #include "xdr/describe.h"
 
 namespace nfs3d::nlm {
-
-using xdr::Decode;
-using xdr::Encode;
 
 constexpr xdr::EnumRange XdrRange(nlm4_stats) { return {NLM4_GRANTED, NLM4_FAILED}; }
 constexpr xdr::EnumRange XdrRange(fsh4_mode) { return {fsm_DN, fsm_DRW}; }
@@ -25,7 +19,12 @@ inline nlm4_stats ToV1Stat(nlm4_stats s) {
   return s == NLM4_FAILED ? NLM4_DENIED_NOLOCKS : NLM4_DENIED;
 }
 
-// The parts versions share; kWide selects v4.
+// Describes a v4 type and its v1/v3 twin at once; kWide is true for v4.
+#define NFS3D_NLM_XDR(T4, T1)                                                              \
+  template <typename V, typename S, bool kWide = std::same_as<std::remove_const_t<S>, T4>> \
+    requires xdr::OneOf<std::remove_const_t<S>, T4, T1>                                    \
+  void Xdr(V& v, S& x)
+
 namespace fields {
 
 // What differs between v4 (kWide) and v1/v3: range fields and status codes.
@@ -61,68 +60,47 @@ void Lock(V& v, S& x) {
   Range<kWide>(v, x.l_offset);
   Range<kWide>(v, x.l_len);
 }
-template <bool kWide, typename V, typename S>
-void TestArgs(V& v, S& x) {
-  Netobj(v, x.cookie);
-  v(x.exclusive);
-  Lock<kWide>(v, x.alock);
-}
-template <bool kWide, typename V, typename S>
-void LockArgs(V& v, S& x) {
-  Netobj(v, x.cookie);
-  v(x.block, x.exclusive);
-  Lock<kWide>(v, x.alock);
-  v(x.reclaim, x.state);
-}
-template <bool kWide, typename V, typename S>
-void CancArgs(V& v, S& x) {
-  Netobj(v, x.cookie);
-  v(x.block, x.exclusive);
-  Lock<kWide>(v, x.alock);
-}
-template <bool kWide, typename V, typename S>
-void UnlockArgs(V& v, S& x) {
-  Netobj(v, x.cookie);
-  Lock<kWide>(v, x.alock);
-}
-template <bool kWide, typename V, typename S>
-void Res(V& v, S& x) {
-  Netobj(v, x.cookie);
-  Stat<kWide>(v, x.stat);
-}
-template <bool kWide, typename V, typename S>
-void TestRes(V& v, S& x) {
-  Netobj(v, x.cookie);
-  if (Stat<kWide>(v, x.stat) != NLM4_DENIED) return;
-  v(x.holder.exclusive, x.holder.svid);
-  Netobj(v, x.holder.oh);
-  Range<kWide>(v, x.holder.l_offset);
-  Range<kWide>(v, x.holder.l_len);
-}
-template <bool kWide, typename V, typename S>
-void ShareRes(V& v, S& x) {
-  Netobj(v, x.cookie);
-  Stat<kWide>(v, x.stat);
-  v(x.sequence);
-}
 
 }  // namespace fields
 
 NFS3D_XDR(Void) { v(); }
-NFS3D_XDR(nlm4_testargs) { fields::TestArgs<true>(v, x); }
-NFS3D_XDR(nlm_testargs) { fields::TestArgs<false>(v, x); }
-NFS3D_XDR(nlm4_lockargs) { fields::LockArgs<true>(v, x); }
-NFS3D_XDR(nlm_lockargs) { fields::LockArgs<false>(v, x); }
-NFS3D_XDR(nlm4_cancargs) { fields::CancArgs<true>(v, x); }
-NFS3D_XDR(nlm_cancargs) { fields::CancArgs<false>(v, x); }
-NFS3D_XDR(nlm4_unlockargs) { fields::UnlockArgs<true>(v, x); }
-NFS3D_XDR(nlm_unlockargs) { fields::UnlockArgs<false>(v, x); }
-NFS3D_XDR(nlm4_res) { fields::Res<true>(v, x); }
-NFS3D_XDR(nlm_res) { fields::Res<false>(v, x); }
-NFS3D_XDR(nlm4_testres) { fields::TestRes<true>(v, x); }
-NFS3D_XDR(nlm_testres) { fields::TestRes<false>(v, x); }
-NFS3D_XDR(nlm4_shareres) { fields::ShareRes<true>(v, x); }
-NFS3D_XDR(nlm_shareres) { fields::ShareRes<false>(v, x); }
+NFS3D_NLM_XDR(nlm4_testargs, nlm_testargs) {
+  fields::Netobj(v, x.cookie);
+  v(x.exclusive);
+  fields::Lock<kWide>(v, x.alock);
+}
+NFS3D_NLM_XDR(nlm4_lockargs, nlm_lockargs) {
+  fields::Netobj(v, x.cookie);
+  v(x.block, x.exclusive);
+  fields::Lock<kWide>(v, x.alock);
+  v(x.reclaim, x.state);
+}
+NFS3D_NLM_XDR(nlm4_cancargs, nlm_cancargs) {
+  fields::Netobj(v, x.cookie);
+  v(x.block, x.exclusive);
+  fields::Lock<kWide>(v, x.alock);
+}
+NFS3D_NLM_XDR(nlm4_unlockargs, nlm_unlockargs) {
+  fields::Netobj(v, x.cookie);
+  fields::Lock<kWide>(v, x.alock);
+}
+NFS3D_NLM_XDR(nlm4_res, nlm_res) {
+  fields::Netobj(v, x.cookie);
+  fields::Stat<kWide>(v, x.stat);
+}
+NFS3D_NLM_XDR(nlm4_testres, nlm_testres) {
+  fields::Netobj(v, x.cookie);
+  if (fields::Stat<kWide>(v, x.stat) != NLM4_DENIED) return;
+  v(x.holder.exclusive, x.holder.svid);
+  fields::Netobj(v, x.holder.oh);
+  fields::Range<kWide>(v, x.holder.l_offset);
+  fields::Range<kWide>(v, x.holder.l_len);
+}
+NFS3D_NLM_XDR(nlm4_shareres, nlm_shareres) {
+  fields::Netobj(v, x.cookie);
+  fields::Stat<kWide>(v, x.stat);
+  v(x.sequence);
+}
 // Same shape in every version.
 NFS3D_XDR(nlm4_share) {
   v(xdr::Bounded(x.caller_name, kMaxStrLen));

@@ -126,9 +126,8 @@ struct nlm4_shareres {
   int32_t sequence = 0;
 };
 
-// Versions 1 and 3 have the same shapes with 32-bit offsets and lengths and
-// only the first five status codes. Distinct types select the 32-bit codecs
-// in the procedure table; the handlers are the v4 ones.
+// Versions 1 and 3: distinct types select the 32-bit descriptions in the
+// procedure table; the handlers are the v4 ones.
 struct nlm_testargs : nlm4_testargs {};
 struct nlm_lockargs : nlm4_lockargs {};
 struct nlm_cancargs : nlm4_cancargs {};

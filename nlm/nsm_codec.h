@@ -8,9 +8,6 @@
 
 namespace nfs3d::nsm {
 
-using xdr::Decode;
-using xdr::Encode;
-
 NFS3D_XDR(sm_name) { v(xdr::Bounded(x.mon_name, kMaxStrLen)); }
 NFS3D_XDR(my_id) { v(xdr::Bounded(x.my_name, kMaxStrLen), x.my_prog, x.my_vers, x.my_proc); }
 NFS3D_XDR(mon_id) { v(xdr::Bounded(x.mon_name, kMaxStrLen), x.id); }

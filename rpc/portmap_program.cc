@@ -80,16 +80,15 @@ ProcResult PmapGetport(void* service, const CallContext&, xdr::Decoder& in, xdr:
 }
 
 ProcResult PmapDump(void* service, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
-  // pmaplist: a linked list as XDR optional-data: 1, entry, 1, entry, ..., 0.
+  std::vector<PmapMapping> maps;
   for (const PortMapping& m : Registry(service).Dump()) {
     uint32_t prot = m.netid == "tcp" ? kIpProtoTcp : m.netid == "udp" ? kIpProtoUdp : 0;
     std::string host;
     uint16_t port;
     if (prot == 0 || !ParseUaddr(m.uaddr, &host, &port)) continue;  // v2 knows IPv4 only
-    out.Bool(true);
-    Encode(out, PmapMapping{m.prog, m.vers, prot, port});
+    maps.push_back({m.prog, m.vers, prot, port});
   }
-  out.Bool(false);
+  Encode(out, xdr::Chain(maps, kMaxPortmapList));
   return ProcResult::kSuccess;
 }
 
@@ -134,11 +133,11 @@ ProcResult RpcbGetversaddr(void* service, const CallContext& ctx, xdr::Decoder& 
 }
 
 ProcResult RpcbDump(void* service, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
+  std::vector<RpcbArgs> maps;
   for (const PortMapping& m : Registry(service).Dump()) {
-    out.Bool(true);
-    Encode(out, RpcbArgs{m.prog, m.vers, m.netid, m.uaddr, m.owner});
+    maps.push_back({m.prog, m.vers, m.netid, m.uaddr, m.owner});
   }
-  out.Bool(false);
+  Encode(out, xdr::Chain(maps, kMaxPortmapList));
   return ProcResult::kSuccess;
 }
 
@@ -154,18 +153,14 @@ ProcResult RpcbGetaddrlist(void* service, const CallContext& ctx, xdr::Decoder& 
   sockaddr_storage local = LocalOf(ctx);
   // rpcb_entry_list: every transport the exact version is reachable on (the
   // caller's r_netid is its own transport, not a filter: it asks for others).
+  std::vector<RpcbEntry> entries;
   for (const PortMapping& m : Registry(service).Dump()) {
     if (m.prog != a.prog || m.vers != a.vers) continue;
-    bool v6 = NetidIsV6(m.netid);
-    bool tcp = m.netid.rfind("tcp", 0) == 0;
-    out.Bool(true);
-    out.String(ResolveUaddr(m, local));            // r_maddr
-    out.String(m.netid);                           // r_nc_netid
-    out.U32(tcp ? 3 /*NC_TPI_COTS_ORD*/ : 1 /*NC_TPI_CLTS*/);  // r_nc_semantics
-    out.String(v6 ? "inet6" : "inet");             // r_nc_protofmly
-    out.String(tcp ? "tcp" : "udp");               // r_nc_proto
+    const bool tcp = m.netid.rfind("tcp", 0) == 0;
+    entries.push_back({ResolveUaddr(m, local), m.netid, tcp ? kNcTpiCotsOrd : kNcTpiClts,
+                       NetidIsV6(m.netid) ? "inet6" : "inet", tcp ? "tcp" : "udp"});
   }
-  out.Bool(false);
+  Encode(out, xdr::Chain(entries, kMaxPortmapList));
   return ProcResult::kSuccess;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rpc/call_context.h"
 #include "rpc/portmap_registry.h"
@@ -56,6 +57,24 @@ NFS3D_XDR(RpcbArgs) {
   v(x.prog, x.vers, xdr::Bounded(x.netid, kRpcbMaxString), xdr::Bounded(x.addr, kRpcbMaxString),
     xdr::Bounded(x.owner, kRpcbMaxString));
 }
+
+// rpcb_entry (v4 GETADDRLIST).
+inline constexpr uint32_t kNcTpiClts = 1;
+inline constexpr uint32_t kNcTpiCotsOrd = 3;
+struct RpcbEntry {
+  std::string maddr;
+  std::string netid;
+  uint32_t semantics = 0;  // kNcTpiClts (datagram) or kNcTpiCotsOrd (stream)
+  std::string protofmly;
+  std::string proto;
+};
+NFS3D_XDR(RpcbEntry) {
+  v(xdr::Bounded(x.maddr, kRpcbMaxString), xdr::Bounded(x.netid, kRpcbMaxString), x.semantics,
+    xdr::Bounded(x.protofmly, kRpcbMaxString), xdr::Bounded(x.proto, kRpcbMaxString));
+}
+
+// pmaplist, rp__list and rpcb_entry_list are XDR linked lists (xdr::Chain).
+inline constexpr size_t kMaxPortmapList = 1u << 16;
 
 // The program; `registry` must outlive it. Versions 2, 3, 4.
 Program MakePortmapProgram(PortmapRegistry* registry);

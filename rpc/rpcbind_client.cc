@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "rpc/portmap_program.h"
 #include "rpc/portmap_registry.h"
+#include "rpc/rpc_message.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -72,16 +73,9 @@ bool RpcbindAvailable(const std::string& host, uint16_t port, std::chrono::milli
   uint32_t xid = std::random_device{}();
   xdr::BufferChain chain;
   xdr::Encoder enc(&chain);
-  enc.U32(xid);
-  enc.U32(0);  // CALL
-  enc.U32(2);  // RPC version
-  enc.U32(kPortmapProgram);
-  enc.U32(2);  // portmapper version 2: every portmapper has it
-  enc.U32(kPmapProcNull);
-  enc.U32(0);  // AUTH_NONE credential
-  enc.U32(0);
-  enc.U32(0);  // AUTH_NONE verifier
-  enc.U32(0);
+  // Portmapper version 2: every portmapper has it.
+  xdr::Encode(enc,
+              CallHeader{.xid = xid, .prog = kPortmapProgram, .vers = 2, .proc = kPmapProcNull});
   std::string call = chain.Flatten();
 
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -107,10 +101,8 @@ bool RpcbindAvailable(const std::string& host, uint16_t port, std::chrono::milli
       continue;
     }
     xdr::Decoder dec(buf, static_cast<size_t>(n));
-    uint32_t got_xid = dec.U32();
-    uint32_t type = dec.U32();
-    uint32_t reply_stat = dec.U32();
-    answered = dec.ok() && got_xid == xid && type == 1 && reply_stat == 0;
+    ReplyHeader reply;
+    answered = xdr::Decode(dec, &reply) && reply.xid == xid && reply.reply_stat == 0;
   }
   close(fd);
   return answered;

@@ -44,7 +44,7 @@ absl::Span<const uint8_t> Decoder::FixedOpaque(size_t len) {
 absl::Span<const uint8_t> Decoder::Opaque(uint32_t max) {
   uint32_t len = U32();
   if (len > max) {
-    failed_ = true;
+    failed_ = over_limit_ = true;
     return {};
   }
   return FixedOpaque(len);

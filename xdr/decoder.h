@@ -22,6 +22,9 @@ class Decoder {
 
   bool ok() const { return !failed_; }
   void Fail() { failed_ = true; }
+  // The failure was a length over its limit, not running out of bytes (an
+  // RPC header answers an over-long credential rather than dropping it).
+  bool over_limit() const { return over_limit_; }
   size_t position() const { return pos_; }
   size_t remaining() const { return failed_ ? 0 : size_ - pos_; }
   // The undecoded tail of the buffer (e.g. procedure arguments after the RPC header).
@@ -53,6 +56,7 @@ class Decoder {
   size_t size_;
   size_t pos_ = 0;
   bool failed_ = false;
+  bool over_limit_ = false;
 };
 
 inline size_t PadTo4(size_t n) { return (n + 3) & ~size_t{3}; }

@@ -1,26 +1,7 @@
-// Each XDR type is described once; decoding, encoding and the encoded size
-// follow from that one description (docs/xdr.md says why it is C++ and not a
-// generator).
-//
-// A description is a function template that hands the type's fields, in wire
-// order, to a visitor:
-//
-//   NFS3D_XDR(WRITE3res) {
-//     v(x.status, x.file_wcc);
-//     if (x.status == NFS3_OK) v(x.count, x.committed, x.verf);
-//   }
-//
-// The visitor decodes into x (x is mutable), or encodes or measures x (x is
-// const). Because a union's discriminant is visited before the test that
-// picks the arm, the same `if` serves both directions. Bounds live in the
-// description (Bounded, Counted, Chain) and the decoder enforces them;
-// v.Check(cond) adds a rule only a decoder enforces.
-//
-// Field kinds: uint32_t, int32_t, uint64_t, int64_t, bool (strict 0/1),
-// enums (range-checked when the enum's namespace declares
-// `constexpr xdr::EnumRange XdrRange(E)`), uint8_t[N] and std::array<uint8_t,
-// N> (fixed opaque), std::optional<T> (XDR optional-data), described types,
-// and the wrappers below.
+// Each XDR type is described once: NFS3D_XDR(T) { v(x.a, x.b); ... } hands
+// T's fields in wire order to a visitor that decodes into x, or encodes or
+// measures x; unions are `if`s on a discriminant visited first. docs/xdr.md
+// lists the field kinds and wrappers and says why this is not a generator.
 #ifndef NFS3D_XDR_DESCRIBE_H_
 #define NFS3D_XDR_DESCRIBE_H_
 
@@ -40,14 +21,17 @@
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
 
-// Opens the description of Type: a template over the visitor V and the
-// possibly-const Type S, with parameters `v` and `x`.
-#define NFS3D_XDR(Type)                                                 \
+// Opens the description of one type, or of several that share it: a template
+// over the visitor V and the possibly-const type S, with parameters v and x.
+#define NFS3D_XDR(...)                                                  \
   template <typename V, typename S>                                     \
-    requires std::same_as<std::remove_const_t<S>, Type>                 \
+    requires ::nfs3d::xdr::OneOf<std::remove_const_t<S>, __VA_ARGS__>   \
   void Xdr(V& v, S& x)
 
 namespace nfs3d::xdr {
+
+template <typename T, typename... Ts>
+concept OneOf = (std::same_as<T, Ts> || ...);
 
 struct EnumRange {
   uint32_t lo;
@@ -82,6 +66,15 @@ Seq<Vec, SeqForm::kCounted> Counted(Vec& vec, uint32_t max, size_t min_size = 4)
 template <typename Vec>
 Seq<Vec, SeqForm::kChained> Chain(Vec& vec, size_t max, uint32_t elem_max = 0) {
   return {vec, max, elem_max};
+}
+// A chain's element as a field: strings get the chain's elem_max.
+template <typename T>
+decltype(auto) Element(T& el, size_t elem_max) {
+  if constexpr (std::is_same_v<std::remove_const_t<T>, std::string>) {
+    return Bounded(el, static_cast<uint32_t>(elem_max));
+  } else {
+    return (el);
+  }
 }
 
 // opaque<N> kept inline as data[N] plus a length byte (file handles).
@@ -163,7 +156,7 @@ class DecodeVisitor {
     while (d_.Bool()) {
       Check(f.vec.size() < f.max);
       if (!d_.ok()) return;
-      Element(f.vec.emplace_back(), static_cast<uint32_t>(f.aux));
+      Field(Element(f.vec.emplace_back(), f.aux));
     }
   }
   template <typename D, typename L>
@@ -179,14 +172,6 @@ class DecodeVisitor {
   void Fixed(uint8_t* out, size_t n) {
     absl::Span<const uint8_t> bytes = d_.FixedOpaque(n);
     if (d_.ok()) std::memcpy(out, bytes.data(), n);
-  }
-  template <typename T>
-  void Element(T& el, uint32_t elem_max) {
-    if constexpr (std::is_same_v<T, std::string>) {
-      Field(Bounded(el, elem_max));
-    } else {
-      Field(el);
-    }
   }
 
   Decoder& d_;
@@ -255,7 +240,7 @@ class WriteVisitor {
   void Field(Seq<Vec, SeqForm::kChained> f) {
     for (const auto& el : f.vec) {
       out_.Bool(true);
-      Element(el);
+      Field(Element(el, f.aux));
     }
     out_.Bool(false);
   }
@@ -263,15 +248,6 @@ class WriteVisitor {
   void Field(InlineOpaque<D, L> f) { out_.Opaque(absl::Span<const uint8_t>(f.data, f.len)); }
 
  private:
-  template <typename T>
-  void Element(const T& el) {
-    if constexpr (std::is_same_v<T, std::string>) {
-      out_.String(el);
-    } else {
-      Field(el);
-    }
-  }
-
   Out& out_;
 };
 
@@ -309,15 +285,6 @@ void Encode(Encoder& e, const T& x) {
   v.Field(x);
 }
 
-// Bytes Encode(x) writes.
-template <Visitable T>
-size_t SizeOf(const T& x) {
-  Counter c;
-  WriteVisitor<Counter> v(c);
-  v.Field(x);
-  return c.bytes();
-}
-
 // What a description visits, measured or encoded on its own (e.g. the part
 // of a structure before bulk data): Measure(x, [](auto& v, auto& x) {...}).
 template <typename T, typename Fn>
@@ -326,6 +293,12 @@ size_t Measure(const T& x, Fn describe) {
   WriteVisitor<Counter> v(c);
   describe(v, x);
   return c.bytes();
+}
+
+// Bytes Encode(x) writes.
+template <Visitable T>
+size_t SizeOf(const T& x) {
+  return Measure(x, [](auto& v, const T& y) { v.Field(y); });
 }
 
 }  // namespace nfs3d::xdr

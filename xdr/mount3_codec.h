@@ -9,9 +9,6 @@
 
 namespace nfs3d::mount3 {
 
-using xdr::Decode;
-using xdr::Encode;
-
 // Bounds for lists whose length the wire does not announce.
 inline constexpr size_t kMaxListEntries = 1u << 16;
 inline constexpr uint32_t kMaxAuthFlavors = 64;

@@ -23,16 +23,15 @@ enum Proc : uint32_t {
   kNull = 0, kMnt = 1, kDump = 2, kUmnt = 3, kUmntAll = 4, kExport = 5, kNumProcs = 6,
 };
 
-enum mountstat3 : uint32_t {
-  MNT3_OK = 0, MNT3ERR_PERM = 1, MNT3ERR_NOENT = 2, MNT3ERR_IO = 5, MNT3ERR_ACCES = 13,
-  MNT3ERR_NOTDIR = 20, MNT3ERR_INVAL = 22, MNT3ERR_NAMETOOLONG = 63, MNT3ERR_NOTSUPP = 10004,
-  MNT3ERR_SERVERFAULT = 10006,
-};
+#define NFS3D_MOUNTSTAT3(X)                                                                  \
+  X(MNT3_OK, 0) X(MNT3ERR_PERM, 1) X(MNT3ERR_NOENT, 2) X(MNT3ERR_IO, 5) X(MNT3ERR_ACCES, 13) \
+  X(MNT3ERR_NOTDIR, 20) X(MNT3ERR_INVAL, 22) X(MNT3ERR_NAMETOOLONG, 63)                      \
+  X(MNT3ERR_NOTSUPP, 10004) X(MNT3ERR_SERVERFAULT, 10006)
+NFS3D_STATUS_ENUM(mountstat3, NFS3D_MOUNTSTAT3, "MNT3ERR_(unknown)")
 
 // dirpath argument of MNT and UMNT.
 struct DirpathArgs { std::string_view dirpath; };
 
-// MNT v3 result: status, then fhandle3 + auth_flavors on success.
 struct MountRes3 {
   mountstat3 status = MNT3_OK;
   nfs3::nfs_fh3 fhandle;

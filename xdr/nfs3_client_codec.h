@@ -1,5 +1,5 @@
-// What an NFSv3 client needs besides the codecs, which nfs3_codec.h describes
-// once for both directions: names for messages.
+// What an NFSv3 client needs besides the codecs (nfs3_codec.h): procedure
+// names for messages.
 #ifndef NFS3D_XDR_NFS3_CLIENT_CODEC_H_
 #define NFS3D_XDR_NFS3_CLIENT_CODEC_H_
 
@@ -8,8 +8,6 @@
 
 namespace nfs3d::nfs3 {
 
-// Name of a status for messages, e.g. "NFS3ERR_NOENT".
-const char* StatusName(nfsstat3 status);
 // Name of a procedure, e.g. "WRITE".
 const char* ProcName(uint32_t proc);
 

@@ -20,7 +20,6 @@ size_t DircountSize(const entryplus3& e) {
 }
 
 size_t ReaddirReplyOverhead(const post_op_attr& dir_attributes) {
-  // status + dir_attributes + cookieverf + list terminator + eof.
   return 4 + xdr::SizeOf(dir_attributes) + kCookieVerfSize + 4 + 4;
 }
 

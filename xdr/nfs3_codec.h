@@ -11,9 +11,6 @@
 
 namespace nfs3d::nfs3 {
 
-using xdr::Decode;
-using xdr::Encode;
-
 constexpr xdr::EnumRange XdrRange(ftype3) { return {NF3REG, NF3FIFO}; }
 constexpr xdr::EnumRange XdrRange(stable_how) { return {UNSTABLE, FILE_SYNC}; }
 constexpr xdr::EnumRange XdrRange(createmode3) { return {UNCHECKED, EXCLUSIVE}; }
@@ -142,11 +139,7 @@ NFS3D_XDR(entryplus3) {
   EntryHead(v, x);
   v(x.name_attributes, x.name_handle);
 }
-NFS3D_XDR(READDIR3res) {
-  v(x.status, x.dir_attributes);
-  if (x.status == NFS3_OK) v(x.cookieverf, xdr::Chain(x.entries, kMaxDirEntries), x.eof);
-}
-NFS3D_XDR(READDIRPLUS3res) {
+NFS3D_XDR(READDIR3res, READDIRPLUS3res) {
   v(x.status, x.dir_attributes);
   if (x.status == NFS3_OK) v(x.cookieverf, xdr::Chain(x.entries, kMaxDirEntries), x.eof);
 }
@@ -171,8 +164,6 @@ NFS3D_XDR(COMMIT3res) {
 }
 
 // ---- Hot-path pieces.
-// READ reply: status, then on NFS3_OK the head and the data as an opaque
-// (Encoder::ReserveOpaque/CommitOpaque); on error status + post_op_attr.
 inline void EncodeReadHead(xdr::Encoder& e, const READ3resok_head& head) { Encode(e, head); }
 void EncodeReadFail(xdr::Encoder& e, nfsstat3 status, const post_op_attr& attrs);
 // A WRITE call's arguments up to its data, for clients that produce the data

@@ -31,16 +31,29 @@ enum Proc : uint32_t {
   kPathconf = 20, kCommit = 21, kNumProcs = 22,
 };
 
-enum nfsstat3 : uint32_t {
-  NFS3_OK = 0, NFS3ERR_PERM = 1, NFS3ERR_NOENT = 2, NFS3ERR_IO = 5, NFS3ERR_NXIO = 6,
-  NFS3ERR_ACCES = 13, NFS3ERR_EXIST = 17, NFS3ERR_XDEV = 18, NFS3ERR_NODEV = 19,
-  NFS3ERR_NOTDIR = 20, NFS3ERR_ISDIR = 21, NFS3ERR_INVAL = 22, NFS3ERR_FBIG = 27,
-  NFS3ERR_NOSPC = 28, NFS3ERR_ROFS = 30, NFS3ERR_MLINK = 31, NFS3ERR_NAMETOOLONG = 63,
-  NFS3ERR_NOTEMPTY = 66, NFS3ERR_DQUOT = 69, NFS3ERR_STALE = 70, NFS3ERR_REMOTE = 71,
-  NFS3ERR_BADHANDLE = 10001, NFS3ERR_NOT_SYNC = 10002, NFS3ERR_BAD_COOKIE = 10003,
-  NFS3ERR_NOTSUPP = 10004, NFS3ERR_TOOSMALL = 10005, NFS3ERR_SERVERFAULT = 10006,
-  NFS3ERR_BADTYPE = 10007, NFS3ERR_JUKEBOX = 10008,
-};
+// A status enum listed once, as X(name, value) entries, gives the enum and
+// StatusName() (e.g. "NFS3ERR_NOENT") for messages.
+#define NFS3D_ENUMERATOR(name, value) name = value,
+#define NFS3D_NAME_CASE(name, value) \
+  case name:                         \
+    return #name;
+#define NFS3D_STATUS_ENUM(Type, LIST, unknown)   \
+  enum Type : uint32_t { LIST(NFS3D_ENUMERATOR) }; \
+  inline const char* StatusName(Type status) {     \
+    switch (status) { LIST(NFS3D_NAME_CASE) }      \
+    return unknown;                                \
+  }
+
+#define NFS3D_NFSSTAT3(X)                                                                  \
+  X(NFS3_OK, 0) X(NFS3ERR_PERM, 1) X(NFS3ERR_NOENT, 2) X(NFS3ERR_IO, 5) X(NFS3ERR_NXIO, 6) \
+  X(NFS3ERR_ACCES, 13) X(NFS3ERR_EXIST, 17) X(NFS3ERR_XDEV, 18) X(NFS3ERR_NODEV, 19)       \
+  X(NFS3ERR_NOTDIR, 20) X(NFS3ERR_ISDIR, 21) X(NFS3ERR_INVAL, 22) X(NFS3ERR_FBIG, 27)      \
+  X(NFS3ERR_NOSPC, 28) X(NFS3ERR_ROFS, 30) X(NFS3ERR_MLINK, 31) X(NFS3ERR_NAMETOOLONG, 63) \
+  X(NFS3ERR_NOTEMPTY, 66) X(NFS3ERR_DQUOT, 69) X(NFS3ERR_STALE, 70) X(NFS3ERR_REMOTE, 71)  \
+  X(NFS3ERR_BADHANDLE, 10001) X(NFS3ERR_NOT_SYNC, 10002) X(NFS3ERR_BAD_COOKIE, 10003)      \
+  X(NFS3ERR_NOTSUPP, 10004) X(NFS3ERR_TOOSMALL, 10005) X(NFS3ERR_SERVERFAULT, 10006)       \
+  X(NFS3ERR_BADTYPE, 10007) X(NFS3ERR_JUKEBOX, 10008)
+NFS3D_STATUS_ENUM(nfsstat3, NFS3D_NFSSTAT3, "NFS3ERR_(unknown)")
 
 enum ftype3 : uint32_t {
   NF3REG = 1, NF3DIR = 2, NF3BLK = 3, NF3CHR = 4, NF3LNK = 5, NF3SOCK = 6, NF3FIFO = 7,
@@ -97,7 +110,6 @@ struct fattr3 {
   nfstime3 ctime;
 };
 
-// post_op_attr: attributes_follow + fattr3.
 using post_op_attr = std::optional<fattr3>;
 
 struct wcc_attr {
@@ -159,9 +171,7 @@ struct READLINK3args { nfs_fh3 symlink; };
 struct READLINK3res { nfsstat3 status = NFS3_OK; post_op_attr symlink_attributes; std::string data; };
 
 struct READ3args { nfs_fh3 file; uint64_t offset = 0; uint32_t count = 0; };
-// READ results are encoded by the READ procedure itself so that file data goes
-// from pread straight into the reply (see Encoder::ReserveOpaque); this struct
-// is the part before the data.
+// What the server encodes before READ data (nfs3_codec.h).
 struct READ3resok_head { post_op_attr file_attributes; uint32_t count = 0; bool eof = false; };
 // READ result as a client decodes it whole; data borrows from the reply.
 struct READ3res {

@@ -1,9 +1,6 @@
-// The NFSACL v3 types of nfsacl_types.h described once; both directions
-// follow (xdr/describe.h). Decoding fails (GARBAGE_ARGS) on an ACL with more
-// than kMaxEntries entries, more entries than its count, a SETACL mask with
-// unknown bits, or an ACL the mask asks to set whose count and entries differ
-// (as Linux decodes them). Whether the entries make a valid ACL is the
-// procedure's question.
+// The NFSACL v3 types of nfsacl_types.h described once (xdr/describe.h).
+// The Checks refuse what Linux refuses; whether the entries make a valid ACL
+// is the procedure's question.
 #ifndef NFS3D_XDR_NFSACL_CODEC_H_
 #define NFS3D_XDR_NFSACL_CODEC_H_
 
@@ -12,9 +9,6 @@
 #include "xdr/nfsacl_types.h"
 
 namespace nfs3d::nfsacl {
-
-using xdr::Decode;
-using xdr::Encode;
 
 NFS3D_XDR(aclent) { v(x.type, x.id, x.perm); }
 NFS3D_XDR(acl) {

@@ -1,18 +1,9 @@
 // NFSACL v3 (program 100227), the side protocol Linux and Solaris NFSv3
-// clients use for POSIX draft ACLs. It has no RFC; the wire format is the one
-// the Linux kernel speaks (include/linux/nfsacl.h, fs/nfsd/nfs3acl.c):
-//
-//   GETACL3args  { nfs_fh3 fh; uint32 mask; }
-//   GETACL3res   { nfsstat3 status; post_op_attr attr;
-//                  on NFS3_OK: uint32 mask; acl access; acl default; }
-//   SETACL3args  { nfs_fh3 fh; uint32 mask; acl access; acl default; }
-//   SETACL3res   { nfsstat3 status; post_op_attr attr; }
-//   acl          { uint32 count; aclent entries<count>; }
-//   aclent       { uint32 type; uint32 id; uint32 perm; }
-//
-// Both ACLs are always on the wire; `mask` says which ones mean something
-// (kAcl/kDfAcl: the entries, kAclCnt/kDfAclCnt: the count). An entry's type
-// is a <sys/acl.h> tag, with kDefaultFlag set in default ACL entries.
+// clients use for POSIX draft ACLs. It has no RFC; nfsacl_codec.h describes
+// the wire format the Linux kernel speaks (include/linux/nfsacl.h). Both ACLs
+// are always on the wire; `mask` says which ones mean something (kAcl/kDfAcl:
+// the entries, kAclCnt/kDfAclCnt: the count). An entry's type is a
+// <sys/acl.h> tag, with kDefaultFlag set in default ACL entries.
 #ifndef NFS3D_XDR_NFSACL_TYPES_H_
 #define NFS3D_XDR_NFSACL_TYPES_H_
 

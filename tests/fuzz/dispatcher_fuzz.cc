@@ -113,29 +113,30 @@ World* MakeWorld() {
   return w;
 }
 
-// Replaces every marker opaque with the real handle.
+// Replaces every marker opaque with the real handle. A marker is the length
+// word 4 then a tag; only there are the tags compared (comparing at every
+// byte, through the fuzzer's memcmp hooks, was a fifth of each run).
 std::string Substitute(const World& w, const uint8_t* data, size_t size) {
-  static const std::string kMarks[4] = {
-      std::string("\0\0\0\4ROOT", 8), std::string("\0\0\0\4FILE", 8),
-      std::string("\0\0\0\4DIR_", 8), std::string("\0\0\0\4EXPO", 8)};
+  static constexpr char kTags[4][5] = {"ROOT", "FILE", "DIR_", "EXPO"};
   const std::string* handles[4] = {&w.root, &w.file, &w.subdir, &w.path};
-  std::string in(reinterpret_cast<const char*>(data), size);
   std::string out;
   out.reserve(size + 64);
   size_t i = 0;
-  while (i < in.size()) {
-    bool replaced = false;
-    if (in[i] == '\0' && i + 8 <= in.size()) {
-      for (int k = 0; k < 4; ++k) {
-        if (in.compare(i, 8, kMarks[k]) == 0) {
-          out += *handles[k];
-          i += 8;
-          replaced = true;
-          break;
-        }
+  while (i < size) {
+    const uint8_t* p = data + i;
+    int found = -1;
+    if (size - i >= 8 && p[3] == 4 && p[0] == 0 && p[1] == 0 && p[2] == 0) {
+      for (int k = 0; k < 4 && found < 0; ++k) {
+        if (std::memcmp(p + 4, kTags[k], 4) == 0) found = k;
       }
     }
-    if (!replaced) out.push_back(in[i++]);
+    if (found >= 0) {
+      out += *handles[found];
+      i += 8;
+    } else {
+      out.push_back(static_cast<char>(*p));
+      ++i;
+    }
   }
   return out;
 }

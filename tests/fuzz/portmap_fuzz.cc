@@ -19,6 +19,7 @@ void Fuzz(const uint8_t* data, size_t size) {
   if (size < 2) return;
   fuzz::RoundTrip<rpc::PmapMapping>(data + 2, size - 2);
   fuzz::RoundTrip<rpc::RpcbArgs>(data + 2, size - 2);
+  fuzz::RoundTrip<rpc::RpcbEntry>(data + 2, size - 2);
 
   rpc::PortmapRegistry registry;
   registry.AddLocal(100003, 3, "tcp", 2049);

@@ -14,13 +14,13 @@ namespace {
 
 constexpr size_t kMaxRecord = 4096;
 
-void Fuzz(const uint8_t* data, size_t size) {
+void Run(const uint8_t* data, size_t size, std::vector<std::vector<uint8_t>>& records,
+         std::vector<uint8_t>& again) {
   if (size == 0) return;
   const size_t step = 1 + data[0] % 64;  // read size; 64 = byte-by-byte... up to 64
   const uint8_t* stream = data + 1;
   const size_t len = size - 1;
   nfs3d::rpc::RecordReassembler r(kMaxRecord);
-  std::vector<std::vector<uint8_t>> records;
   size_t pos = 0;
   bool failed = false;
   while (pos < len && !failed) {
@@ -48,7 +48,6 @@ void Fuzz(const uint8_t* data, size_t size) {
   if (failed) return;
   // Round trip: the records, re-marked in one fragment each, reassemble to
   // the same records.
-  std::vector<uint8_t> again;
   for (const auto& rec : records) {
     uint8_t mark[4];
     nfs3d::rpc::EncodeRecordMark(static_cast<uint32_t>(rec.size()), true, mark);
@@ -69,6 +68,17 @@ void Fuzz(const uint8_t* data, size_t size) {
     }
   }
   if (n != records.size()) std::abort();
+}
+
+void Fuzz(const uint8_t* data, size_t size) {
+  // Kept across inputs so their capacity is reused, and emptied after each
+  // one, so an input frees what it allocated (libFuzzer re-runs an input
+  // that does not, to look for leaks).
+  static std::vector<std::vector<uint8_t>> records;
+  static std::vector<uint8_t> again;
+  Run(data, size, records, again);
+  records.clear();
+  again.clear();
 }
 
 }  // namespace

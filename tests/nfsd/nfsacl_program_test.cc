@@ -46,11 +46,11 @@ class NfsAclTest : public Nfs3Test {
     xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply.data()), reply.size());
     GetaclReply r;
     r.status = static_cast<n3::nfsstat3>(d.U32());
-    EXPECT_TRUE(n3::Decode(d, &r.attr));
+    EXPECT_TRUE(xdr::Decode(d, &r.attr));
     if (r.status == n3::NFS3_OK) {
       r.mask = d.U32();
-      EXPECT_TRUE(na::Decode(d, &r.access));
-      EXPECT_TRUE(na::Decode(d, &r.default_acl));
+      EXPECT_TRUE(xdr::Decode(d, &r.access));
+      EXPECT_TRUE(xdr::Decode(d, &r.default_acl));
     }
     EXPECT_TRUE(d.ok());
     EXPECT_EQ(d.remaining(), 0u);
@@ -64,7 +64,7 @@ class NfsAclTest : public Nfs3Test {
     xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply.data()), reply.size());
     auto status = static_cast<n3::nfsstat3>(d.U32());
     n3::post_op_attr attr;
-    EXPECT_TRUE(n3::Decode(d, &attr));
+    EXPECT_TRUE(xdr::Decode(d, &attr));
     EXPECT_TRUE(attr.has_value());
     EXPECT_EQ(d.remaining(), 0u);
     return status;

@@ -127,7 +127,7 @@ TEST(NsmCodecTest, MonAndNotifyRoundTrip) {
   std::string wire = xdr::EncodeToString(m);
   nsm::mon back;
   xdr::Decoder d = Dec(wire);
-  ASSERT_TRUE(nsm::Decode(d, &back));
+  ASSERT_TRUE(xdr::Decode(d, &back));
   EXPECT_EQ(back.id.mon_name, "server");
   EXPECT_EQ(back.id.id.my_prog, 100021);
   EXPECT_EQ(back.id.id.my_proc, 16);
@@ -136,7 +136,7 @@ TEST(NsmCodecTest, MonAndNotifyRoundTrip) {
   nsm::stat_chge cb;
   std::string change_wire = xdr::EncodeToString(c);
   xdr::Decoder dc = Dec(change_wire);
-  ASSERT_TRUE(nsm::Decode(dc, &cb));
+  ASSERT_TRUE(xdr::Decode(dc, &cb));
   EXPECT_EQ(cb.mon_name, "host");
   EXPECT_EQ(cb.state, 5);
 }

@@ -396,7 +396,7 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
   EXPECT_EQ(AddressString(calls[0].peer), "10.0.0.2");
   nsm::stat_chge change;
   xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
-  ASSERT_TRUE(nsm::Decode(d, &change));
+  ASSERT_TRUE(xdr::Decode(d, &change));
   EXPECT_EQ(change.mon_name, "10.0.0.1");  // the address A used to reach us
   EXPECT_EQ(change.state, (*store)->state());
   // A reclaims in the grace period; newcomers wait.
@@ -448,7 +448,7 @@ TEST_F(NlmServiceTest, NsmNotifyReleasesAndCallsBackMonitors) {
   EXPECT_EQ(AddressString(calls[0].peer), "127.0.0.1");
   nsm::sm_status status;
   xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
-  ASSERT_TRUE(nsm::Decode(d, &status));
+  ASSERT_TRUE(xdr::Decode(d, &status));
   EXPECT_EQ(status.mon_name, "A");
   EXPECT_EQ(status.state, 3);
   EXPECT_EQ(status.priv[0], 42);

@@ -6,7 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "xdr/buffer_chain.h"
-#include "xdr/mount3_client_codec.h"
+#include "xdr/mount3_codec.h"
 #include "xdr/nfs3_client_codec.h"
 #include "xdr/encode_to_string.h"
 

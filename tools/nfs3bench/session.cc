@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "client/rpc_client.h"
 #include "xdr/buffer_chain.h"
-#include "xdr/mount3_client_codec.h"
+#include "xdr/mount3_codec.h"
 #include "xdr/nfs3_client_codec.h"
 
 namespace nfs3d::bench {
@@ -139,7 +139,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   mo.reserved_port = options.reserved_port;
   xdr::BufferChain args;
   xdr::Encoder e(&args);
-  mount3::Encode(e, mount3::DirpathArgs{target.export_path});
+  xdr::Encode(e, mount3::DirpathArgs{target.export_path});
   std::string where = absl::StrCat("mount ", target.host, ":", target.export_path, " (MOUNT port ",
                                    s->mount_port_, ")");
   auto results = SyncCall(target.host, s->mount_port_, mo, mount3::kProgram, mount3::kVersion3,
@@ -147,7 +147,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   if (!results.ok()) return results.status();
   xdr::Decoder d(AsSpan(*results));
   mount3::MountRes3 mnt;
-  if (!mount3::Decode(d, &mnt)) return absl::DataLossError(absl::StrCat(where, ": bad reply"));
+  if (!xdr::Decode(d, &mnt)) return absl::DataLossError(absl::StrCat(where, ": bad reply"));
   if (mnt.status != mount3::MNT3_OK) {
     return absl::PermissionDeniedError(
         absl::StrCat(where, ": refused: ", mount3::StatusName(mnt.status)));
@@ -202,7 +202,7 @@ absl::Status Session::Unmount() {
   mo.reserved_port = options_.reserved_port;
   xdr::BufferChain args;
   xdr::Encoder e(&args);
-  mount3::Encode(e, mount3::DirpathArgs{target_.export_path});
+  xdr::Encode(e, mount3::DirpathArgs{target_.export_path});
   uint16_t port = mount_port_;
   mount_port_ = 0;
   return SyncCall(target_.host, port, mo, mount3::kProgram, mount3::kVersion3, mount3::kUmnt,

@@ -253,7 +253,7 @@ class IoRun {
     } else {
       xdr::Decoder d(results);
       nfs3::WRITE3res res;
-      if (!nfs3::Decode(d, &res)) {
+      if (!xdr::Decode(d, &res)) {
         pipe_.Fail(absl::StrCat("WRITE ", where, ": malformed reply"));
       } else if (res.status != nfs3::NFS3_OK) {
         pipe_.Fail(NfsFailure("WRITE", where, res.status));
@@ -329,7 +329,7 @@ class IoRun {
     } else {
       xdr::Decoder d(results);
       nfs3::READ3res res;
-      if (!nfs3::Decode(d, &res)) {
+      if (!xdr::Decode(d, &res)) {
         pipe_.Fail(absl::StrCat("READ ", where, ": malformed reply"));
       } else if (res.status != nfs3::NFS3_OK) {
         pipe_.Fail(NfsFailure("READ", where, res.status));
@@ -565,7 +565,7 @@ class MetaRun {
       return false;
     }
     xdr::Decoder d(r);
-    if (!nfs3::Decode(d, res)) {
+    if (!xdr::Decode(d, res)) {
       pipe_.Fail(absl::StrCat(proc, " ", what, ": malformed reply"));
       return false;
     }
