@@ -414,12 +414,12 @@ class CephfsBackend::Impl {
   }
 
   uint64_t verifier() const { return verifier_.load(); }
-  void RotateVerifier() {
+  void RotateVerifier(const char* why = "sync failed") {
     uint64_t old = verifier_.load();
     uint64_t next = RandomU64();
     if (next == old) ++next;
     verifier_.store(next);
-    NFS3D_LOG_WARNING("%s: sync failed: write verifier changed", cluster_.c_str());
+    NFS3D_LOG_WARNING("%s: %s: write verifier changed", cluster_.c_str(), why);
   }
 
  private:
@@ -971,6 +971,10 @@ absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandl
 }
 
 Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifier()); }
+
+void CephfsBackend::ChangeWriteVerifier() { impl_->RotateVerifier("sync outcome unknown"); }
+
+const std::string& CephfsBackend::cluster() const { return impl_->cluster(); }
 
 namespace {
 
