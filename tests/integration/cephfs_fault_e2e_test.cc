@@ -1,0 +1,204 @@
+// nfs3d serving a CephFS export when the cluster fails (issue 15 "Faults"),
+// against the nfs3d binary and the shared test cluster (fixture ceph):
+//  - the MDS stops answering (SIGSTOP) while clients make calls: calls to
+//    the CephFS export are answered with NFS3ERR_JUKEBOX after the [ceph]
+//    timeout, a POSIX export of the same nfs3d keeps answering, and once the
+//    MDS is back the CephFS export serves again with the data acknowledged
+//    FILE_SYNC before the stall (read back after a kill -9 and restart, so
+//    from the cluster, not a cache);
+//  - a cluster that cannot be reached at start: nfs3d exits non-zero with a
+//    message naming the cluster and the step that failed.
+// Timing is printed, never asserted; the 60 s bounds only guard against a
+// hang.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/integration/e2e_harness.h"
+
+namespace nfs3d::e2e {
+namespace {
+
+constexpr absl::Duration kHangGuard = absl::Seconds(60);
+
+// Runs scripts/ceph-cluster.sh VERB DIR DAEMON.
+bool Cluster(const char* verb, const std::string& dir, const char* daemon) {
+  const std::string cmd =
+      absl::StrCat(NFS3D_SOURCE_DIR, "/scripts/ceph-cluster.sh ", verb, " '", dir, "' ", daemon);
+  return std::system(cmd.c_str()) == 0;
+}
+
+// A call with a reply expected within the hang guard.
+NfsReply Call(RawClient& c, uint32_t xid, uint32_t proc, const std::string& args) {
+  return ToNfsReply(c.Call(xid, nfs3::kProgram, 3, proc, args, kHangGuard));
+}
+
+// The NFS status of a call, or ~0 when there was no reply within the guard.
+uint32_t StatusOf(const NfsReply& r) {
+  return r.ok && r.reply_stat == 0 && r.accept_stat == 0 ? r.status : ~0u;
+}
+uint32_t StatusOf(RawClient& c, uint32_t xid, uint32_t proc, const std::string& args) {
+  return StatusOf(Call(c, xid, proc, args));
+}
+
+double SecondsSince(absl::Time start) { return absl::ToDoubleSeconds(absl::Now() - start); }
+
+class CephfsFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* ceph = std::getenv("NFS3D_CEPH_DIR");
+    if (ceph == nullptr) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
+    ceph_ = ceph;
+    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephfault-", getpid());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "export");
+    local_ = (dir_ / "export").string();
+    server_.Configure(dir_,
+                      absl::StrCat("/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n",
+                                   local_, " 127.0.0.1(rw,insecure,no_root_squash)\n"),
+                      absl::StrCat("\n[ceph]\nconf = ", ceph_, "/ceph.conf\nkeyring = ", ceph_,
+                                   "/keyring\nclient_id = admin\nfs_name = cephfs\ntimeout = 3\n"));
+    ASSERT_TRUE(server_.Start()) << server_.Log();
+  }
+  void TearDown() override {
+    if (paused_) Cluster("resume-daemon", ceph_, "mds");
+    server_.Stop();
+    fs::remove_all(dir_);
+  }
+  std::unique_ptr<RawClient> Client() { return RawClient::Open(server_.port(), {}); }
+  std::string Root(const std::string& path) {
+    auto mnt = RawClient::Open(server_.mount_port(), {});
+    return Mount(*mnt, path);
+  }
+
+  std::string ceph_;
+  fs::path dir_;
+  std::string local_;
+  NfsdProcess server_;
+  bool paused_ = false;
+};
+
+TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes) {
+  auto c = Client();
+  const std::string ceph_root = Root("/ceph");
+  const std::string local_root = Root(local_);
+  ASSERT_FALSE(ceph_root.empty());
+  ASSERT_FALSE(local_root.empty());
+  uint32_t xid = 1;
+
+  // Data acknowledged FILE_SYNC before the fault.
+  const std::string name = absl::StrCat("fault-", getpid());
+  const std::string fh = NewHandle(Call(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name)));
+  ASSERT_FALSE(fh.empty());
+  const std::string data = "acknowledged before the MDS stopped";
+  ASSERT_EQ(StatusOf(*c, xid++, nfs3::kWrite,
+                     Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
+                         .U32(nfs3::FILE_SYNC).Opaque(data).str()),
+            0u);
+
+  ASSERT_TRUE(Cluster("pause-daemon", ceph_, "mds"));
+  paused_ = true;
+  const absl::Time stopped = absl::Now();
+
+  // More CREATEs at once than the server has worker threads (4 + 4
+  // metadata), each on its own connection: every one is answered JUKEBOX.
+  constexpr int kCallers = 10;
+  std::vector<std::thread> callers;
+  std::atomic<int> jukebox{0}, other{0};
+  for (int i = 0; i < kCallers; ++i) {
+    callers.emplace_back([&, i] {
+      auto own = Client();
+      uint32_t st = own ? StatusOf(*own, 1000 + i, nfs3::kCreate,
+                                   CreateArgs(ceph_root, absl::StrCat(name, "-", i)))
+                        : ~0u;
+      (st == nfs3::NFS3ERR_JUKEBOX ? jukebox : other)++;
+    });
+  }
+  // Meanwhile the POSIX export answers: NULL, CREATE, GETATTR, WRITE.
+  const absl::Time local_start = absl::Now();
+  auto lc = Client();
+  EXPECT_TRUE(lc->Call(xid++, nfs3::kProgram, 3, nfs3::kNull, "", kHangGuard).has_value());
+  const std::string local_fh =
+      NewHandle(Call(*lc, xid++, nfs3::kCreate, CreateArgs(local_root, "during")));
+  EXPECT_FALSE(local_fh.empty());
+  EXPECT_EQ(StatusOf(*lc, xid++, nfs3::kGetattr, Args().Opaque(local_root).str()), 0u);
+  EXPECT_EQ(StatusOf(*lc, xid++, nfs3::kWrite,
+                     Args().Opaque(local_fh).U64(0).U32(1).U32(nfs3::FILE_SYNC).Opaque("x").str()),
+            0u);
+  const double local_seconds = SecondsSince(local_start);
+  for (std::thread& t : callers) t.join();
+  const double jukebox_seconds = SecondsSince(stopped);
+  EXPECT_EQ(jukebox, kCallers);
+  EXPECT_EQ(other, 0);
+  // While the cluster is known to be stalled, calls fail at once.
+  const absl::Time fast_start = absl::Now();
+  EXPECT_EQ(StatusOf(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name + "-late")),
+            static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
+  const double fast_seconds = SecondsSince(fast_start);
+  std::printf("MDS stopped: %d CREATEs answered JUKEBOX within %.1f s; the POSIX export's 4 "
+              "calls took %.2f s meanwhile; a further CREATE got JUKEBOX in %.3f s\n",
+              kCallers, jukebox_seconds, local_seconds, fast_seconds);
+
+  ASSERT_TRUE(Cluster("resume-daemon", ceph_, "mds"));
+  paused_ = false;
+  // Service resumes by itself: the client retries as it would after JUKEBOX.
+  const absl::Time resumed = absl::Now();
+  uint32_t st = ~0u;
+  while (absl::Now() - resumed < kHangGuard) {
+    st = StatusOf(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name + "-after"));
+    if (st != nfs3::NFS3ERR_JUKEBOX) break;
+    usleep(500000);
+  }
+  EXPECT_EQ(st, 0u);
+  std::printf("MDS resumed: CephFS export served again after %.1f s\n", SecondsSince(resumed));
+
+  // The FILE_SYNC data is on the cluster: read after kill -9 and a restart.
+  server_.Kill9();
+  ASSERT_TRUE(server_.Start()) << server_.Log();
+  c = Client();
+  NfsReply read = Call(*c, xid++, nfs3::kRead, Args().Opaque(fh).U64(0).U32(4096).str());
+  ASSERT_EQ(StatusOf(read), 0u);
+  EXPECT_NE(read.results.find(data), std::string::npos);
+  // Tidy the shared file system.
+  for (int i = 0; i < kCallers; ++i) {
+    StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, absl::StrCat(name, "-", i)));
+  }
+  for (const std::string& n : {name, name + "-after"}) {
+    StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, n));
+  }
+}
+
+// A cluster nothing answers for: nfs3d must not start, and must say which
+// cluster and which step failed. Needs no cluster (a monitor address where
+// nothing listens).
+TEST(CephfsUnreachableTest, NfsdExitsNonZeroNamingClusterAndStep) {
+  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephdown-", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string conf = (dir / "ceph.conf").string();
+  std::ofstream(conf) << "[global]\nmon host = v2:127.0.0.1:" << test_support::FreePort()
+                      << "\nauth client required = none\n";
+  NfsdProcess server;
+  server.Configure(dir, "/ceph 127.0.0.1(rw,cephfs=/)\n",
+                   absl::StrCat("\n[ceph]\nconf = ", conf, "\nclient_id = gateway\ntimeout = 2\n"));
+  std::optional<int> status = server.RunUntilExit(kHangGuard);
+  ASSERT_TRUE(status.has_value()) << "nfs3d still ran after the guard: " << server.Log();
+  ASSERT_TRUE(WIFEXITED(*status)) << server.Log();
+  EXPECT_NE(WEXITSTATUS(*status), 0);
+  const std::string log = server.Log();
+  EXPECT_NE(log.find(conf), std::string::npos) << log;
+  EXPECT_NE(log.find("client.gateway"), std::string::npos) << log;
+  EXPECT_NE(log.find("failed"), std::string::npos) << log;
+  std::printf("nfs3d said: %s\n", log.c_str());
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace nfs3d::e2e
