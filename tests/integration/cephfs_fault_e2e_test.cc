@@ -6,6 +6,9 @@
 //    MDS is back the CephFS export serves again with the data acknowledged
 //    FILE_SYNC before the stall (read back after a kill -9 and restart, so
 //    from the cluster, not a cache);
+//  - the OSD stops answering: a COMMIT is answered JUKEBOX, and as its
+//    sync's outcome is unknown the write verifier changes, so the client
+//    resends; the data then survives a kill -9 and restart;
 //  - a cluster that cannot be reached at start: nfs3d exits non-zero with a
 //    message naming the cluster and the step that failed.
 // Timing is printed, never asserted; the 60 s bounds only guard against a
@@ -68,7 +71,7 @@ class CephfsFaultTest : public ::testing::Test {
     ASSERT_TRUE(server_.Start()) << server_.Log();
   }
   void TearDown() override {
-    if (paused_) Cluster("resume-daemon", ceph_, "mds");
+    if (!paused_daemon_.empty()) Cluster("resume-daemon", ceph_, paused_daemon_.c_str());
     server_.Stop();
     fs::remove_all(dir_);
   }
@@ -82,7 +85,7 @@ class CephfsFaultTest : public ::testing::Test {
   fs::path dir_;
   std::string local_;
   NfsdProcess server_;
-  bool paused_ = false;
+  std::string paused_daemon_;  // resumed at the end whatever happened
 };
 
 TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes) {
@@ -104,7 +107,7 @@ TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes
             0u);
 
   ASSERT_TRUE(Cluster("pause-daemon", ceph_, "mds"));
-  paused_ = true;
+  paused_daemon_ = "mds";
   const absl::Time stopped = absl::Now();
 
   // More CREATEs at once than the server has worker threads (4 + 4
@@ -147,7 +150,7 @@ TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes
               kCallers, jukebox_seconds, local_seconds, fast_seconds);
 
   ASSERT_TRUE(Cluster("resume-daemon", ceph_, "mds"));
-  paused_ = false;
+  paused_daemon_.clear();
   // Service resumes by itself: the client retries as it would after JUKEBOX.
   const absl::Time resumed = absl::Now();
   uint32_t st = ~0u;
@@ -173,6 +176,70 @@ TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes
   for (const std::string& n : {name, name + "-after"}) {
     StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, n));
   }
+}
+
+// WRITE or COMMIT reply: the write verifier (8 bytes), "" on error.
+std::string VerifierOf(const NfsReply& r, bool write) {
+  if (StatusOf(r) != 0) return "";
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  SkipWcc(d);
+  if (write) d.U32(), d.U32();  // count, committed
+  return Str(d.FixedOpaque(8));
+}
+
+TEST_F(CephfsFaultTest, StoppedOsdMakesCommitJukeboxAndChangesTheVerifier) {
+  auto c = Client();
+  const std::string ceph_root = Root("/ceph");
+  ASSERT_FALSE(ceph_root.empty());
+  uint32_t xid = 1;
+  const std::string name = absl::StrCat("osdfault-", getpid());
+  const std::string fh = NewHandle(Call(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name)));
+  ASSERT_FALSE(fh.empty());
+  const std::string data = "written unstable, committed after the OSD came back";
+  auto write = [&] {
+    return VerifierOf(Call(*c, xid++, nfs3::kWrite,
+                           Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
+                               .U32(nfs3::UNSTABLE).Opaque(data).str()),
+                      true);
+  };
+  auto commit = [&] {
+    return Call(*c, xid++, nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
+  };
+  const std::string before = write();
+  ASSERT_EQ(before.size(), 8u);
+
+  ASSERT_TRUE(Cluster("pause-daemon", ceph_, "osd"));
+  paused_daemon_ = "osd";
+  const absl::Time stopped = absl::Now();
+  EXPECT_EQ(StatusOf(commit()), static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
+  std::printf("OSD stopped: COMMIT answered JUKEBOX after %.1f s\n", SecondsSince(stopped));
+  ASSERT_TRUE(Cluster("resume-daemon", ceph_, "osd"));
+  paused_daemon_.clear();
+
+  // The stuck sync's outcome was unknown: the verifier changed, so a client
+  // writes its uncommitted data again, then commits.
+  const absl::Time resumed = absl::Now();
+  NfsReply r = commit();
+  while (StatusOf(r) == nfs3::NFS3ERR_JUKEBOX && absl::Now() - resumed < kHangGuard) {
+    usleep(500000);
+    r = commit();
+  }
+  const std::string after = VerifierOf(r, false);
+  ASSERT_EQ(after.size(), 8u) << StatusOf(r);
+  EXPECT_NE(after, before);
+  EXPECT_EQ(write(), after);
+  EXPECT_EQ(VerifierOf(commit(), false), after);
+  std::printf("OSD resumed: COMMIT answered again after %.1f s, with a new verifier\n",
+              SecondsSince(resumed));
+
+  server_.Kill9();
+  ASSERT_TRUE(server_.Start()) << server_.Log();
+  c = Client();
+  NfsReply read = Call(*c, xid++, nfs3::kRead, Args().Opaque(fh).U64(0).U32(4096).str());
+  ASSERT_EQ(StatusOf(read), 0u);
+  EXPECT_NE(read.results.find(data), std::string::npos);
+  StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, name));
 }
 
 // A cluster nothing answers for: nfs3d must not start, and must say which
