@@ -303,6 +303,14 @@ absl::Status Daemon::Start() {
   options.max_inflight_per_connection = c.max_requests_per_connection;
   options.max_inflight_total = c.max_requests;
   options.tcp_sendfile = c.tcp_sendfile;
+#if NFS3D_HAVE_CEPHFS
+  // A CephFS file's GETATTR can wait for the cluster up to the [ceph]
+  // timeout: on a worker, never on an io thread (rpc/inline_calls.h).
+  options.call_may_block = [](absl::Span<const uint8_t> call) {
+    std::optional<vfs::FileHandle> fh = GetattrCallHandle(call);
+    return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
+  };
+#endif
   d.server = std::make_unique<rpc::RpcServer>(options, d.dispatcher.get());
 
   // Binds one service port on every listen address and transport; with port

@@ -2,6 +2,7 @@
 
 #include "nfsd/nfs3_procs.h"
 #include "nfsd/transfer_sizes.h"
+#include "xdr/decoder.h"
 #include "xdr/nfs3_codec.h"
 
 namespace nfs3d::nfsd {
@@ -82,6 +83,22 @@ absl::Span<const rpc::Procedure> Nfs3Procedures() { return kProcedures; }
 
 rpc::Program Nfs3Program(NfsServer* server) {
   return rpc::SingleVersionProgram(n3::kProgram, "nfs", n3::kVersion, kProcedures, server);
+}
+
+std::optional<vfs::FileHandle> GetattrCallHandle(absl::Span<const uint8_t> call) {
+  xdr::Decoder d(call);
+  d.U32();  // xid
+  if (d.U32() != 0 || d.U32() != 2 || d.U32() != n3::kProgram || d.U32() != n3::kVersion ||
+      d.U32() != n3::kGetattr) {
+    return std::nullopt;
+  }
+  for (int i = 0; i < 2; ++i) {  // credential, verifier
+    d.U32();
+    d.Opaque(400);
+  }
+  absl::Span<const uint8_t> fh = d.Opaque(vfs::kMaxHandleSize);
+  if (!d.ok()) return std::nullopt;
+  return vfs::FileHandle::FromBytes(fh);
 }
 
 }  // namespace nfs3d::nfsd

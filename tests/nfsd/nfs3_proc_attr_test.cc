@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <optional>
+#include <vector>
+
+#include "nfsd/nfs3_program.h"
 #include "tests/nfsd/nfs3_fixture.h"
 
 namespace nfs3d::nfsd::testing {
@@ -31,6 +35,33 @@ TEST_F(Nfs3Test, GetattrOfRoot) {
   struct stat st;
   ASSERT_EQ(stat(Path("rw").c_str(), &st), 0);
   EXPECT_EQ(r.obj_attributes.fileid, st.st_ino);
+}
+
+// A whole call message: RPC header with an AUTH_SYS credential, then args.
+std::vector<uint8_t> CallMessage(uint32_t prog, uint32_t proc, const std::vector<uint32_t>& args) {
+  std::vector<uint32_t> words = {7, 0, 2, prog, 3, proc, 1, 12, 0, 0, 0, 0, 0};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<uint8_t> bytes;
+  for (uint32_t w : words) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<uint8_t>(w >> shift));
+  }
+  return bytes;
+}
+
+TEST(GetattrCallHandleTest, FindsTheHandleOfGetattrCallsOnly) {
+  // Handle of 8 bytes: 0x01020304 0x05060708.
+  const std::vector<uint32_t> fh = {8, 0x01020304, 0x05060708};
+  std::optional<vfs::FileHandle> found = GetattrCallHandle(CallMessage(n3::kProgram, 1, fh));
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->len, 8);
+  EXPECT_EQ(found->data[0], 1);
+  EXPECT_EQ(found->data[7], 8);
+  EXPECT_FALSE(GetattrCallHandle(CallMessage(n3::kProgram, 3, fh)).has_value());  // LOOKUP
+  EXPECT_FALSE(GetattrCallHandle(CallMessage(100005, 1, fh)).has_value());        // MOUNT
+  EXPECT_FALSE(GetattrCallHandle(CallMessage(n3::kProgram, 1, {65})).has_value()); // too long
+  std::vector<uint8_t> cut = CallMessage(n3::kProgram, 1, fh);
+  cut.resize(cut.size() - 2);
+  EXPECT_FALSE(GetattrCallHandle(cut).has_value());
 }
 
 TEST_F(Nfs3Test, SetattrModeSizeAndWcc) {
