@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -53,6 +54,16 @@ uint32_t StatusOf(RawClient& c, uint32_t xid, uint32_t proc, const std::string& 
 
 double SecondsSince(absl::Time start) { return absl::ToDoubleSeconds(absl::Now() - start); }
 
+// WRITE or COMMIT reply: the write verifier (8 bytes), "" on error.
+std::string VerifierOf(const NfsReply& r, bool write) {
+  if (StatusOf(r) != 0) return "";
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  SkipWcc(d);
+  if (write) d.U32(), d.U32();  // count, committed
+  return Str(d.FixedOpaque(8));
+}
+
 class CephfsFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -69,9 +80,12 @@ class CephfsFaultTest : public ::testing::Test {
                       absl::StrCat("\n[ceph]\nconf = ", ceph_, "/ceph.conf\nkeyring = ", ceph_,
                                    "/keyring\nclient_id = admin\nfs_name = cephfs\ntimeout = 3\n"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
+    c_ = Client();
+    ceph_root_ = Root("/ceph");
+    ASSERT_FALSE(ceph_root_.empty());
   }
   void TearDown() override {
-    if (!paused_daemon_.empty()) Cluster("resume-daemon", ceph_, paused_daemon_.c_str());
+    if (!paused_.empty()) Cluster("resume-daemon", ceph_, paused_.c_str());
     server_.Stop();
     fs::remove_all(dir_);
   }
@@ -80,59 +94,93 @@ class CephfsFaultTest : public ::testing::Test {
     auto mnt = RawClient::Open(server_.mount_port(), {});
     return Mount(*mnt, path);
   }
+  NfsReply Call(uint32_t proc, const std::string& args) {
+    return e2e::Call(*c_, xid_++, proc, args);
+  }
+  // A new file in the CephFS export; its handle.
+  std::string CreateOnCeph(const std::string& name) {
+    created_.push_back(name);
+    return NewHandle(Call(nfs3::kCreate, CreateArgs(ceph_root_, name)));
+  }
+  NfsReply Write(const std::string& fh, const std::string& data, uint32_t stable) {
+    return Call(nfs3::kWrite, Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
+                                  .U32(stable).Opaque(data).str());
+  }
+  // Repeats `call` while it is answered JUKEBOX, as a client does (at most
+  // the hang guard): the last reply.
+  NfsReply Retry(const std::function<NfsReply()>& call) {
+    const absl::Time start = absl::Now();
+    NfsReply r = call();
+    while (StatusOf(r) == nfs3::NFS3ERR_JUKEBOX && absl::Now() - start < kHangGuard) {
+      usleep(500000);
+      r = call();
+    }
+    return r;
+  }
+  void Pause(const char* daemon) {
+    ASSERT_TRUE(Cluster("pause-daemon", ceph_, daemon));
+    paused_ = daemon;
+  }
+  void Resume() {
+    ASSERT_TRUE(Cluster("resume-daemon", ceph_, paused_.c_str()));
+    paused_.clear();
+  }
+  // What fh holds on the cluster: READ after a kill -9 and a restart (so not
+  // from a cache of the nfs3d that wrote it). Removes the files made.
+  std::string ReadAfterRestart(const std::string& fh) {
+    server_.Kill9();
+    if (!server_.Start()) return "restart failed: " + server_.Log();
+    c_ = Client();
+    NfsReply read = Call(nfs3::kRead, Args().Opaque(fh).U64(0).U32(4096).str());
+    for (const std::string& name : created_) Call(nfs3::kRemove, DirOp(ceph_root_, name));
+    return read.results;
+  }
 
   std::string ceph_;
   fs::path dir_;
   std::string local_;
   NfsdProcess server_;
-  std::string paused_daemon_;  // resumed at the end whatever happened
+  std::unique_ptr<RawClient> c_;
+  std::string ceph_root_;
+  uint32_t xid_ = 1;
+  std::string paused_;                 // resumed at the end whatever happened
+  std::vector<std::string> created_;  // removed at the end
 };
 
 TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes) {
-  auto c = Client();
-  const std::string ceph_root = Root("/ceph");
   const std::string local_root = Root(local_);
-  ASSERT_FALSE(ceph_root.empty());
   ASSERT_FALSE(local_root.empty());
-  uint32_t xid = 1;
-
   // Data acknowledged FILE_SYNC before the fault.
   const std::string name = absl::StrCat("fault-", getpid());
-  const std::string fh = NewHandle(Call(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name)));
+  const std::string fh = CreateOnCeph(name);
   ASSERT_FALSE(fh.empty());
   const std::string data = "acknowledged before the MDS stopped";
-  ASSERT_EQ(StatusOf(*c, xid++, nfs3::kWrite,
-                     Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
-                         .U32(nfs3::FILE_SYNC).Opaque(data).str()),
-            0u);
+  ASSERT_EQ(StatusOf(Write(fh, data, nfs3::FILE_SYNC)), 0u);
 
-  ASSERT_TRUE(Cluster("pause-daemon", ceph_, "mds"));
-  paused_daemon_ = "mds";
+  Pause("mds");
   const absl::Time stopped = absl::Now();
-
   // More CREATEs at once than the server has worker threads (4 + 4
   // metadata), each on its own connection: every one is answered JUKEBOX.
   constexpr int kCallers = 10;
   std::vector<std::thread> callers;
   std::atomic<int> jukebox{0}, other{0};
   for (int i = 0; i < kCallers; ++i) {
-    callers.emplace_back([&, i] {
+    created_.push_back(absl::StrCat(name, "-", i));
+    callers.emplace_back([&, i, args = CreateArgs(ceph_root_, created_.back())] {
       auto own = Client();
-      uint32_t st = own ? StatusOf(*own, 1000 + i, nfs3::kCreate,
-                                   CreateArgs(ceph_root, absl::StrCat(name, "-", i)))
-                        : ~0u;
+      const uint32_t st = own ? StatusOf(*own, 1000 + i, nfs3::kCreate, args) : ~0u;
       (st == nfs3::NFS3ERR_JUKEBOX ? jukebox : other)++;
     });
   }
   // Meanwhile the POSIX export answers: NULL, CREATE, GETATTR, WRITE.
   const absl::Time local_start = absl::Now();
   auto lc = Client();
-  EXPECT_TRUE(lc->Call(xid++, nfs3::kProgram, 3, nfs3::kNull, "", kHangGuard).has_value());
+  EXPECT_TRUE(lc->Call(9000, nfs3::kProgram, 3, nfs3::kNull, "", kHangGuard).has_value());
   const std::string local_fh =
-      NewHandle(Call(*lc, xid++, nfs3::kCreate, CreateArgs(local_root, "during")));
+      NewHandle(e2e::Call(*lc, 9001, nfs3::kCreate, CreateArgs(local_root, "during")));
   EXPECT_FALSE(local_fh.empty());
-  EXPECT_EQ(StatusOf(*lc, xid++, nfs3::kGetattr, Args().Opaque(local_root).str()), 0u);
-  EXPECT_EQ(StatusOf(*lc, xid++, nfs3::kWrite,
+  EXPECT_EQ(StatusOf(*lc, 9002, nfs3::kGetattr, Args().Opaque(local_root).str()), 0u);
+  EXPECT_EQ(StatusOf(*lc, 9003, nfs3::kWrite,
                      Args().Opaque(local_fh).U64(0).U32(1).U32(nfs3::FILE_SYNC).Opaque("x").str()),
             0u);
   const double local_seconds = SecondsSince(local_start);
@@ -142,104 +190,47 @@ TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes
   EXPECT_EQ(other, 0);
   // While the cluster is known to be stalled, calls fail at once.
   const absl::Time fast_start = absl::Now();
-  EXPECT_EQ(StatusOf(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name + "-late")),
+  EXPECT_EQ(StatusOf(Call(nfs3::kCreate, CreateArgs(ceph_root_, name + "-late"))),
             static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
   const double fast_seconds = SecondsSince(fast_start);
   std::printf("MDS stopped: %d CREATEs answered JUKEBOX within %.1f s; the POSIX export's 4 "
               "calls took %.2f s meanwhile; a further CREATE got JUKEBOX in %.3f s\n",
               kCallers, jukebox_seconds, local_seconds, fast_seconds);
 
-  ASSERT_TRUE(Cluster("resume-daemon", ceph_, "mds"));
-  paused_daemon_.clear();
+  Resume();
   // Service resumes by itself: the client retries as it would after JUKEBOX.
   const absl::Time resumed = absl::Now();
-  uint32_t st = ~0u;
-  while (absl::Now() - resumed < kHangGuard) {
-    st = StatusOf(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name + "-after"));
-    if (st != nfs3::NFS3ERR_JUKEBOX) break;
-    usleep(500000);
-  }
-  EXPECT_EQ(st, 0u);
+  EXPECT_EQ(StatusOf(Retry([&] { return Call(nfs3::kGetattr, Args().Opaque(fh).str()); })), 0u);
+  EXPECT_FALSE(CreateOnCeph(name + "-after").empty());
   std::printf("MDS resumed: CephFS export served again after %.1f s\n", SecondsSince(resumed));
-
-  // The FILE_SYNC data is on the cluster: read after kill -9 and a restart.
-  server_.Kill9();
-  ASSERT_TRUE(server_.Start()) << server_.Log();
-  c = Client();
-  NfsReply read = Call(*c, xid++, nfs3::kRead, Args().Opaque(fh).U64(0).U32(4096).str());
-  ASSERT_EQ(StatusOf(read), 0u);
-  EXPECT_NE(read.results.find(data), std::string::npos);
-  // Tidy the shared file system.
-  for (int i = 0; i < kCallers; ++i) {
-    StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, absl::StrCat(name, "-", i)));
-  }
-  for (const std::string& n : {name, name + "-after"}) {
-    StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, n));
-  }
-}
-
-// WRITE or COMMIT reply: the write verifier (8 bytes), "" on error.
-std::string VerifierOf(const NfsReply& r, bool write) {
-  if (StatusOf(r) != 0) return "";
-  xdr::Decoder d(Span(r.results));
-  d.U32();
-  SkipWcc(d);
-  if (write) d.U32(), d.U32();  // count, committed
-  return Str(d.FixedOpaque(8));
+  EXPECT_NE(ReadAfterRestart(fh).find(data), std::string::npos);
 }
 
 TEST_F(CephfsFaultTest, StoppedOsdMakesCommitJukeboxAndChangesTheVerifier) {
-  auto c = Client();
-  const std::string ceph_root = Root("/ceph");
-  ASSERT_FALSE(ceph_root.empty());
-  uint32_t xid = 1;
-  const std::string name = absl::StrCat("osdfault-", getpid());
-  const std::string fh = NewHandle(Call(*c, xid++, nfs3::kCreate, CreateArgs(ceph_root, name)));
+  const std::string fh = CreateOnCeph(absl::StrCat("osdfault-", getpid()));
   ASSERT_FALSE(fh.empty());
   const std::string data = "written unstable, committed after the OSD came back";
-  auto write = [&] {
-    return VerifierOf(Call(*c, xid++, nfs3::kWrite,
-                           Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
-                               .U32(nfs3::UNSTABLE).Opaque(data).str()),
-                      true);
-  };
-  auto commit = [&] {
-    return Call(*c, xid++, nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
-  };
-  const std::string before = write();
+  auto commit = [&] { return Call(nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str()); };
+  const std::string before = VerifierOf(Write(fh, data, nfs3::UNSTABLE), true);
   ASSERT_EQ(before.size(), 8u);
 
-  ASSERT_TRUE(Cluster("pause-daemon", ceph_, "osd"));
-  paused_daemon_ = "osd";
+  Pause("osd");
   const absl::Time stopped = absl::Now();
   EXPECT_EQ(StatusOf(commit()), static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
   std::printf("OSD stopped: COMMIT answered JUKEBOX after %.1f s\n", SecondsSince(stopped));
-  ASSERT_TRUE(Cluster("resume-daemon", ceph_, "osd"));
-  paused_daemon_.clear();
+  Resume();
 
   // The stuck sync's outcome was unknown: the verifier changed, so a client
   // writes its uncommitted data again, then commits.
   const absl::Time resumed = absl::Now();
-  NfsReply r = commit();
-  while (StatusOf(r) == nfs3::NFS3ERR_JUKEBOX && absl::Now() - resumed < kHangGuard) {
-    usleep(500000);
-    r = commit();
-  }
-  const std::string after = VerifierOf(r, false);
-  ASSERT_EQ(after.size(), 8u) << StatusOf(r);
+  const std::string after = VerifierOf(Retry(commit), false);
+  ASSERT_EQ(after.size(), 8u);
   EXPECT_NE(after, before);
-  EXPECT_EQ(write(), after);
+  EXPECT_EQ(VerifierOf(Write(fh, data, nfs3::UNSTABLE), true), after);
   EXPECT_EQ(VerifierOf(commit(), false), after);
   std::printf("OSD resumed: COMMIT answered again after %.1f s, with a new verifier\n",
               SecondsSince(resumed));
-
-  server_.Kill9();
-  ASSERT_TRUE(server_.Start()) << server_.Log();
-  c = Client();
-  NfsReply read = Call(*c, xid++, nfs3::kRead, Args().Opaque(fh).U64(0).U32(4096).str());
-  ASSERT_EQ(StatusOf(read), 0u);
-  EXPECT_NE(read.results.find(data), std::string::npos);
-  StatusOf(*c, xid++, nfs3::kRemove, DirOp(ceph_root, name));
+  EXPECT_NE(ReadAfterRestart(fh).find(data), std::string::npos);
 }
 
 // A cluster nothing answers for: nfs3d must not start, and must say which
