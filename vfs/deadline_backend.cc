@@ -186,6 +186,20 @@ absl::StatusOr<LookupResult> DeadlineBackend::Lookup(const Cred& cred, const Fil
       false, dir_attributes);
 }
 
+std::vector<absl::StatusOr<LookupResult>> DeadlineBackend::LookupEach(
+    const Cred& cred, const FileHandle& dir, absl::Span<const std::string_view> names) {
+  using Results = std::vector<absl::StatusOr<LookupResult>>;
+  auto out = std::make_shared<Results>();
+  std::vector<std::string> own(names.begin(), names.end());
+  absl::Status st = Run([inner = inner_, cred, dir, own = std::move(own), out] {
+    const std::vector<std::string_view> views(own.begin(), own.end());
+    *out = inner->LookupEach(cred, dir, views);
+    return absl::OkStatus();
+  });
+  if (!st.ok()) return Results(names.size(), st);
+  return std::move(*out);
+}
+
 absl::StatusOr<AccessResult> DeadlineBackend::Access(const Cred& cred, const FileHandle& fh,
                                                      uint32_t requested,
                                                      std::optional<Attributes>* attributes) {

@@ -19,7 +19,8 @@
 //  - At most options.threads calls run at once; more wait in a queue, and a
 //    call whose deadline passes there never runs (kErrJukebox, no stall).
 //  - READDIR entries are gathered on the call's thread (at most
-//    kReadDirBatch per call) and handed to `emit` by the caller.
+//    kReadDirBatch per call) and handed to `emit` by the caller; READDIRPLUS
+//    looks its entries up with one LookupEach, so one hand-off for all.
 // Cost: one thread hand-off per call, and a copy of READ/WRITE data.
 // Destruction waits for calls still inside the backend.
 #ifndef NFS3D_VFS_DEADLINE_BACKEND_H_
@@ -70,6 +71,8 @@ class DeadlineBackend : public Backend {
   absl::StatusOr<LookupResult> Lookup(const Cred& cred, const FileHandle& dir,
                                       std::string_view name,
                                       std::optional<Attributes>* dir_attributes) override;
+  std::vector<absl::StatusOr<LookupResult>> LookupEach(
+      const Cred& cred, const FileHandle& dir, absl::Span<const std::string_view> names) override;
   absl::StatusOr<AccessResult> Access(const Cred& cred, const FileHandle& fh, uint32_t requested,
                                       std::optional<Attributes>* attributes) override;
   absl::StatusOr<std::string> Readlink(const Cred& cred, const FileHandle& fh,

@@ -139,6 +139,12 @@ TEST_F(DeadlineBackendTest, AnsweredCallsPassResultsAndOutParametersThrough) {
   EXPECT_EQ(found->handle, created->handle);
   EXPECT_TRUE(dir_attrs.has_value());
   EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, "missing", nullptr).status()), ENOENT);
+  const std::vector<std::string_view> looked_up = {"f", "missing"};
+  auto each = backend_->LookupEach(kRoot, root_, looked_up);
+  ASSERT_EQ(each.size(), 2u);
+  ASSERT_TRUE(each[0].ok()) << each[0].status();
+  EXPECT_EQ(each[0]->handle, created->handle);
+  EXPECT_EQ(ErrnoOf(each[1].status()), ENOENT);
 
   std::set<std::string> names;
   bool eof = false;
@@ -167,6 +173,8 @@ TEST_F(DeadlineBackendTest, StalledCallGivesJukeboxThenOthersFailFastUntilItRetu
   // and no thread is handed to them.
   EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, root_, "f", nullptr).status()), kErrJukebox);
   EXPECT_EQ(ErrnoOf(Create("g").status()), kErrJukebox);
+  const std::vector<std::string_view> names = {"f"};
+  EXPECT_EQ(ErrnoOf(backend_->LookupEach(kRoot, root_, names)[0].status()), kErrJukebox);
   // The backend answers again: the stuck call returns, service resumes.
   stalling_->Resume();
   ASSERT_TRUE(Recovers());
