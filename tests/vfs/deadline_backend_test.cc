@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 #include "vfs/backend_router.h"
 #include "vfs/posix/posix_backend.h"
 #include "vfs/vfs_error.h"
@@ -73,14 +73,14 @@ class DeadlineBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (the POSIX backend sets credentials)";
-    char tmpl[] = "/tmp/nfs3d_deadline_test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    tmp_ = tmpl;
-    ASSERT_EQ(mkdir((tmp_ + "/export").c_str(), 0755), 0);
-    auto posix = PosixBackend::Create(PosixBackendOptions{tmp_ + "/state"});
+    tmp_ = std::make_unique<test_support::TempDir>("nfs3d_deadline_test");
+    const std::string& dir = tmp_->path();
+    ASSERT_FALSE(dir.empty());
+    ASSERT_EQ(mkdir((dir + "/export").c_str(), 0755), 0);
+    auto posix = PosixBackend::Create(PosixBackendOptions{dir + "/state"});
     ASSERT_TRUE(posix.ok()) << posix.status();
     posix_ = std::move(*posix);
-    ASSERT_TRUE(posix_->AddExport(kExport, tmp_ + "/export").ok());
+    ASSERT_TRUE(posix_->AddExport(kExport, dir + "/export").ok());
     stalling_ = std::make_unique<StallingBackend>(posix_.get());
     DeadlineOptions options;
     options.timeout = absl::Milliseconds(300);
@@ -97,7 +97,6 @@ class DeadlineBackendTest : public ::testing::Test {
     backend_.reset();
     stalling_.reset();
     posix_.reset();
-    std::filesystem::remove_all(tmp_);
   }
   absl::StatusOr<CreateResult> Create(const std::string& name, Wcc* wcc = nullptr) {
     return backend_->Create(kRoot, root_, name, CreateMode::kGuarded, {}, {}, wcc);
@@ -108,7 +107,7 @@ class DeadlineBackendTest : public ::testing::Test {
     return !backend_->stalled();
   }
 
-  std::string tmp_;
+  std::unique_ptr<test_support::TempDir> tmp_;  // removed last
   std::unique_ptr<PosixBackend> posix_;
   std::unique_ptr<StallingBackend> stalling_;
   std::unique_ptr<DeadlineBackend> backend_;
