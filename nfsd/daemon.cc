@@ -1,5 +1,6 @@
 #include "nfsd/daemon.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -244,14 +245,26 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
         [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
                        short type) -> absl::StatusOr<bool> {
           if (!d->ceph) return true;
-          auto out = std::make_shared<absl::StatusOr<bool>>(false);
+          // A lock the cluster grants after the caller was answered (timeout)
+          // is released again: NLM told its client it did not get it.
+          struct Outcome {
+            std::atomic<int> state{0};  // 0 running, 1 answered, 2 caller gone
+            absl::StatusOr<bool> granted = false;
+          };
+          auto out = std::make_shared<Outcome>();
           absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last, type,
                                                 out] {
-            *out = d->ceph->SetLock(fh, owner, first, last, type);
+            out->granted = d->ceph->SetLock(fh, owner, first, last, type);
+            int running = 0;
+            if (!out->state.compare_exchange_strong(running, 1) && type != F_UNLCK &&
+                out->granted.ok() && *out->granted) {
+              (void)d->ceph->SetLock(fh, owner, first, last, F_UNLCK);
+            }
             return absl::OkStatus();
           });
-          if (!st.ok()) return st;
-          return *out;
+          int running = 0;
+          if (!st.ok() && out->state.compare_exchange_strong(running, 2)) return st;
+          return out->granted;
         },
         [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
                        bool exclusive) -> absl::StatusOr<std::optional<nlm::ClusterLockMirror::Held>> {
