@@ -1,5 +1,6 @@
 #include "nfsd/daemon.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include "vfs/posix/posix_backend.h"
 #if NFS3D_HAVE_CEPHFS
 #include "vfs/cephfs/cephfs_backend.h"
+#include "vfs/deadline_backend.h"
 #endif
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
@@ -83,6 +85,9 @@ struct Daemon::Impl {
   std::unique_ptr<vfs::PosixBackend> backend;  // local directories
 #if NFS3D_HAVE_CEPHFS
   std::unique_ptr<vfs::CephfsBackend> ceph;  // cephfs= exports, connected at the first
+  // Every call to ceph, with the [ceph] timeout (a stopped cluster daemon
+  // gives JUKEBOX instead of holding the server's threads).
+  std::unique_ptr<vfs::DeadlineBackend> ceph_calls;
 #endif
   std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
   std::set<uint32_t> backend_exports;  // export ids already added to the backend
@@ -147,11 +152,19 @@ struct Daemon::Impl {
           vfs::CephfsBackend::Create(options);
       if (!created.ok()) return created.status();
       ceph = std::move(*created);
-      router->AddHandleType(vfs::kCephHandleType, ceph.get());
+      vfs::DeadlineOptions deadline;
+      deadline.timeout = absl::Seconds(config.ceph_timeout);
+      // As many as the worker pools can ask at once (calls overrunning the
+      // timeout keep theirs, but then new calls fail at once anyway).
+      deadline.threads = config.threads + std::max<size_t>(config.metadata_threads, 8);
+      deadline.sync_unknown = [c = ceph.get()] { c->ChangeWriteVerifier(); };
+      deadline.name = ceph->cluster();
+      ceph_calls = std::make_unique<vfs::DeadlineBackend>(ceph.get(), std::move(deadline));
+      router->AddHandleType(vfs::kCephHandleType, ceph_calls.get());
     }
     absl::Status added =
         ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0));
-    if (added.ok()) router->AddExport(exp.export_id, ceph.get());
+    if (added.ok()) router->AddExport(exp.export_id, ceph_calls.get());
     return added;
 #else
     (void)exp;
@@ -232,12 +245,39 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
         [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
                        short type) -> absl::StatusOr<bool> {
           if (!d->ceph) return true;
-          return d->ceph->SetLock(handle_of(file), owner, first, last, type);
+          // A lock the cluster grants after the caller was answered (timeout)
+          // is released again: NLM told its client it did not get it.
+          struct Outcome {
+            std::atomic<int> state{0};  // 0 running, 1 answered, 2 caller gone
+            absl::StatusOr<bool> granted = false;
+          };
+          auto out = std::make_shared<Outcome>();
+          absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last, type,
+                                                out] {
+            out->granted = d->ceph->SetLock(fh, owner, first, last, type);
+            int running = 0;
+            if (!out->state.compare_exchange_strong(running, 1) && type != F_UNLCK &&
+                out->granted.ok() && *out->granted) {
+              (void)d->ceph->SetLock(fh, owner, first, last, F_UNLCK);
+            }
+            return absl::OkStatus();
+          });
+          int running = 0;
+          if (!st.ok() && out->state.compare_exchange_strong(running, 2)) return st;
+          return out->granted;
         },
         [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
                        bool exclusive) -> absl::StatusOr<std::optional<nlm::ClusterLockMirror::Held>> {
           if (!d->ceph) return std::optional<nlm::ClusterLockMirror::Held>();
-          auto held = d->ceph->TestLock(handle_of(file), owner, first, last, exclusive);
+          using Held = absl::StatusOr<std::optional<vfs::CephfsBackend::HeldLock>>;
+          auto out = std::make_shared<Held>(std::nullopt);
+          absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last,
+                                                exclusive, out] {
+            *out = d->ceph->TestLock(fh, owner, first, last, exclusive);
+            return absl::OkStatus();
+          });
+          if (!st.ok()) return st;
+          const Held& held = *out;
           if (!held.ok()) return held.status();
           if (!*held) return std::optional<nlm::ClusterLockMirror::Held>();
           return std::optional<nlm::ClusterLockMirror::Held>(
@@ -276,6 +316,14 @@ absl::Status Daemon::Start() {
   options.max_inflight_per_connection = c.max_requests_per_connection;
   options.max_inflight_total = c.max_requests;
   options.tcp_sendfile = c.tcp_sendfile;
+#if NFS3D_HAVE_CEPHFS
+  // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
+  // to the [ceph] timeout: on a worker, never on an io thread.
+  options.call_may_block = [](absl::Span<const uint8_t> call) {
+    std::optional<vfs::FileHandle> fh = InlineCallHandle(call);
+    return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
+  };
+#endif
   d.server = std::make_unique<rpc::RpcServer>(options, d.dispatcher.get());
 
   // Binds one service port on every listen address and transport; with port

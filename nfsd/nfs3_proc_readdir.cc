@@ -5,6 +5,8 @@
 // attributes arrive only with the listing, so their room is always reserved.
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "nfsd/nfs3_attr.h"
 #include "nfsd/nfs3_errors.h"
@@ -101,12 +103,15 @@ void Readdirplus(NfsServer& s, const CallContext& ctx, const n3::READDIRPLUS3arg
   if (!ListDirectory(s, auth, args, emit, res)) return;
   // Handles and attributes per entry; one that vanished meanwhile is sent
   // without them (both are optional on the wire).
-  for (n3::entryplus3& entry : res->entries) {
-    absl::StatusOr<vfs::LookupResult> r =
-        s.backend().Lookup(auth.cred, auth.handle, entry.name, nullptr);
-    if (!r.ok()) continue;
-    entry.name_attributes = ToFattr3(r->attributes);
-    entry.name_handle = ToNfsHandle(r->handle);
+  std::vector<std::string_view> names;
+  names.reserve(res->entries.size());
+  for (const n3::entryplus3& entry : res->entries) names.push_back(entry.name);
+  std::vector<absl::StatusOr<vfs::LookupResult>> found =
+      s.backend().LookupEach(auth.cred, auth.handle, names);
+  for (size_t i = 0; i < res->entries.size() && i < found.size(); ++i) {
+    if (!found[i].ok()) continue;
+    res->entries[i].name_attributes = ToFattr3(found[i]->attributes);
+    res->entries[i].name_handle = ToNfsHandle(found[i]->handle);
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include "nfsd/nfs3_procs.h"
 #include "nfsd/transfer_sizes.h"
+#include "rpc/rpc_message.h"
+#include "xdr/decoder.h"
 #include "xdr/nfs3_codec.h"
 
 namespace nfs3d::nfsd {
@@ -82,6 +84,20 @@ absl::Span<const rpc::Procedure> Nfs3Procedures() { return kProcedures; }
 
 rpc::Program Nfs3Program(NfsServer* server) {
   return rpc::SingleVersionProgram(n3::kProgram, "nfs", n3::kVersion, kProcedures, server);
+}
+
+std::optional<vfs::FileHandle> InlineCallHandle(absl::Span<const uint8_t> call) {
+  xdr::Decoder d(call);
+  rpc::CallHeader header;
+  if (rpc::DecodeCallHeader(d, &header) != rpc::HeaderDisposition::kOk ||
+      header.prog != n3::kProgram || header.vers != n3::kVersion ||
+      (header.proc != n3::kGetattr && header.proc != n3::kLookup && header.proc != n3::kAccess)) {
+    return std::nullopt;
+  }
+  // The arguments of all three begin with the object's (or directory's) handle.
+  absl::Span<const uint8_t> fh = d.Opaque(vfs::kMaxHandleSize);
+  if (!d.ok()) return std::nullopt;
+  return vfs::FileHandle::FromBytes(fh);
 }
 
 }  // namespace nfs3d::nfsd

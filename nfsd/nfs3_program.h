@@ -9,6 +9,8 @@
 #ifndef NFS3D_NFSD_NFS3_PROGRAM_H_
 #define NFS3D_NFSD_NFS3_PROGRAM_H_
 
+#include <optional>
+
 #include "absl/types/span.h"
 #include "nfsd/nfs_server.h"
 #include "rpc/program.h"
@@ -21,6 +23,11 @@ absl::Span<const rpc::Procedure> Nfs3Procedures();
 // NFS program 100003, version 3, served by `server` (which must outlive every
 // call made through the result).
 rpc::Program Nfs3Program(NfsServer* server);
+
+// The file handle of a whole RPC call message, if it is an NFSv3 call that
+// the transports may run inline (GETATTR, LOOKUP, ACCESS: rpc/inline_calls.h),
+// for their choice of thread: see RpcServerOptions::call_may_block.
+std::optional<vfs::FileHandle> InlineCallHandle(absl::Span<const uint8_t> call);
 
 }  // namespace nfs3d::nfsd
 

@@ -7,7 +7,10 @@
 // (open_by_handle_at), or a name looked up, on the io thread; that is one
 // metadata lookup, which may wait for the disk on a cold inode, stalling the
 // other connections of that io thread meanwhile. Everything that reads or
-// writes data, creates or syncs stays on the workers.
+// writes data, creates or syncs stays on the workers, and so does any of
+// these calls the server says may wait on something remote
+// (RpcServerOptions::call_may_block: a CephFS file's, which may wait for the
+// cluster up to its timeout).
 #ifndef NFS3D_RPC_INLINE_CALLS_H_
 #define NFS3D_RPC_INLINE_CALLS_H_
 

@@ -52,7 +52,8 @@ RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
   if (options_.metadata_threads > 0) {
     metadata_workers_ = std::make_unique<asio::thread_pool>(options_.metadata_threads);
   }
-  pools_ = WorkerPools{workers_.get(), metadata_workers_.get(), &spare_cores_};
+  pools_ = WorkerPools{workers_.get(), metadata_workers_.get(), &spare_cores_,
+                       options_.call_may_block ? &options_.call_may_block : nullptr};
   tcp_context_.set_workers(pools_);
 }
 

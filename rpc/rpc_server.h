@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <mutex>
@@ -46,6 +47,10 @@ struct RpcServerOptions {
   // Whether a busy connection's inline calls may spread to the metadata pool
   // (InlineBudget): unset = while the machine has a core to spare (SpareCores).
   std::optional<bool> spread_inline_calls;
+  // True for an inline call (rpc/inline_calls.h) that may wait on something
+  // remote (one on a CephFS file): it runs on a worker, not inline on an io
+  // thread. Unset: every such call runs inline.
+  std::function<bool(absl::Span<const uint8_t> call)> call_may_block;
 };
 
 class RpcServer {

@@ -282,7 +282,7 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
 
 void TcpConnection::Dispatch(std::vector<uint8_t> record) {
   const WorkerPools& pools = context_->workers();
-  if (inline_budget_.RunHere(record, pools.CanSpread(record))) {
+  if (inline_budget_.RunHere(record, pools.CanSpread(record)) && pools.MayRunInline(record)) {
     // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
     // Their replies are queued and written together when feeding stops:
     // one sendmsg per read of pipelined GETATTRs instead of one per call.

@@ -169,7 +169,7 @@ void UdpListener::OnReadable() {
       d.info.local_len = bound_len_;
     }
     const absl::Span<const uint8_t> call(recv_buf_.data(), static_cast<size_t>(n));
-    if (inline_budget.RunHere(call, workers_.CanSpread(call))) {
+    if (inline_budget.RunHere(call, workers_.CanSpread(call)) && workers_.MayRunInline(call)) {
       // NULL/GETATTR: answered from this io thread (see inline_calls.h),
       // straight from the receive buffer.
       Handle(call, d);

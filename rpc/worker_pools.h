@@ -9,6 +9,7 @@
 #define NFS3D_RPC_WORKER_POOLS_H_
 
 #include <cstdint>
+#include <functional>
 
 #include "absl/types/span.h"
 #include "boost/asio/thread_pool.hpp"
@@ -21,6 +22,14 @@ struct WorkerPools {
   boost::asio::thread_pool* main = nullptr;
   boost::asio::thread_pool* metadata = nullptr;  // null: main runs everything
   const SpareCores* spare_cores = nullptr;        // null: never spread inline calls
+  // True for an inline call (rpc/inline_calls.h) that may wait on something
+  // remote and so must run on a worker instead; null: none does.
+  const std::function<bool(absl::Span<const uint8_t> call)>* may_block = nullptr;
+
+  // True if `call`, an inline call, may run on the io thread.
+  bool MayRunInline(absl::Span<const uint8_t> call) const {
+    return may_block == nullptr || !(*may_block)(call);
+  }
 
   // True if `call` runs on the metadata pool.
   bool IsMetadata(absl::Span<const uint8_t> call) const {

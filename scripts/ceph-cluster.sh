@@ -17,6 +17,9 @@
 #   ceph-cluster.sh kill-daemon DIR mon|osd|mds / restart-daemon DIR mon|osd|mds
 #       Stops one daemon (waiting for its exit) / starts it again: for fault
 #       tests.
+#   ceph-cluster.sh pause-daemon DIR mon|osd|mds / resume-daemon DIR mon|osd|mds
+#       SIGSTOP / SIGCONT to one daemon: it stays up but stops answering, as
+#       a hung or overloaded daemon does (fault tests).
 #
 # Clients use: ceph -c DIR/ceph.conf -k DIR/keyring -n client.admin ...
 set -euo pipefail
@@ -53,6 +56,7 @@ start_daemon() {
 
 stop_pid() {
   local pid=$1
+  kill -CONT "$pid" 2>/dev/null || true  # a paused daemon would not see the TERM
   kill -TERM "$pid" 2>/dev/null || return 0
   local until=$((SECONDS + 15))
   while kill -0 "$pid" 2>/dev/null; do
@@ -66,6 +70,13 @@ stop_daemon() {
   [ -f "$f" ] || return 0
   stop_pid "$(cat "$f")"
   rm -f "$f"
+}
+
+# Sends signal $1 to daemon $2.
+signal_daemon() {
+  local f="$DIR/$2.pid"
+  [ -f "$f" ] || die "no $2 running in $DIR"
+  kill -"$1" "$(cat "$f")"
 }
 
 mds_active() { ceph_cli mds stat 2>/dev/null | grep -q 'up:active'; }
@@ -182,7 +193,7 @@ load_ns() {
   [ -z "$netns" ] || NS="ip netns exec $netns"
 }
 
-[ $# -ge 2 ] || die "usage: $0 start|stop|kill-daemon|restart-daemon DIR ..."
+[ $# -ge 2 ] || die "usage: $0 start|stop|kill-daemon|restart-daemon|pause-daemon|resume-daemon DIR ..."
 verb=$1
 DIR=$(realpath -m "$2")
 shift 2
@@ -191,5 +202,7 @@ case $verb in
   stop) cmd_stop ;;
   kill-daemon) load_ns; stop_daemon "$1" ;;
   restart-daemon) load_ns; [ -f "$DIR/$1.pid" ] || start_daemon "$1" ;;
+  pause-daemon) signal_daemon STOP "$1" ;;
+  resume-daemon) signal_daemon CONT "$1" ;;
   *) die "unknown command $verb" ;;
 esac

@@ -42,6 +42,10 @@ absl::StatusOr<LookupResult> BackendRouter::Lookup(const Cred& cred, const FileH
                                                    std::optional<Attributes>* dir_attributes) {
   return For(dir)->Lookup(cred, dir, name, dir_attributes);
 }
+std::vector<absl::StatusOr<LookupResult>> BackendRouter::LookupEach(
+    const Cred& cred, const FileHandle& dir, absl::Span<const std::string_view> names) {
+  return For(dir)->LookupEach(cred, dir, names);
+}
 absl::StatusOr<AccessResult> BackendRouter::Access(const Cred& cred, const FileHandle& fh,
                                                    uint32_t requested,
                                                    std::optional<Attributes>* attributes) {

@@ -33,6 +33,8 @@ class BackendRouter : public Backend {
   absl::StatusOr<LookupResult> Lookup(const Cred& cred, const FileHandle& dir,
                                       std::string_view name,
                                       std::optional<Attributes>* dir_attributes) override;
+  std::vector<absl::StatusOr<LookupResult>> LookupEach(
+      const Cred& cred, const FileHandle& dir, absl::Span<const std::string_view> names) override;
   absl::StatusOr<AccessResult> Access(const Cred& cred, const FileHandle& fh, uint32_t requested,
                                       std::optional<Attributes>* attributes) override;
   absl::StatusOr<std::string> Readlink(const Cred& cred, const FileHandle& fh,

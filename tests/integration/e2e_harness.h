@@ -163,18 +163,15 @@ class NfsdProcess {
   bool Stop() {
     if (pid_ <= 0) return false;
     kill(pid_, SIGTERM);
-    int status = 0;
-    pid_t done = 0;
-    for (int i = 0; i < 300 && done == 0; ++i) {
-      done = waitpid(pid_, &status, WNOHANG);
-      if (done == 0) usleep(100000);
-    }
-    if (done == 0) {
-      Kill9();
-      return false;
-    }
-    pid_ = -1;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    std::optional<int> status = WaitExit(absl::Seconds(30));
+    return status && WIFEXITED(*status) && WEXITSTATUS(*status) == 0;
+  }
+
+  // Runs nfs3d where it should refuse to start: its wait status once it
+  // exited, or none if it still ran after `limit` (it is killed then).
+  std::optional<int> RunUntilExit(absl::Duration limit) {
+    Spawn();
+    return WaitExit(limit);
   }
 
   std::string Log() const {
@@ -206,9 +203,8 @@ class NfsdProcess {
     return true;
   }
 
-  // One start; false if nfs3d exited (pid_ -1) or never answered.
-  bool StartOnce() {
-    const size_t log_from = Log().size();
+  // Starts nfs3d on the configuration, its stderr appended to nfs3d.log.
+  void Spawn() {
     std::string config = (dir_ / "nfs3d.conf").string();
     std::string log = (dir_ / "nfs3d.log").string();
     pid_ = fork();
@@ -219,6 +215,28 @@ class NfsdProcess {
             static_cast<char*>(nullptr));
       _exit(127);
     }
+  }
+
+  // Waits up to `limit` for nfs3d to exit: its wait status, or none after
+  // a SIGKILL when it did not.
+  std::optional<int> WaitExit(absl::Duration limit) {
+    int status = 0;
+    const absl::Time deadline = absl::Now() + limit;
+    while (waitpid(pid_, &status, WNOHANG) == 0) {
+      if (absl::Now() >= deadline) {
+        Kill9();
+        return std::nullopt;
+      }
+      usleep(100000);
+    }
+    pid_ = -1;
+    return status;
+  }
+
+  // One start; false if nfs3d exited (pid_ -1) or never answered.
+  bool StartOnce() {
+    const size_t log_from = Log().size();
+    Spawn();
     for (int i = 0; i < 100; ++i) {
       if (ListensOnItsPort(log_from) && Answers(rpc::Transport::kTcp) &&
           Answers(rpc::Transport::kUdp)) {

@@ -3,6 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <optional>
+#include <vector>
+
+#include "nfsd/nfs3_program.h"
 #include "tests/nfsd/nfs3_fixture.h"
 
 namespace nfs3d::nfsd::testing {
@@ -31,6 +35,37 @@ TEST_F(Nfs3Test, GetattrOfRoot) {
   struct stat st;
   ASSERT_EQ(stat(Path("rw").c_str(), &st), 0);
   EXPECT_EQ(r.obj_attributes.fileid, st.st_ino);
+}
+
+// A whole call message: RPC header with an AUTH_SYS credential, then args.
+std::vector<uint8_t> CallMessage(uint32_t prog, uint32_t proc, const std::vector<uint32_t>& args) {
+  std::vector<uint32_t> words = {7, 0, 2, prog, 3, proc, 1, 12, 0, 0, 0, 0, 0};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<uint8_t> bytes;
+  for (uint32_t w : words) {
+    for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<uint8_t>(w >> shift));
+  }
+  return bytes;
+}
+
+TEST(InlineCallHandleTest, FindsTheHandleOfTheCallsThatMayRunInline) {
+  // Handle of 8 bytes: 0x01020304 0x05060708.
+  const std::vector<uint32_t> fh = {8, 0x01020304, 0x05060708};
+  for (uint32_t proc : {n3::kGetattr, n3::kLookup, n3::kAccess}) {
+    std::vector<uint32_t> args = fh;
+    args.push_back(0);  // LOOKUP's name / ACCESS's mask: not read
+    std::optional<vfs::FileHandle> found = InlineCallHandle(CallMessage(n3::kProgram, proc, args));
+    ASSERT_TRUE(found.has_value()) << proc;
+    EXPECT_EQ(found->len, 8);
+    EXPECT_EQ(found->data[0], 1);
+    EXPECT_EQ(found->data[7], 8);
+  }
+  EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, n3::kRead, fh)).has_value());
+  EXPECT_FALSE(InlineCallHandle(CallMessage(100005, 1, fh)).has_value());         // MOUNT
+  EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, 1, {65})).has_value());  // too long
+  std::vector<uint8_t> cut = CallMessage(n3::kProgram, 1, fh);
+  cut.resize(cut.size() - 2);
+  EXPECT_FALSE(InlineCallHandle(cut).has_value());
 }
 
 TEST_F(Nfs3Test, SetattrModeSizeAndWcc) {

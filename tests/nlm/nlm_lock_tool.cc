@@ -2,10 +2,12 @@
 // whole-file exclusive lock on EXPORT/NAME as host "nlm-tool", so the guest
 // kernel's locks are arbitrated by nfs3d against another host (processes of
 // one Linux client are arbitrated by the client kernel first).
-//   nlm_lock_tool SERVER EXPORT NAME lock|unlock|test [--wait-grace]
+//   nlm_lock_tool SERVER[:PORT] EXPORT NAME lock|unlock|test [--wait-grace]
+// (PORT: where NFS, MOUNT and NLM answer; default 2049).
 // Exit status: 0 granted / free / unlocked, 1 denied / held, 3 grace period,
 // 2 error.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -55,7 +57,7 @@ bool FileHandle(client::RpcClient& rpc, const std::string& export_path, const st
 }
 
 int Run(int argc, char** argv) {
-  if (argc < 5) return Fail("usage: nlm_lock_tool SERVER EXPORT NAME lock|unlock|test");
+  if (argc < 5) return Fail("usage: nlm_lock_tool SERVER[:PORT] EXPORT NAME lock|unlock|test");
   std::string op = argv[4];
   bool wait_grace = argc > 5 && std::strcmp(argv[5], "--wait-grace") == 0;
   client::RpcClientOptions options;
@@ -63,8 +65,14 @@ int Run(int argc, char** argv) {
   options.cred.machine = "nlm-tool";
   options.cred.uid = 0;
   options.cred.gid = 0;
+  std::string server = argv[1];
+  uint16_t port = 2049;
+  if (size_t colon = server.rfind(':'); colon != std::string::npos) {
+    port = static_cast<uint16_t>(std::atoi(server.c_str() + colon + 1));
+    server.resize(colon);
+  }
   absl::StatusOr<std::unique_ptr<client::RpcClient>> rpc =
-      client::RpcClient::Connect(argv[1], 2049, options);
+      client::RpcClient::Connect(server, port, options);
   if (!rpc.ok()) return Fail(rpc.status().ToString());
   nlm4_lock lock;
   lock.caller_name = "nlm-tool";

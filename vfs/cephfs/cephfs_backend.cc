@@ -357,15 +357,17 @@ class CephfsBackend::Impl {
     return st;
   }
 
-  // Handle and attributes of a new object; applies what attrs the create did
-  // not (uid/gid, times) as cred.
+  // Handle and attributes of a new object (takes over the reference on in);
+  // applies what attrs the create did not (uid/gid, times; the size of a
+  // regular file) as cred. Like the POSIX backend, a change that fails
+  // fails the call.
   absl::StatusOr<CreateResult> Finish(const Cred& cred, const Node& dir, Inode* in,
-                                      const SetAttributes* attrs) {
+                                      const SetAttributes* attrs, bool regular) {
     InodeRef ref(cm_, in);
     if (attrs) {
       SetAttributes rest = *attrs;
       rest.mode.reset();
-      rest.size.reset();
+      if (!regular) rest.size.reset();
       absl::Status applied = ApplyAttrs(cred, in, rest);
       if (!applied.ok()) return applied;
     }
@@ -376,13 +378,48 @@ class CephfsBackend::Impl {
     return CreateResult{*fh, ToAttributes(*stx, *dir.exp)};
   }
 
+  // CREATE, MKDIR, SYMLINK, MKNOD, LINK: resolves dir, checks the new name
+  // and runs op(dir, name, the caller's identity) with wcc around it.
+  using EntryOp = std::function<absl::Status(const Node& dir, const char* name, UserPerm* perm)>;
+  absl::Status NewEntry(const Cred& cred, const FileHandle& dir, std::string_view name,
+                        Wcc* dir_wcc, const EntryOp& op) {
+    absl::StatusOr<Node> d = Resolve(dir);
+    if (!d.ok()) return d.status();
+    absl::Status valid = CheckNewName(name);
+    if (!valid.ok()) return valid;
+    const std::string n(name);
+    Perm perm(cred);
+    return DirOp(*d, dir_wcc, [&] { return op(*d, n.c_str(), perm.get()); });
+  }
+
+  // NewEntry for a call that makes an object: make (a ceph_ll_* call)
+  // returns a negative errno, or 0 with a reference on the new inode in *in;
+  // the object is then finished with attrs.
+  using MakeFn = std::function<int(Inode* dir, const char* name, UserPerm* perm, Inode** in)>;
+  absl::StatusOr<CreateResult> MakeEntry(const Cred& cred, const FileHandle& dir,
+                                         std::string_view name, Wcc* dir_wcc, const char* what,
+                                         const SetAttributes* attrs, bool regular,
+                                         const MakeFn& make) {
+    absl::StatusOr<CreateResult> result = ErrnoError(EIO, what);
+    absl::Status st = NewEntry(cred, dir, name, dir_wcc,
+                               [&](const Node& d, const char* n, UserPerm* perm) -> absl::Status {
+                                 Inode* in = nullptr;
+                                 int rc = make(d.inode.get(), n, perm, &in);
+                                 if (rc < 0) return CephError(rc, what);
+                                 result = Finish(cred, d, in, attrs, regular);
+                                 return result.status();
+                               });
+    if (!st.ok()) return st;
+    return result;
+  }
+
   uint64_t verifier() const { return verifier_.load(); }
-  void RotateVerifier() {
+  void RotateVerifier(const char* why = "sync failed") {
     uint64_t old = verifier_.load();
     uint64_t next = RandomU64();
     if (next == old) ++next;
     verifier_.store(next);
-    NFS3D_LOG_WARNING("%s: sync failed: write verifier changed", cluster_.c_str());
+    NFS3D_LOG_WARNING("%s: %s: write verifier changed", cluster_.c_str(), why);
   }
 
  private:
@@ -679,114 +716,71 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
                                                    std::string_view name, CreateMode mode,
                                                    const SetAttributes& attrs,
                                                    const Verifier& verifier, Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
-  if (!d.ok()) return d.status();
-  absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
-  const std::string n(name);
-  Perm perm(cred);
-  Inode* in = nullptr;
-  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "create");
-  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    const int flags = O_CREAT | O_RDWR | (mode == CreateMode::kUnchecked ? 0 : O_EXCL);
-    const mode_t perms = mode == CreateMode::kExclusive ? 0600 : attrs.mode.value_or(0600);
-    Fh* fh = nullptr;
-    struct ceph_statx stx;
-    int rc = ceph_ll_create(impl_->cm(), d->inode.get(), n.c_str(), perms, flags, &in, &fh, &stx,
-                            kWantAttrs, 0, perm.get());
-    if (rc == -EEXIST && mode == CreateMode::kExclusive) {
-      // A retransmission finds its own verifier: same file, success.
-      rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
-                          AT_SYMLINK_NOFOLLOW, perm.get());
-      if (rc < 0) return CephError(rc, "exclusive create lookup");
-      Impl::InodeRef ref(impl_->cm(), in);
-      uint8_t stored[8];
-      int len = ceph_ll_getxattr(impl_->cm(), in, kVerifierXattr, stored, sizeof(stored),
-                                 ceph_mount_perms(impl_->cm()));
-      if (len != 8 || std::memcmp(stored, verifier.data(), 8) != 0) {
-        return ErrnoError(EEXIST, "exclusive create: other verifier");
-      }
-      absl::StatusOr<FileHandle> h = impl_->MakeHandle(*d->exp, stx.stx_ino, kNoSnap);
-      if (!h.ok()) return h.status();
-      result = CreateResult{*h, impl_->ToAttributes(stx, *d->exp)};
-      return absl::OkStatus();
-    }
-    if (rc < 0) return CephError(rc, "create");
-    if (fh) ceph_ll_close(impl_->cm(), fh);
-    if (mode == CreateMode::kExclusive) {
-      rc = ceph_ll_setxattr(impl_->cm(), in, kVerifierXattr, verifier.data(), verifier.size(), 0,
-                            ceph_mount_perms(impl_->cm()));
-      if (rc < 0) {
-        ceph_ll_put(impl_->cm(), in);
-        return CephError(rc, "store verifier");
-      }
-      // The attributes come with the SETATTR the client sends next.
-      result = impl_->Finish(cred, *d, in, nullptr);
-    } else {
-      SetAttributes rest = attrs;
-      if (attrs.size && *attrs.size == 0 && mode != CreateMode::kUnchecked) rest.size.reset();
-      result = impl_->Finish(cred, *d, in, &rest);
-      if (result.ok() && rest.size) {
-        absl::Status truncated = impl_->ApplyAttrs(cred, in, SetAttributes{.size = rest.size});
-        (void)truncated;
-      }
-    }
-    return result.status();
-  });
-  if (!st.ok()) return st;
-  return result;
+  // EXCLUSIVE: the attributes come with the SETATTR the client sends next.
+  // Otherwise the mode goes to the create and the rest after it; a size of
+  // 0 matters only for an existing file (UNCHECKED).
+  SetAttributes rest = attrs;
+  if (attrs.size == 0 && mode != CreateMode::kUnchecked) rest.size.reset();
+  const SetAttributes* apply = mode == CreateMode::kExclusive ? nullptr : &rest;
+  ceph_mount_info* cm = impl_->cm();
+  return impl_->MakeEntry(
+      cred, dir, name, dir_wcc, "create", apply, /*regular=*/true,
+      [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
+        const int flags = O_CREAT | O_RDWR | (mode == CreateMode::kUnchecked ? 0 : O_EXCL);
+        const mode_t perms = mode == CreateMode::kExclusive ? 0600 : attrs.mode.value_or(0600);
+        Fh* fh = nullptr;
+        struct ceph_statx stx;
+        int rc = ceph_ll_create(cm, parent, n, perms, flags, in, &fh, &stx, kWantAttrs, 0, perm);
+        if (rc == -EEXIST && mode == CreateMode::kExclusive) {
+          // A retransmission finds its own verifier: same file, success.
+          rc = ceph_ll_lookup(cm, parent, n, in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm);
+          if (rc < 0) return rc;
+          uint8_t stored[8];
+          int len = ceph_ll_getxattr(cm, *in, kVerifierXattr, stored, sizeof(stored),
+                                     ceph_mount_perms(cm));
+          if (len == 8 && std::memcmp(stored, verifier.data(), 8) == 0) return 0;
+          ceph_ll_put(cm, *in);
+          return -EEXIST;
+        }
+        if (rc < 0) return rc;
+        if (fh) ceph_ll_close(cm, fh);
+        if (mode != CreateMode::kExclusive) return 0;
+        rc = ceph_ll_setxattr(cm, *in, kVerifierXattr, verifier.data(), verifier.size(), 0,
+                              ceph_mount_perms(cm));
+        if (rc < 0) ceph_ll_put(cm, *in);
+        return rc;
+      });
 }
 
 absl::StatusOr<CreateResult> CephfsBackend::Mkdir(const Cred& cred, const FileHandle& dir,
                                                   std::string_view name,
                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
-  if (!d.ok()) return d.status();
-  absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
-  const std::string n(name);
-  Perm perm(cred);
-  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "mkdir");
-  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    Inode* in = nullptr;
-    struct ceph_statx stx;
-    int rc = ceph_ll_mkdir(impl_->cm(), d->inode.get(), n.c_str(), attrs.mode.value_or(0700), &in,
-                           &stx, kWantAttrs, 0, perm.get());
-    if (rc < 0) return CephError(rc, "mkdir");
-    result = impl_->Finish(cred, *d, in, &attrs);
-    return result.status();
-  });
-  if (!st.ok()) return st;
-  return result;
+  ceph_mount_info* cm = impl_->cm();
+  return impl_->MakeEntry(cred, dir, name, dir_wcc, "mkdir", &attrs, /*regular=*/false,
+                          [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
+                            struct ceph_statx stx;
+                            return ceph_ll_mkdir(cm, parent, n, attrs.mode.value_or(0700), in,
+                                                 &stx, kWantAttrs, 0, perm);
+                          });
 }
 
 absl::StatusOr<CreateResult> CephfsBackend::Symlink(const Cred& cred, const FileHandle& dir,
                                                     std::string_view name,
                                                     std::string_view target,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
-  if (!d.ok()) return d.status();
-  absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
   if (target.empty() || target.find('\0') != std::string_view::npos) {
     return ErrnoError(EINVAL, "symlink target");
   }
-  const std::string n(name), t(target);
-  Perm perm(cred);
-  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "symlink");
-  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    Inode* in = nullptr;
-    struct ceph_statx stx;
-    int rc = ceph_ll_symlink(impl_->cm(), d->inode.get(), n.c_str(), t.c_str(), &in, &stx,
-                             kWantAttrs, 0, perm.get());
-    if (rc < 0) return CephError(rc, "symlink");
-    SetAttributes rest = attrs;
-    rest.mode.reset();  // symlinks have no mode of their own
-    result = impl_->Finish(cred, *d, in, &rest);
-    return result.status();
-  });
-  if (!st.ok()) return st;
-  return result;
+  const std::string t(target);
+  SetAttributes rest = attrs;
+  rest.mode.reset();  // symlinks have no mode of their own
+  ceph_mount_info* cm = impl_->cm();
+  return impl_->MakeEntry(cred, dir, name, dir_wcc, "symlink", &rest, /*regular=*/false,
+                          [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
+                            struct ceph_statx stx;
+                            return ceph_ll_symlink(cm, parent, n, t.c_str(), in, &stx, kWantAttrs,
+                                                   0, perm);
+                          });
 }
 
 absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHandle& dir,
@@ -801,26 +795,14 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
     case FileType::kFifo: kind = S_IFIFO; break;
     default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
   }
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
-  if (!d.ok()) return d.status();
-  absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
-  const std::string n(name);
   const dev_t rdev = (kind == S_IFCHR || kind == S_IFBLK) ? makedev(major_num, minor_num) : 0;
-  Perm perm(cred);
-  absl::StatusOr<CreateResult> result = ErrnoError(EIO, "mknod");
-  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    Inode* in = nullptr;
-    struct ceph_statx stx;
-    int rc = ceph_ll_mknod(impl_->cm(), d->inode.get(), n.c_str(),
-                           kind | attrs.mode.value_or(0600), rdev, &in, &stx, kWantAttrs, 0,
-                           perm.get());
-    if (rc < 0) return CephError(rc, "mknod");
-    result = impl_->Finish(cred, *d, in, &attrs);
-    return result.status();
-  });
-  if (!st.ok()) return st;
-  return result;
+  ceph_mount_info* cm = impl_->cm();
+  return impl_->MakeEntry(cred, dir, name, dir_wcc, "mknod", &attrs, /*regular=*/false,
+                          [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
+                            struct ceph_statx stx;
+                            return ceph_ll_mknod(cm, parent, n, kind | attrs.mode.value_or(0600),
+                                                 rdev, in, &stx, kWantAttrs, 0, perm);
+                          });
 }
 
 absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
@@ -894,17 +876,12 @@ absl::Status CephfsBackend::Link(const Cred& cred, const FileHandle& fh, const F
                                  std::optional<Attributes>* file_attributes, Wcc* dir_wcc) {
   absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
-  if (!d.ok()) return d.status();
-  if (node->exp != d->exp) return ErrnoError(EXDEV, "link across exports");
-  absl::Status valid = CheckNewName(name);
-  if (!valid.ok()) return valid;
-  const std::string n(name);
-  Perm perm(cred);
-  absl::Status st = impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    int rc = ceph_ll_link(impl_->cm(), node->inode.get(), d->inode.get(), n.c_str(), perm.get());
-    return rc < 0 ? CephError(rc, "link") : absl::OkStatus();
-  });
+  absl::Status st = impl_->NewEntry(
+      cred, dir, name, dir_wcc, [&](const Impl::Node& d, const char* n, UserPerm* perm) {
+        if (node->exp != d.exp) return ErrnoError(EXDEV, "link across exports");
+        int rc = ceph_ll_link(impl_->cm(), node->inode.get(), d.inode.get(), n, perm);
+        return rc < 0 ? CephError(rc, "link") : absl::OkStatus();
+      });
   if (file_attributes) *file_attributes = impl_->AttrsOrNone(*node);
   return st;
 }
@@ -994,6 +971,10 @@ absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandl
 }
 
 Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifier()); }
+
+void CephfsBackend::ChangeWriteVerifier() { impl_->RotateVerifier("sync outcome unknown"); }
+
+const std::string& CephfsBackend::cluster() const { return impl_->cluster(); }
 
 namespace {
 

@@ -15,10 +15,11 @@
 //  - EXCLUSIVE create stores the verifier in the xattr user.nfs3d.verifier.
 //  - READDIR cookies are libcephfs directory offsets; the cookie verifier is
 //    constant (offsets stay valid across changes, as on POSIX).
-//  - Timeouts: connecting (monitors) and OSD/monitor operations fail after
+//  - Timeouts: connecting (monitors) and monitor operations fail after
 //    options.timeout_seconds, and libcephfs's "timed out"/"not connected"
-//    errors become kErrJukebox. Requests to an MDS that stops answering are
-//    NOT bounded yet: such a call waits until the MDS is back.
+//    errors become kErrJukebox. Requests to an MDS or OSD that stops
+//    answering wait until it is back: the daemon bounds them by calling this
+//    backend through a DeadlineBackend (vfs/deadline_backend.h).
 //  - Restart: a head's CephFS session id is fixed (host, state directory,
 //    handle key); a new instance first ends the old instance's session
 //    (ceph_start_reclaim with CEPH_RECLAIM_RESET), so files it had open are
@@ -108,6 +109,11 @@ class CephfsBackend : public Backend {
   absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, Wcc* wcc) override;
   Verifier WriteVerifier() const override;
+  // A new write verifier: for a sync whose outcome is unknown (it did not
+  // answer in time), so clients resend what they wrote UNSTABLE.
+  void ChangeWriteVerifier();
+  // Names the cluster (conf, client, file system), for messages.
+  const std::string& cluster() const;
 
   // NLM locks as CephFS locks (ceph_ll_setlk/getlk), so other CephFS
   // clients see them. owner tells NLM lock owners apart within this client;

@@ -1,0 +1,73 @@
+// NLM locks on a CephFS export, end to end through two nfs3d heads serving
+// the same CephFS directory of the shared test cluster (fixture ceph): a lock
+// granted by one head is a CephFS lock, so the other head (another CephFS
+// client) refuses a conflicting NLM lock and reports the holder to TEST,
+// until the first is released. The NLM client is tests/nlm/nlm_lock_tool.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/integration/e2e_harness.h"
+
+namespace nfs3d::e2e {
+namespace {
+
+class CephfsLockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* ceph = std::getenv("NFS3D_CEPH_DIR");
+    if (ceph == nullptr) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
+    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephlock-", getpid());
+    fs::remove_all(dir_);
+    const std::string ceph_conf =
+        absl::StrCat("\n[nlm]\nenable = on\ngrace_period = 0\n[ceph]\nconf = ", ceph,
+                     "/ceph.conf\nkeyring = ", ceph, "/keyring\nclient_id = admin\n");
+    // Two heads, each with a state directory (and so a CephFS session) of
+    // its own.
+    for (int i = 0; i < 2; ++i) {
+      heads_[i].Configure(dir_ / absl::StrCat("head", i),
+                          "/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n", ceph_conf);
+      ASSERT_TRUE(heads_[i].Start()) << heads_[i].Log();
+    }
+  }
+  void TearDown() override {
+    for (NfsdProcess& head : heads_) head.Stop();
+    fs::remove_all(dir_);
+  }
+
+  // nlm_lock_tool's exit status against head i: 0 granted/free/unlocked,
+  // 1 denied/held.
+  int Tool(int i, const std::string& name, const char* op) {
+    const std::string cmd = absl::StrCat(NFS3D_NLM_TOOL, " 127.0.0.1:", heads_[i].port(),
+                                         " /ceph ", name, " ", op);
+    int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  fs::path dir_;
+  NfsdProcess heads_[2];
+};
+
+TEST_F(CephfsLockTest, LockOnOneHeadIsRefusedOnTheOther) {
+  auto c = RawClient::Open(heads_[0].port(), {});
+  auto mnt = RawClient::Open(heads_[0].mount_port(), {});
+  const std::string root = Mount(*mnt, "/ceph");
+  ASSERT_FALSE(root.empty());
+  const std::string name = absl::StrCat("locked-", getpid());
+  ASSERT_FALSE(NewHandle(Nfs(*c, nfs3::kCreate, CreateArgs(root, name))).empty());
+
+  EXPECT_EQ(Tool(0, name, "lock"), 0);  // granted by head 0: a CephFS lock
+  EXPECT_EQ(Tool(1, name, "test"), 1);  // head 1 sees it held
+  EXPECT_EQ(Tool(1, name, "lock"), 1);  // and refuses the conflicting lock
+  EXPECT_EQ(Tool(0, name, "unlock"), 0);
+  EXPECT_EQ(Tool(1, name, "lock"), 0);  // free now
+  EXPECT_EQ(Tool(0, name, "test"), 1);  // and the other way round
+  EXPECT_EQ(Tool(1, name, "unlock"), 0);
+  Nfs(*c, nfs3::kRemove, DirOp(root, name));
+}
+
+}  // namespace
+}  // namespace nfs3d::e2e
