@@ -88,6 +88,9 @@ struct Daemon::Impl {
   // Every call to ceph, with the [ceph] timeout (a stopped cluster daemon
   // gives JUKEBOX instead of holding the server's threads).
   std::unique_ptr<vfs::DeadlineBackend> ceph_calls;
+  // Set once `ceph` exists (a reload may add the first cephfs= export): until
+  // then no call needs the header decode of call_may_block.
+  std::atomic<bool> ceph_connected{false};
 #endif
   std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
   std::set<uint32_t> backend_exports;  // export ids already added to the backend
@@ -161,6 +164,7 @@ struct Daemon::Impl {
       deadline.name = ceph->cluster();
       ceph_calls = std::make_unique<vfs::DeadlineBackend>(ceph.get(), std::move(deadline));
       router->AddHandleType(vfs::kCephHandleType, ceph_calls.get());
+      ceph_connected.store(true, std::memory_order_release);
     }
     absl::Status added =
         ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0));
@@ -319,7 +323,8 @@ absl::Status Daemon::Start() {
 #if NFS3D_HAVE_CEPHFS
   // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
   // to the [ceph] timeout: on a worker, never on an io thread.
-  options.call_may_block = [](absl::Span<const uint8_t> call) {
+  options.call_may_block = [&d](absl::Span<const uint8_t> call) {
+    if (!d.ceph_connected.load(std::memory_order_acquire)) return false;
     std::optional<vfs::FileHandle> fh = InlineCallHandle(call);
     return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
   };
