@@ -82,6 +82,9 @@ vfs::PosixBackend::ExportSettings BackendSettings(const conf::Export& exp) {
 
 struct Daemon::Impl {
   conf::ServerConfig config;
+  // Reads from client sockets (RpcServerOptions::receive_count): the POSIX
+  // backend looks for directory moves once per read, not per call.
+  std::atomic<uint64_t> receive_count{0};
   std::unique_ptr<vfs::PosixBackend> backend;  // local directories
 #if NFS3D_HAVE_CEPHFS
   std::unique_ptr<vfs::CephfsBackend> ceph;  // cephfs= exports, connected at the first
@@ -191,6 +194,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   }
   vfs::PosixBackendOptions backend_options;
   backend_options.state_dir = config.state_dir;
+  backend_options.receive_count = &impl->receive_count;
   absl::StatusOr<std::unique_ptr<vfs::PosixBackend>> backend =
       vfs::PosixBackend::Create(backend_options);
   if (!backend.ok()) return backend.status();
@@ -320,6 +324,7 @@ absl::Status Daemon::Start() {
   options.max_inflight_per_connection = c.max_requests_per_connection;
   options.max_inflight_total = c.max_requests;
   options.tcp_sendfile = c.tcp_sendfile;
+  options.receive_count = &d.receive_count;
 #if NFS3D_HAVE_CEPHFS
   // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
   // to the [ceph] timeout: on a worker, never on an io thread.

@@ -27,6 +27,7 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.max_connections = o.max_connections;
   t.max_inflight_per_connection = std::max<size_t>(1, o.max_inflight_per_connection);
   t.sendfile = o.tcp_sendfile;
+  t.receive_count = o.receive_count;
   return t;
 }
 
@@ -86,7 +87,7 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   if (stopped_) return absl::FailedPreconditionError("server stopped");
   auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
                                       pools_, &mtu_cache_, options_.udp_buffer_bytes,
-                                      &inflight_);
+                                      &inflight_, options_.receive_count);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
   if (started_) (*listener)->Start();

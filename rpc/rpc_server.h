@@ -51,6 +51,12 @@ struct RpcServerOptions {
   // remote (one on a CephFS file): it runs on a worker, not inline on an io
   // thread. Unset: every such call runs inline.
   std::function<bool(absl::Span<const uint8_t> call)> call_may_block;
+  // Advanced after every read from a client socket (TCP and UDP), before
+  // the calls read are run; null: not kept. For state that a call must see
+  // if it changed before the call was sent, but that is costly to look at:
+  // looking once per read suffices (vfs::DirectoryMoveWatch). Must outlive
+  // the server.
+  std::atomic<uint64_t>* receive_count = nullptr;
 };
 
 class RpcServer {

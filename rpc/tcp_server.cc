@@ -240,6 +240,7 @@ void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {
     return;
   }
   reading_ = false;
+  NoteReceived();
   if (reassembler_.CommitDirect(n) == RecordReassembler::Result::kRecord) {
     ++inflight_;
     Dispatch(reassembler_.TakeRecord());  // keeps the slot
@@ -274,10 +275,16 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
     }
     return;
   }
+  NoteReceived();
   buffered_begin_ = 0;
   buffered_end_ = n;
   inline_budget_.Reset();
   ReadMore();
+}
+
+void TcpConnection::NoteReceived() {
+  std::atomic<uint64_t>* count = context_->options().receive_count;
+  if (count != nullptr) count->fetch_add(1, std::memory_order_acq_rel);
 }
 
 void TcpConnection::Dispatch(std::vector<uint8_t> record) {

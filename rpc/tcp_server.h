@@ -41,6 +41,7 @@ struct TcpOptions {
   size_t max_inflight_per_connection = 64;
   // Replies may carry file segments, sent with sendfile (READ over TCP).
   bool sendfile = false;
+  std::atomic<uint64_t>* receive_count = nullptr;  // RpcServerOptions::receive_count
 };
 
 // Bounds the calls handed to the worker pool (queued or running) across
@@ -140,6 +141,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // reassembler is not inside one (then read_buf_ is used).
   bool StartDirectRead();
   void OnDirectRead(const boost::system::error_code& ec, size_t n);
+  // Advances TcpOptions::receive_count after a read, before its calls run.
+  void NoteReceived();
   // SO_RCVLOWAT: the socket reads as ready only once `bytes` are queued (or
   // at EOF, an error, or a closed receive window: the kernel never lets the
   // mark deadlock a connection).

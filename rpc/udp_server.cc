@@ -35,7 +35,8 @@ void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
 
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,
-    WorkerPools workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit) {
+    WorkerPools workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit,
+    std::atomic<uint64_t>* receive_count) {
   asio::ip::udp::socket socket(io);
   error_code ec;
   socket.open(endpoint.protocol(), ec);
@@ -58,17 +59,19 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     return absl::UnavailableError(absl::StrCat("udp bind on ", endpoint.address().to_string(),
                                                " port ", endpoint.port(), ": ", ec.message()));
   }
-  std::unique_ptr<UdpListener> listener(new UdpListener(std::move(socket), service, workers, mtu, limit));
+  std::unique_ptr<UdpListener> listener(new UdpListener(std::move(socket), service, workers, mtu, limit, receive_count));
   return listener;
 }
 
 UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service,
-                         WorkerPools workers, MtuCache* mtu, InflightLimit* limit)
+                         WorkerPools workers, MtuCache* mtu, InflightLimit* limit,
+                         std::atomic<uint64_t>* receive_count)
     : socket_(std::move(socket)),
       service_(service),
       workers_(workers),
       mtu_(mtu),
       limit_(limit),
+      receive_count_(receive_count),
       fd_(socket_.native_handle()),
       recv_buf_(kMaxDatagram) {
   error_code ec;
@@ -132,6 +135,7 @@ void UdpListener::OnReadable() {
       }
       break;
     }
+    if (receive_count_ != nullptr) receive_count_->fetch_add(1, std::memory_order_acq_rel);
     // Over the server-wide in-flight bound: drop before copying anything.
     if (limit_ != nullptr && !limit_->TryAcquire()) continue;
     // A truncated datagram (MSG_TRUNC) still goes to the service, which drops

@@ -7,6 +7,7 @@
 
 #include <netinet/in.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,7 +36,7 @@ class UdpListener {
   static absl::StatusOr<std::unique_ptr<UdpListener>> Create(
       boost::asio::io_context& io, const boost::asio::ip::udp::endpoint& endpoint,
       RpcService* service, WorkerPools workers, MtuCache* mtu, size_t buffer_bytes,
-      InflightLimit* limit = nullptr);
+      InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr);
 
   uint16_t port() const { return port_; }
   void Start();
@@ -51,7 +52,8 @@ class UdpListener {
   };
 
   UdpListener(boost::asio::ip::udp::socket socket, RpcService* service,
-              WorkerPools workers, MtuCache* mtu, InflightLimit* limit);
+              WorkerPools workers, MtuCache* mtu, InflightLimit* limit,
+              std::atomic<uint64_t>* receive_count);
   void Wait();
   void OnReadable();
   // On a worker thread.
@@ -64,6 +66,7 @@ class UdpListener {
   WorkerPools workers_;
   MtuCache* mtu_;
   InflightLimit* limit_;
+  std::atomic<uint64_t>* receive_count_;  // RpcServerOptions::receive_count
   int fd_;  // fixed for the listener's life; workers send on it
   bool v6_;
   uint16_t port_ = 0;

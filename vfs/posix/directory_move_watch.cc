@@ -41,9 +41,16 @@ absl::Status DirectoryMoveWatch::Watch(const std::string& path) {
 std::optional<uint64_t> DirectoryMoveWatch::Generation() {
   const int fd = fanotify_fd_.load(std::memory_order_acquire);
   if (fd < 0) return std::nullopt;
+  // Read before looking, so a look counts only for reads made before it.
+  const uint64_t received =
+      receive_count_ != nullptr ? receive_count_->load(std::memory_order_acquire) + 1 : 0;
+  if (received != 0 && looked_at_.load(std::memory_order_acquire) == received) {
+    return generation_.load(std::memory_order_acquire);  // no read since the last look
+  }
   int queued = 0;
   if (ioctl(fd, FIONREAD, &queued) != 0) return std::nullopt;
   if (queued > 0) Drain();
+  if (received != 0) looked_at_.store(received, std::memory_order_release);
   return generation_.load(std::memory_order_acquire);
 }
 

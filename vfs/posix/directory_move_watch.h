@@ -13,6 +13,11 @@
 // Generation() drains the queue whenever it is not empty (one FIONREAD ioctl
 // per call when it is), so a directory moved out before a call arrives is
 // refused in that call, as with a check on every use.
+// With a receive counter (one the transports advance after every read from a
+// client socket) the FIONREAD is made only once per read, not per call: a
+// call sent after a rename returned arrives in a read after it, and that read
+// moves the counter, so the next Generation() looks again. Pipelined calls of
+// one read share one ioctl (13 % of a sub-directory GETATTR's cycles, perf).
 // Where fanotify is unavailable (no CAP_SYS_ADMIN, or a file system that
 // cannot report file ids) Watch fails and callers check on every use.
 #ifndef NFS3D_VFS_DIRECTORY_MOVE_WATCH_H_
@@ -30,7 +35,10 @@ namespace nfs3d::vfs {
 
 class DirectoryMoveWatch {
  public:
-  DirectoryMoveWatch() = default;
+  // receive_count: see above; null: look at the queue on every call. It
+  // must outlive this object.
+  explicit DirectoryMoveWatch(const std::atomic<uint64_t>* receive_count = nullptr)
+      : receive_count_(receive_count) {}
   ~DirectoryMoveWatch();
   DirectoryMoveWatch(const DirectoryMoveWatch&) = delete;
   DirectoryMoveWatch& operator=(const DirectoryMoveWatch&) = delete;
@@ -49,6 +57,10 @@ class DirectoryMoveWatch {
  private:
   void Drain();
 
+  const std::atomic<uint64_t>* const receive_count_;
+  // 1 + the receive count read before the last look at an empty queue; 0:
+  // none yet.
+  std::atomic<uint64_t> looked_at_{0};
   std::atomic<int> fanotify_fd_{-1};
   std::atomic<uint64_t> generation_{1};
   absl::Mutex init_mu_;   // serialises the first Watch

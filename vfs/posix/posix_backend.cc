@@ -248,8 +248,13 @@ class PosixBackend::Impl {
  public:
   using NodePtr = std::shared_ptr<Node>;
 
-  Impl(const HandleSecret& secret, size_t handle_cache, size_t io_cache)
-      : codec_(secret), nodes_(handle_cache), io_(io_cache), verifier_(RandomU64()) {}
+  Impl(const HandleSecret& secret, size_t handle_cache, size_t io_cache,
+       const std::atomic<uint64_t>* receive_count)
+      : codec_(secret),
+        moves_(receive_count),
+        nodes_(handle_cache),
+        io_(io_cache),
+        verifier_(RandomU64()) {}
 
   std::shared_ptr<const Export> FindExport(uint32_t id) {
     absl::ReaderMutexLock lock(&exports_mu_);
@@ -910,7 +915,7 @@ absl::StatusOr<std::unique_ptr<PosixBackend>> PosixBackend::Create(
   umask(0);  // modes are stored exactly as the client sent them
   std::unique_ptr<PosixBackend> backend(new PosixBackend());
   backend->state_dir_ = std::move(*dir);
-  backend->impl_ = std::make_unique<Impl>(*secret, handle_cache, io_cache);
+  backend->impl_ = std::make_unique<Impl>(*secret, handle_cache, io_cache, options.receive_count);
   return backend;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 
@@ -77,6 +78,33 @@ TEST_F(DirectoryMoveWatchTest, NoteMoveMovesTheGeneration) {
 TEST(DirectoryMoveWatchUnwatchedTest, WithoutAWatchTheCallerMustCheck) {
   DirectoryMoveWatch watch;
   EXPECT_FALSE(watch.Generation().has_value());
+}
+
+// With a receive counter the queue is looked at once per read from a client
+// socket: a move is seen by the first call read after it, and calls of a
+// read made before the move keep the generation they had.
+TEST(DirectoryMoveWatchReceiveCountTest, LooksOncePerRead) {
+  test_support::TempDir dir("directory_move_watch_test");
+  ASSERT_FALSE(dir.path().empty());
+  std::atomic<uint64_t> reads{0};
+  DirectoryMoveWatch watch(&reads);
+  absl::Status watched = watch.Watch(dir.path());
+  if (!watched.ok()) GTEST_SKIP() << "fanotify unavailable here: " << watched;
+  const std::string a = dir.path() + "/a", b = dir.path() + "/b";
+  ASSERT_EQ(mkdir(a.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(b.c_str(), 0755), 0);
+  reads.fetch_add(1);
+  std::optional<uint64_t> before = watch.Generation();
+  ASSERT_TRUE(before.has_value());
+  ASSERT_EQ(rename(a.c_str(), (b + "/a").c_str()), 0);
+  EXPECT_EQ(watch.Generation(), before);  // same read: not looked at again
+  reads.fetch_add(1);                     // a call sent after the move arrives
+  std::optional<uint64_t> after = watch.Generation();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_NE(*after, *before);
+  // A move by this server counts at once, read or not.
+  watch.NoteMove();
+  EXPECT_NE(watch.Generation(), after);
 }
 
 }  // namespace
