@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
 #include "conf/ini_parser.h"
 
@@ -168,6 +169,20 @@ Setter NameSetter(std::string ServerConfig::*field) {
   };
 }
 
+// An id that can be part of a file name: letters, digits, '.', '_', '-'.
+Setter IdSetter(std::string ServerConfig::*field) {
+  return [field](ServerConfig& c, std::string_view v) -> std::string {
+    const bool ok = !v.empty() && v[0] != '.' &&
+                    std::all_of(v.begin(), v.end(), [](char ch) {
+                      return absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '.' ||
+                             ch == '_' || ch == '-';
+                    });
+    if (!ok) return text::Cat("'", v, "' is not an id (letters, digits, '.', '_', '-')");
+    c.*field = std::string(v);
+    return "";
+  };
+}
+
 std::string ParseLogLevel(ServerConfig& c, std::string_view text) {
   std::string v = text::Lower(text);
   if (v == "warn") v = "warning";
@@ -263,6 +278,12 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"keyring", PathSetter(&ServerConfig::ceph_keyring)},
                {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
                {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
+           }},
+          {"cluster",
+           {
+               {"node_id", IdSetter(&ServerConfig::cluster_node_id)},
+               {"name", IdSetter(&ServerConfig::cluster_name)},
+               {"shared_dir", PathSetter(&ServerConfig::cluster_shared_dir)},
            }},
       };
   return *schema;

@@ -97,6 +97,13 @@ struct ServerConfig {
   std::string ceph_fs_name;              // "" = the cluster's default file system
   uint32_t ceph_timeout = 30;            // seconds before an unanswered call fails
 
+  // [cluster]: several heads serving one CephFS file system. A node id makes
+  // this head one of them: CephFS handles are signed with the key in the file
+  // system's cluster_shared_dir, so any head of the cluster accepts them.
+  std::string cluster_node_id;  // "" = a head of its own
+  std::string cluster_name = "nfs3d";
+  std::string cluster_shared_dir = "/.nfs3d";  // a CephFS path
+
   bool operator==(const ServerConfig&) const = default;
 };
 

@@ -154,6 +154,9 @@ struct Daemon::Impl {
       options.keyring = config.ceph_keyring;
       options.fs_name = config.ceph_fs_name;
       options.timeout_seconds = static_cast<int>(config.ceph_timeout);
+      options.node_id = config.cluster_node_id;
+      options.cluster_name = config.cluster_name;
+      options.shared_dir = config.cluster_shared_dir;
       absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created =
           vfs::CephfsBackend::Create(options);
       if (!created.ok()) return created.status();

@@ -117,6 +117,20 @@ timeout = 5
   EXPECT_EQ(d.ceph_timeout, 30u);
 }
 
+TEST(ServerConfigTest, ClusterSection) {
+  ServerConfig c = ParseOk("[cluster]\nnode_id = head-1.a\nname = prod\nshared_dir = /nfs/state\n");
+  EXPECT_EQ(c.cluster_node_id, "head-1.a");
+  EXPECT_EQ(c.cluster_name, "prod");
+  EXPECT_EQ(c.cluster_shared_dir, "/nfs/state");
+  const ServerConfig d = DefaultServerConfig();
+  EXPECT_EQ(d.cluster_node_id, "");  // a head of its own
+  EXPECT_EQ(d.cluster_shared_dir, "/.nfs3d");
+  // Node ids name files and CephFS sessions.
+  ExpectError("[cluster]\nnode_id = a/b\n", 2, "is not an id");
+  ExpectError("[cluster]\nnode_id = ..\n", 2, "is not an id");
+  ExpectError("[cluster]\nshared_dir = rel\n", 2, "not an absolute path");
+}
+
 TEST(ServerConfigTest, EveryKeyParsed) {
   ServerConfig c = ParseOk(R"(
 [nfsd]

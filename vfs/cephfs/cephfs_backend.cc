@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/siphash.h"
 #include "vfs/state_dir.h"
@@ -507,7 +508,10 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
   if (!dir.ok()) return dir.status();
   absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
   if (!secret.ok()) return secret.status();
-  const std::string uuid = SessionUuid(*secret, options.state_dir);
+  const bool clustered = !options.node_id.empty();
+  const std::string uuid =
+      clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
+                : SessionUuid(*secret, options.state_dir);
 
   // End the session an earlier instance of this head left behind: after a
   // crash the MDS would keep its capabilities until the session times out,
@@ -533,6 +537,17 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
     ceph_shutdown(*cm);
     return absl::UnavailableError(absl::StrCat(cluster, ": mounting the file system (ceph_mount) failed: ",
                                                std::string(std::strerror(-rc))));
+  }
+  if (clustered) {
+    secret = LoadOrCreateSharedHandleKey(*cm, options.shared_dir, options.node_id, cluster);
+    if (!secret.ok()) {
+      ceph_unmount(*cm);
+      ceph_shutdown(*cm);
+      return secret.status();
+    }
+    NFS3D_LOG_INFO("%s: node %s of cluster %s, handle key from %s/handle.key", cluster.c_str(),
+                   options.node_id.c_str(), options.cluster_name.c_str(),
+                   options.shared_dir.c_str());
   }
   std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
   backend->impl_ = std::make_unique<Impl>(*cm, *secret, cluster);

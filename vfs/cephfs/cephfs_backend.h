@@ -20,8 +20,10 @@
 //    errors become kErrJukebox. Requests to an MDS or OSD that stops
 //    answering wait until it is back: the daemon bounds them by calling this
 //    backend through a DeadlineBackend (vfs/deadline_backend.h).
+//  - Several heads ([cluster], CephfsOptions::node_id) share the handle key
+//    through the file system, so any head accepts any head's handles.
 //  - Restart: a head's CephFS session id is fixed (host, state directory,
-//    handle key); a new instance first ends the old instance's session
+//    handle key; or cluster name and node id); a new instance first ends the old instance's session
 //    (ceph_start_reclaim with CEPH_RECLAIM_RESET), so files it had open are
 //    usable at once instead of after the MDS's session timeout.
 #ifndef NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
@@ -45,6 +47,13 @@ struct CephfsOptions {
   std::string keyring;      // "" = as ceph.conf says
   std::string fs_name;      // "" = the cluster's default file system
   int timeout_seconds = 30;  // bound on a call the cluster does not answer
+  // [cluster]: heads serving this file system together. With a node id the
+  // handle key is the file system's shared_dir/handle.key (shared_handle_key.h),
+  // not the state directory's, and the CephFS session id is cluster_name and
+  // node_id: the same for this node on any host. Empty: a head of its own.
+  std::string node_id;
+  std::string cluster_name = "nfs3d";
+  std::string shared_dir = "/.nfs3d";
 };
 
 class CephfsBackend : public Backend {
