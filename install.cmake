@@ -5,7 +5,7 @@
 install(TARGETS nfs3d nfs3stat RUNTIME DESTINATION ${CMAKE_INSTALL_SBINDIR})
 install(TARGETS nfs3bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES conf/nfs3d.conf conf/exports DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
-install(FILES README.md docs/operations.md docs/ab-testing.md docs/exports.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md docs/operations.md docs/ab-testing.md docs/exports.md docs/multi-head.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # The unit names the installed binary and docs, so it is configured here.
 # systemd also reads /usr/local/lib/systemd/system; Debian 12 wants
