@@ -582,6 +582,19 @@ std::string Daemon::RenderMetrics() const {
                    {{"version=\"" NFS3D_VERSION_STRING "\"", 1}}});
   extra.push_back(gauge("nfs3d_start_time_seconds", "When the server started (Unix time).",
                         d.start_time));
+  if (!d.config.cluster_node_id.empty()) {
+    extra.push_back({"nfs3d_cluster_info",
+                     "This head's cluster and node id ([cluster]); always 1.", "gauge",
+                     {{absl::StrCat("cluster=\"", stats::EscapeLabel(d.config.cluster_name),
+                                    "\",node_id=\"", stats::EscapeLabel(d.config.cluster_node_id),
+                                    "\""),
+                       1}}});
+  }
+  if (d.nlm) {
+    extra.push_back(gauge("nfs3d_nlm_in_grace",
+                          "1 while new locks are refused so that clients can reclaim theirs.",
+                          d.nlm->InGrace() ? 1 : 0));
+  }
   const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
   extra.push_back(counter("nfs3d_drc_hits_total",
                           "Retransmissions answered with a cached reply.", drc.hits));

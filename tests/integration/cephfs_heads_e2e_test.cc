@@ -12,6 +12,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "stats/metrics_server.h"
+#include "stats/prom_text.h"
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -59,6 +61,22 @@ class CephfsHeadsTest : public ::testing::Test {
     return Nfs(*nfs_[head], nfs3::kRead, Args().Opaque(fh).U64(0).U32(64).str());
   }
 
+  // The node_id label of the head's nfs3d_cluster_info; "" without one.
+  std::string NodeIdInMetrics(int head) {
+    auto page = stats::HttpGet(
+        absl::StrCat("unix:", (dir_ / absl::StrCat("head", head) / "state/nfs3d.sock").string()),
+        "/metrics");
+    EXPECT_TRUE(page.ok()) << page.status();
+    if (!page.ok()) return "";
+    auto samples = stats::ParsePrometheusText(*page);
+    EXPECT_TRUE(samples.ok()) << samples.status();
+    if (!samples.ok()) return "";
+    for (const stats::Sample& s : *samples) {
+      if (s.name == "nfs3d_cluster_info") return s.Label("node_id");
+    }
+    return "";
+  }
+
   std::string CommitVerifier(int head, const std::string& fh) {
     NfsReply r = Nfs(*nfs_[head], nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
     EXPECT_EQ(r.status, nfs3::NFS3_OK);
@@ -97,6 +115,11 @@ TEST_F(CephfsHeadsTest, HandlesFromOneHeadWorkOnTheOtherHeadsOfTheCluster) {
   // writes went to a head that died sees another verifier from the head that
   // took over its address, and writes them again.
   EXPECT_NE(CommitVerifier(0, fh), CommitVerifier(1, fh));
+
+  // Operators see which node a head is.
+  EXPECT_EQ(NodeIdInMetrics(0), "head0");
+  EXPECT_EQ(NodeIdInMetrics(1), "head1");
+  EXPECT_EQ(NodeIdInMetrics(2), "");
 
   // A head outside the cluster signs with a key of its own: it refuses them.
   EXPECT_NE(Root(2), root);

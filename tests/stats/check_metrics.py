@@ -44,7 +44,8 @@ def main():
     for name in ("nfs3d_drc_hits", "nfs3d_fsyncs", "nfs3d_sync_requests", "nfs3d_rpc_errors",
                  "nfs3d_rpc_rejected", "nfs3d_rpc_retransmits", "nfs3d_config_reloads"):
         assert families[name].type == "counter", name
-    for name in ("nfs3d_tcp_connections", "nfs3d_exports", "nfs3d_build_info"):
+    for name in ("nfs3d_tcp_connections", "nfs3d_exports", "nfs3d_build_info",
+                 "nfs3d_nlm_in_grace"):
         assert families[name].type == "gauge", name
     print("ok: %d families, %d call series" % (len(families), len(calls.samples)))
 

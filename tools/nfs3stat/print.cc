@@ -95,6 +95,13 @@ std::string FormatTotals(const StatView& v) {
                   " TCP connections open\n");
   absl::StrAppend(&out, "Reloads:  ", absl::StrFormat("%.0f", v.reloads_ok), " ok, ",
                   absl::StrFormat("%.0f", v.reloads_failed), " failed\n");
+  if (!v.node_id.empty()) {
+    absl::StrAppend(&out, "Cluster:  ", v.cluster, ", node ", v.node_id, "\n");
+  }
+  if (v.nlm_in_grace.has_value()) {
+    absl::StrAppend(&out, "Locks:    ",
+                    *v.nlm_in_grace ? "in grace (reclaims only)" : "serving", "\n");
+  }
   return out;
 }
 

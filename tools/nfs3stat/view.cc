@@ -64,6 +64,11 @@ StatView BuildView(const std::vector<stats::Sample>& samples) {
       (s.Label("result") == "ok" ? v.reloads_ok : v.reloads_failed) = s.value;
     } else if (n == "nfs3d_start_time_seconds") {
       v.start_time = s.value;
+    } else if (n == "nfs3d_cluster_info") {
+      v.cluster = s.Label("cluster");
+      v.node_id = s.Label("node_id");
+    } else if (n == "nfs3d_nlm_in_grace") {
+      v.nlm_in_grace = s.value != 0;
     }
   }
   return v;

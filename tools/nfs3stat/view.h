@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct StatView {
   double tcp_connections = 0;
   double reloads_ok = 0, reloads_failed = 0;
   double start_time = 0;
+  std::string cluster, node_id;  // [cluster]; empty: a head of its own
+  std::optional<bool> nlm_in_grace;  // unset: no lock manager
 };
 
 StatView BuildView(const std::vector<stats::Sample>& samples);
