@@ -143,6 +143,34 @@ struct Daemon::Impl {
     return absl::OkStatus();
   }
 
+  // On a [cluster] head: this head's grace period (if `grace`) is recorded in
+  // the file system, and the lock manager also refuses new locks while any
+  // other head's is running (vfs/cephfs/shared_grace.h). Unreadable: in grace
+  // (refusing a new lock is safe, granting one a reclaim needs is not).
+  void ShareGraceWithCluster(bool grace) {
+#if NFS3D_HAVE_CEPHFS
+    if (!ceph || config.cluster_node_id.empty()) return;
+    if (grace) {
+      const absl::Time until = absl::Now() + absl::Seconds(config.nlm_grace_period);
+      absl::Status recorded =
+          ceph_calls->Run([c = ceph.get(), until] { return c->RecordClusterGraceEnd(until); });
+      if (!recorded.ok()) NFS3D_LOG_WARNING("cluster grace period: %s", recorded.ToString());
+    }
+    nlm->SetOtherGrace([this] {
+      auto end = std::make_shared<absl::Time>(absl::InfiniteFuture());
+      absl::Status read = ceph_calls->Run([c = ceph.get(), end] {
+        absl::StatusOr<absl::Time> e = c->ClusterGraceEnd();
+        if (e.ok()) *end = *e;
+        return e.status();
+      });
+      if (!read.ok()) NFS3D_LOG_WARNING("cluster grace period unknown: %s", read.ToString());
+      return absl::Now() < *end;
+    });
+#else
+    (void)grace;
+#endif
+  }
+
   // An export with cephfs=: connects to the [ceph] cluster first if needed.
   absl::Status AddCephExport(const conf::Export& exp) {
 #if NFS3D_HAVE_CEPHFS
@@ -432,6 +460,7 @@ absl::Status Daemon::Start() {
     // Reachable and registered now: tell the clients that held locks before
     // this start to reclaim them, and give them the grace period for it.
     bool grace = !d.nsm_store->previous_hosts().empty() && c.nlm_grace_period > 0;
+    d.ShareGraceWithCluster(grace);
     d.nlm->Start(grace);
     NFS3D_LOG_INFO("lock manager: NLM v1/v3/v4 and NSM on port %d, NSM state %d%s", ports_.nfs,
                    d.nsm_store->state(), grace ? ", in grace period" : "");

@@ -99,8 +99,11 @@ void NlmService::Stop() {
 }
 
 bool NlmService::InGrace() const {
-  absl::MutexLock lock(&mu_);
-  return absl::Now() < grace_end_;
+  {
+    absl::MutexLock lock(&mu_);
+    if (absl::Now() < grace_end_) return true;
+  }
+  return other_grace_ && other_grace_();
 }
 
 size_t NlmService::lock_count() const {

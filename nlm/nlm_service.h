@@ -79,6 +79,12 @@ class NlmService {
   // goes. Call before Start; `mirror` must outlive the service.
   void SetMirror(LockMirror* mirror);
 
+  // A grace period kept elsewhere as well: the other heads of a cluster
+  // serving the same files (vfs/cephfs/shared_grace.h). While it returns
+  // true, new locks are refused here too. Call before Start; may be slow
+  // (it is never called under the service's lock).
+  void SetOtherGrace(std::function<bool()> in_grace) { other_grace_ = std::move(in_grace); }
+
   // Begins serving. With `grace`, new locks are refused for the grace period
   // while clients reclaim. Sends SM_NOTIFY to the hosts the store remembers.
   void Start(bool grace);
@@ -104,6 +110,8 @@ class NlmService {
   // Queues an outgoing call whose result does not matter.
   void CallAsync(PeerCall call);
 
+  // True while new locks are refused: this server's grace period after a
+  // restart, or another head's (SetOtherGrace).
   bool InGrace() const;
   int32_t nsm_state() const { return store_ ? store_->state() : 1; }
 
@@ -173,6 +181,7 @@ class NlmService {
   bool grace_cleanup_done_ ABSL_GUARDED_BY(mu_) = true;
   LockTable table_ ABSL_GUARDED_BY(mu_);
   LockMirror* mirror_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::function<bool()> other_grace_;  // set before Start, then only read
   ShareTable shares_ ABSL_GUARDED_BY(mu_);
   std::list<Blocked> blocked_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, Grant> grants_ ABSL_GUARDED_BY(mu_);

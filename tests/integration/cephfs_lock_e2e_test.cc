@@ -17,19 +17,24 @@ namespace {
 
 class CephfsLockTest : public ::testing::Test {
  protected:
+  // [nlm] grace_period, and more configuration of head i.
+  virtual int GracePeriod() const { return 0; }
+  virtual std::string HeadConf(int head) const { return ""; }
+
   void SetUp() override {
     const char* ceph = std::getenv("NFS3D_CEPH_DIR");
     if (ceph == nullptr) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephlock-", getpid());
     fs::remove_all(dir_);
-    const std::string ceph_conf =
-        absl::StrCat("\n[nlm]\nenable = on\ngrace_period = 0\n[ceph]\nconf = ", ceph,
-                     "/ceph.conf\nkeyring = ", ceph, "/keyring\nclient_id = admin\n");
+    const std::string ceph_conf = absl::StrCat(
+        "\n[nlm]\nenable = on\ngrace_period = ", GracePeriod(), "\n[ceph]\nconf = ", ceph,
+        "/ceph.conf\nkeyring = ", ceph, "/keyring\nclient_id = admin\n");
     // Two heads, each with a state directory (and so a CephFS session) of
     // its own.
     for (int i = 0; i < 2; ++i) {
       heads_[i].Configure(dir_ / absl::StrCat("head", i),
-                          "/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n", ceph_conf);
+                          "/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n",
+                          ceph_conf + HeadConf(i));
       ASSERT_TRUE(heads_[i].Start()) << heads_[i].Log();
     }
   }
@@ -39,10 +44,10 @@ class CephfsLockTest : public ::testing::Test {
   }
 
   // nlm_lock_tool's exit status against head i: 0 granted/free/unlocked,
-  // 1 denied/held.
-  int Tool(int i, const std::string& name, const char* op) {
+  // 1 denied/held, 3 refused in a grace period. flags: e.g. --wait-grace.
+  int Tool(int i, const std::string& name, const char* op, const char* flags = "") {
     const std::string cmd = absl::StrCat(NFS3D_NLM_TOOL, " 127.0.0.1:", heads_[i].port(),
-                                         " /ceph ", name, " ", op);
+                                         " /ceph ", name, " ", op, " ", flags);
     int status = std::system(cmd.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -67,6 +72,37 @@ TEST_F(CephfsLockTest, LockOnOneHeadIsRefusedOnTheOther) {
   EXPECT_EQ(Tool(0, name, "test"), 1);  // and the other way round
   EXPECT_EQ(Tool(1, name, "unlock"), 0);
   Nfs(*c, nfs3::kRemove, DirOp(root, name));
+}
+
+// Heads of one [cluster] share the lock grace period (docs/multi-head.md):
+// after head 1 restarts, its clients may reclaim the locks its previous
+// instance held (released with that instance's CephFS session), so head 0
+// grants no new lock until head 1's grace period is over.
+class CephfsClusterGraceTest : public CephfsLockTest {
+ protected:
+  int GracePeriod() const override { return 10; }
+  std::string HeadConf(int head) const override {
+    return absl::StrCat("[cluster]\nname = grace\nshared_dir = /.nfs3d-grace-", getpid(),
+                        "\nnode_id = head", head, "\n");
+  }
+};
+
+TEST_F(CephfsClusterGraceTest, AHeadsGracePeriodHoldsBackNewLocksOnEveryHead) {
+  auto c = RawClient::Open(heads_[0].port(), {});
+  auto mnt = RawClient::Open(heads_[0].mount_port(), {});
+  const std::string root = Mount(*mnt, "/ceph");
+  ASSERT_FALSE(root.empty());
+  const std::string held = absl::StrCat("held-", getpid()), other = absl::StrCat("new-", getpid());
+  for (const std::string& name : {held, other}) {
+    ASSERT_FALSE(NewHandle(Nfs(*c, nfs3::kCreate, CreateArgs(root, name))).empty());
+  }
+  ASSERT_EQ(Tool(1, held, "lock"), 0);  // head 1 now has a client to tell after a restart
+  heads_[1].Kill9();
+  ASSERT_TRUE(heads_[1].Start()) << heads_[1].Log();
+  EXPECT_EQ(Tool(0, other, "lock"), 3) << "head 0 granted a new lock in head 1's grace period";
+  EXPECT_EQ(Tool(0, other, "lock", "--wait-grace"), 0);  // granted once it is over
+  EXPECT_EQ(Tool(0, other, "unlock"), 0);
+  for (const std::string& name : {held, other}) Nfs(*c, nfs3::kRemove, DirOp(root, name));
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/shared_grace.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/siphash.h"
@@ -551,6 +552,10 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
   }
   std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
   backend->impl_ = std::make_unique<Impl>(*cm, *secret, cluster);
+  if (clustered) {
+    backend->node_id_ = options.node_id;
+    backend->shared_dir_ = options.shared_dir;
+  }
   return backend;
 }
 
@@ -990,6 +995,22 @@ Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifie
 void CephfsBackend::ChangeWriteVerifier() { impl_->RotateVerifier("sync outcome unknown"); }
 
 const std::string& CephfsBackend::cluster() const { return impl_->cluster(); }
+
+absl::Status CephfsBackend::RecordClusterGraceEnd(absl::Time until) {
+  if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
+  absl::Status s = RecordGraceEnd(impl_->cm(), shared_dir_, node_id_, until);
+  if (!s.ok()) return absl::UnavailableError(absl::StrCat(impl_->cluster(), ": ", s.message()));
+  return s;
+}
+
+absl::StatusOr<absl::Time> CephfsBackend::ClusterGraceEnd() {
+  if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
+  absl::StatusOr<absl::Time> end = LatestGraceEnd(impl_->cm(), shared_dir_);
+  if (!end.ok()) {
+    return absl::UnavailableError(absl::StrCat(impl_->cluster(), ": ", end.status().message()));
+  }
+  return end;
+}
 
 namespace {
 

@@ -33,6 +33,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/time/time.h"
 #include "vfs/backend.h"
 
 namespace nfs3d::vfs {
@@ -124,6 +125,12 @@ class CephfsBackend : public Backend {
   // Names the cluster (conf, client, file system), for messages.
   const std::string& cluster() const;
 
+  // The [cluster] lock grace period (shared_grace.h): records this head's
+  // end, and reads the latest end of any head. FailedPrecondition on a head
+  // without a node id.
+  absl::Status RecordClusterGraceEnd(absl::Time until);
+  absl::StatusOr<absl::Time> ClusterGraceEnd();
+
   // NLM locks as CephFS locks (ceph_ll_setlk/getlk), so other CephFS
   // clients see them. owner tells NLM lock owners apart within this client;
   // [first, last] inclusive, last = UINT64_MAX meaning to the end.
@@ -146,6 +153,8 @@ class CephfsBackend : public Backend {
  private:
   CephfsBackend() = default;
   std::unique_ptr<Impl> impl_;
+  std::string node_id_;     // [cluster]; "" = a head of its own
+  std::string shared_dir_;  // [cluster] state in the file system
 };
 
 }  // namespace nfs3d::vfs
