@@ -1,9 +1,11 @@
 #include "nlm/nlm_service.h"
 
+#include <atomic>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "gtest/gtest.h"
@@ -277,6 +279,24 @@ TEST_F(NlmServiceTest, GracePeriodEnds) {
   absl::SleepFor(absl::Milliseconds(100));
   EXPECT_FALSE(s->InGrace());
   EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+}
+
+// Another head's grace period (SetOtherGrace) holds back new locks here too.
+TEST_F(NlmServiceTest, OtherHeadsGracePeriodAllowsOnlyReclaims) {
+  auto s = Make();
+  std::atomic<bool> other_in_grace{true};
+  s->SetOtherGrace([&] { return other_in_grace.load(); });
+  s->Start(false);
+  EXPECT_TRUE(s->InGrace());
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_DENIED_GRACE_PERIOD);
+  la.reclaim = true;
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  other_in_grace = false;
+  EXPECT_FALSE(s->InGrace());
+  la.reclaim = false;
+  la.alock.l_offset = 100;  // another range of the same owner
+  EXPECT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
 }
 
 TEST_F(NlmServiceTest, RebootedHostLosesItsLocksAndWaiters) {
