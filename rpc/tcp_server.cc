@@ -361,6 +361,8 @@ TcpConnection::SpliceStep TcpConnection::SpliceSome(bool* slot_used) {
 }
 
 bool TcpConnection::SpillPipe() {
+  NFS3D_LOG_DEBUG("tcp: splice pipe full at %u bytes; reading them into the record",
+                  splice_.hole.size);
   uint8_t* at = reassembler_.Partial().data() + splice_.hole.begin;
   size_t done = 0;
   while (done < splice_.hole.size) {
