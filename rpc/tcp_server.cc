@@ -160,7 +160,9 @@ void TcpConnection::ReadMore() {
                        });
     return;
   }
-  const size_t want = after_splice_ ? kHeadRead : read_buf_.size();
+  // Around spliced WRITEs (this record's, the last one's) reads stay small, so
+  // the next WRITE's data is spliced and not read here.
+  const size_t want = after_splice_ || splice_.hole.size > 0 ? kHeadRead : read_buf_.size();
   socket_.async_read_some(asio::buffer(read_buf_.data(), want),
                           [self = shared_from_this()](const error_code& ec, size_t n) {
                             self->OnRead(ec, n);

@@ -243,7 +243,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     size_t stop = 0;
     PipedHole hole;
   } splice_;
-  bool after_splice_ = false;  // the last record was spliced: read the next head in small pieces
+  bool after_splice_ = false;  // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
   // Inline replies queued while the reader holds the writer's turn
   // (writer_busy_) for them; 0: it does not hold it.

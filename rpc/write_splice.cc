@@ -1,12 +1,10 @@
 #include "rpc/write_splice.h"
 
+#include "rpc/rpc_message.h"
+#include "xdr/nfs3_types.h"
+
 namespace nfs3d::rpc {
 namespace {
-
-constexpr uint32_t kNfsProgram = 100003;
-constexpr uint32_t kNfsWrite = 7;
-constexpr uint32_t kMaxAuthBody = 400;
-constexpr uint32_t kMaxFhSize = 64;
 
 // Reads big-endian words from the front of a span; false once it runs out.
 class Words {
@@ -42,19 +40,19 @@ WritePeek PeekWrite(absl::Span<const uint8_t> head, WriteLayout* layout) {
     if (!w.Next(&x)) return WritePeek::kNeedMore;
   }
   // xid, CALL, rpcvers 2, NFS, v3, WRITE
-  if (v[1] != 0 || v[2] != 2 || v[3] != kNfsProgram || v[4] != 3 || v[5] != kNfsWrite) {
+  if (v[1] != 0 || v[2] != 2 || v[3] != nfs3::kProgram || v[4] != 3 || v[5] != nfs3::kWrite) {
     return WritePeek::kNotWrite;
   }
   for (int auth = 0; auth < 2; ++auth) {  // credential, verifier
     uint32_t flavor, len;
     if (!w.Next(&flavor) || !w.Next(&len)) return WritePeek::kNeedMore;
-    if (len > kMaxAuthBody) return WritePeek::kNotWrite;
+    if (len > kMaxAuthBytes) return WritePeek::kNotWrite;
     if (!w.Skip(len)) return WritePeek::kNeedMore;
   }
   layout->args_begin = w.pos();
   uint32_t fh_len, offset_hi, offset_lo, count, stable, data_len;
   if (!w.Next(&fh_len)) return WritePeek::kNeedMore;
-  if (fh_len > kMaxFhSize) return WritePeek::kNotWrite;
+  if (fh_len > nfs3::kFhSize) return WritePeek::kNotWrite;
   if (!w.Skip(fh_len) || !w.Next(&offset_hi) || !w.Next(&offset_lo) || !w.Next(&count) ||
       !w.Next(&stable) || !w.Next(&data_len)) {
     return WritePeek::kNeedMore;

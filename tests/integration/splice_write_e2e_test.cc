@@ -284,10 +284,11 @@ TEST_P(SpliceWriteE2eTest, BadCallsAreAnsweredAndTheConnectionGoesOn) {
   EXPECT_EQ(ro_text, "read-only");
 }
 
-// Data in many small TCP segments: each takes a pipe slot, so the pipe fills
-// before it holds the whole WRITE. Its bytes are read back into memory and
-// splicing goes on.
-TEST_P(SpliceWriteE2eTest, SmallSegmentsFillThePipe) {
+// Data in many small TCP segments (1000-byte sends, no Nagle). On a real NIC
+// each could take a pipe slot and fill the pipe early (then its bytes are
+// read back into the record); loopback merges them, so this checks only that
+// the bytes land.
+TEST_P(SpliceWriteE2eTest, SmallSegments) {
   int one = 1;
   ASSERT_EQ(setsockopt(client_->fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)), 0);
   const std::string data = Pattern(900000, 8);
@@ -300,8 +301,6 @@ TEST_P(SpliceWriteE2eTest, SmallSegmentsFillThePipe) {
   EXPECT_EQ(w.status, nfs3::NFS3_OK);
   EXPECT_EQ(w.count, data.size());
   EXPECT_TRUE(FileBytes() == data);
-  std::fprintf(stderr, "pipe spills: %d\n",
-               server_.Log().find("splice pipe full") != std::string::npos);
 }
 
 TEST_P(SpliceWriteE2eTest, ClientLeavingMidRecordWritesNothing) {
