@@ -97,6 +97,16 @@ Setter SizeSetter(TransferSizes ServerConfig::*sizes,
   };
 }
 
+std::string ParseSpliceWrites(ServerConfig& c, std::string_view text) {
+  // on/off, or the smallest WRITE spliced; on = 64K.
+  bool on = true;
+  if (ParseBool(text, &on).empty()) {
+    c.tcp_splice_writes = on ? 64 << 10 : 0;
+    return "";
+  }
+  return ParseSize(text, kMaxTcpTransferSize, &c.tcp_splice_writes);
+}
+
 std::string ParseListen(ServerConfig& c, std::string_view text) {
   std::vector<std::string> addrs;
   for (std::string_view part : text::Split(text, ',')) {
@@ -218,6 +228,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
           {"tcp",
            {
                {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
+               {"splice_writes", ParseSpliceWrites},
                {"rsize_max", SizeSetter(&ServerConfig::tcp_sizes,
                                         &TransferSizes::rsize_max,
                                         kMaxTcpTransferSize)},
@@ -474,6 +485,7 @@ std::string Describe(const ServerConfig& c) {
       " max_connections=", c.max_connections,
       " max_requests=", c.max_requests, "(", c.max_requests_per_connection, "/conn)",
       " max_record=", c.max_record_size, c.tcp_sendfile ? " tcp_sendfile" : "",
+      c.tcp_splice_writes != 0 ? text::Cat(" tcp_splice_writes=", c.tcp_splice_writes) : std::string(),
       " portmapper=", PortmapperModeName(c.portmapper),
       " exports=", c.exports_path, " state_dir=", c.state_dir,
       " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "",

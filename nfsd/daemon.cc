@@ -356,6 +356,7 @@ absl::Status Daemon::Start() {
   options.max_inflight_total = c.max_requests;
   options.tcp_sendfile = c.tcp_sendfile;
   options.receive_count = &d.receive_count;
+  options.tcp_splice_writes = c.tcp_splice_writes;
 #if NFS3D_HAVE_CEPHFS
   // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
   // to the [ceph] timeout: on a worker, never on an io thread.
@@ -499,6 +500,7 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   if (config.udp != old.udp || config.tcp != old.tcp) ignored.push_back("udp/tcp");
   if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");
   if (config.tcp_sendfile != old.tcp_sendfile) ignored.push_back("tcp sendfile");
+  if (config.tcp_splice_writes != old.tcp_splice_writes) ignored.push_back("tcp splice_writes");
   if (config.max_connections != old.max_connections) ignored.push_back("max_connections");
   if (config.max_requests_per_connection != old.max_requests_per_connection ||
       config.max_requests != old.max_requests) {

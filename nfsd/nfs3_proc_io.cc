@@ -100,10 +100,28 @@ void Write(NfsServer& s, const CallContext& ctx, const n3::WRITE3args& args, n3:
   // Over wtmax: write what is allowed and say so in count; the client sends
   // the rest (§3.3.7 lets the server write less).
   const uint32_t count = std::min(args.count, s.SizesFor(ctx).wtmax);
+  const absl::Span<const uint8_t> data = args.data.first(count);
+  const auto stable = static_cast<vfs::StableHow>(args.stable);
   vfs::Wcc wcc;
-  absl::StatusOr<vfs::WriteResult> r =
-      s.backend().Write(auth.cred, auth.handle, args.offset, args.data.first(count),
-                        static_cast<vfs::StableHow>(args.stable), &wcc);
+  absl::StatusOr<vfs::WriteResult> r;
+  const rpc::SplicedData* spliced = ctx.transport != nullptr ? ctx.transport->spliced : nullptr;
+  if (spliced == nullptr) {
+    r = s.backend().Write(auth.cred, auth.handle, args.offset, data, stable, &wcc);
+  } else {
+    // Part of the data is still in a pipe (rpc/write_splice.h); the
+    // transport splices only inside a WRITE's data.
+    const size_t at = static_cast<size_t>(spliced->hole - args.data.data());
+    if (spliced->hole < args.data.data() || at + spliced->size > args.data.size()) {
+      res->status = n3::NFS3ERR_SERVERFAULT;
+      return;
+    }
+    vfs::PipedBytes piped;
+    piped.offset = at;
+    piped.size = at < count ? std::min<size_t>(spliced->size, count - at) : 0;
+    piped.pipe_fd = spliced->pipe_fd;
+    piped.memory = spliced->hole;
+    r = s.backend().WriteSpliced(auth.cred, auth.handle, args.offset, data, piped, stable, &wcc);
+  }
   res->file_wcc = ToWccData(wcc);
   if (!r.ok()) {
     res->status = StatusToNfsStat(r.status());

@@ -5,6 +5,7 @@
 
 #include <sys/socket.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +13,18 @@
 namespace nfs3d::rpc {
 
 enum class Transport : uint8_t { kUdp, kTcp };
+
+// WRITE data a TCP transport left in the kernel (TcpOptions::splice_writes):
+// bytes [hole, hole + size) of the call message were spliced from the socket
+// into a pipe, in order, and their memory holds nothing useful. Only a
+// WRITE's data has a hole, and never its last 64 bytes nor the arguments'
+// first 512, so the duplicate request cache checksums the same bytes as for
+// a call read into memory (rpc/write_splice.h).
+struct SplicedData {
+  uint8_t* hole = nullptr;  // where the bytes belong, for a caller that wants them there
+  size_t size = 0;
+  int pipe_fd = -1;  // read end
+};
 
 // Filled in by the transport for every call it delivers.
 struct TransportInfo {
@@ -24,6 +37,8 @@ struct TransportInfo {
   // The transport sends file segments of a reply chain (sendfile); without
   // this a procedure must put every byte of its reply in memory.
   bool file_segments = false;
+  // Set for one call only (the transport passes a copy of its info).
+  const SplicedData* spliced = nullptr;
 };
 
 // RFC 5531 auth flavors nfs3d accepts.

@@ -101,9 +101,9 @@ void RecordReassembler::Grow(size_t size) {
   if (record_.size() < size) record_.resize(size);
 }
 
-absl::Span<uint8_t> RecordReassembler::DirectSpan() {
+absl::Span<uint8_t> RecordReassembler::DirectSpan(size_t max) {
   if (failed_ || complete_ || !in_fragment_ || fragment_left_ < kDirectRead) return {};
-  const size_t n = std::min(fragment_left_, kDirectChunk);
+  const size_t n = std::min({fragment_left_, kDirectChunk, max});
   Grow(len_ + n);
   return absl::MakeSpan(record_.data() + len_, n);
 }
@@ -117,6 +117,12 @@ RecordReassembler::Result RecordReassembler::CommitDirect(size_t n) {
   if (!last_) return Result::kNeedMore;
   complete_ = true;
   return Result::kRecord;
+}
+
+RecordReassembler::Result RecordReassembler::CommitElsewhere(size_t n) {
+  n = std::min(n, fragment_left_);
+  Grow(len_ + n);
+  return CommitDirect(n);
 }
 
 std::vector<uint8_t> RecordReassembler::TakeRecord() {

@@ -45,8 +45,21 @@ class RecordReassembler {
   // instead of into a buffer it would then copy; empty otherwise. After
   // reading n bytes there, CommitDirect(n) accounts for them (kRecord when
   // that completed the record).
-  absl::Span<uint8_t> DirectSpan();
+  absl::Span<uint8_t> DirectSpan(size_t max = SIZE_MAX);
   Result CommitDirect(size_t n);
+
+  // For a transport that moves fragment body bytes elsewhere (a WRITE's data
+  // spliced into a pipe, rpc/write_splice.h): the record so far, whose bytes
+  // moved elsewhere hold nothing useful; the body bytes of the current
+  // fragment still due (0 between fragments); the fragment header bytes still
+  // due (0 inside a body; Feed exactly these to read a header and no body).
+  absl::Span<uint8_t> Partial() { return absl::MakeSpan(record_.data(), len_); }
+  size_t size() const { return len_; }
+  size_t body_left() const { return in_fragment_ ? fragment_left_ : 0; }
+  size_t header_needed() const { return in_fragment_ || complete_ ? 0 : 4 - header_have_; }
+  // Accounts n body bytes that went elsewhere as if they had been read into
+  // the record (their room is allocated, its content left as it is).
+  Result CommitElsewhere(size_t n);
 
   const std::string& error() const { return error_; }
   // True when no bytes of a partial record are buffered (a clean EOF point).

@@ -1,7 +1,9 @@
 #include "rpc/tcp_server.h"
 
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -16,6 +18,7 @@
 #include "boost/asio/strand.hpp"
 #include "common/log.h"
 #include "rpc/inline_calls.h"
+#include "rpc/write_splice.h"
 #include "xdr/buffer_pool.h"
 
 namespace nfs3d::rpc {
@@ -33,6 +36,16 @@ constexpr int kSendBufferSize = 4 << 20;
 constexpr size_t kMetadataBatch = 4;
 // Replies of inline calls written together, at most (see Dispatch).
 constexpr size_t kInlineReplyBatch = 16;
+// A spliced WRITE keeps in memory the arguments' first kDrcHead bytes and the
+// data's last kDrcTail bytes: what the duplicate request cache checksums
+// (DuplicateCache::MakeKey), so a retransmission matches on either path.
+constexpr size_t kDrcHead = 512;
+constexpr size_t kDrcTail = 64;
+// Less data than this left to splice is read as usual.
+constexpr size_t kMinSplice = 16 << 10;
+// After a spliced WRITE the next record's head is read in pieces this big, so
+// that the next WRITE's data is spliced rather than read.
+constexpr size_t kHeadRead = 4 << 10;
 
 void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
   std::memset(out, 0, sizeof(*out));
@@ -119,7 +132,17 @@ void TcpConnection::ReadMore() {
   // nothing more is read; FinishCalls wakes the reader as replies drain.
   if (AtCallLimit() && WaitForReplies()) return;
   if (!ProcessBuffered()) return;
-  if (StartDirectRead()) return;
+  size_t direct_max = SIZE_MAX;
+  switch (StartSplice()) {
+    case SpliceStep::kWaiting:
+      return;
+    case SpliceStep::kShortHead:
+      direct_max = kHeadRead;
+      break;
+    case SpliceStep::kNo:
+      break;
+  }
+  if (StartDirectRead(direct_max)) return;
   reading_ = true;
   SetReadLowWater(1);  // record headers and small calls: any byte will do
   if (read_buf_.empty()) {
@@ -137,7 +160,10 @@ void TcpConnection::ReadMore() {
                        });
     return;
   }
-  socket_.async_read_some(asio::buffer(read_buf_),
+  // Around spliced WRITEs (this record's, the last one's) reads stay small, so
+  // the next WRITE's data is spliced and not read here.
+  const size_t want = after_splice_ || splice_.hole.size > 0 ? kHeadRead : read_buf_.size();
+  socket_.async_read_some(asio::buffer(read_buf_.data(), want),
                           [self = shared_from_this()](const error_code& ec, size_t n) {
                             self->OnRead(ec, n);
                           });
@@ -173,20 +199,195 @@ bool TcpConnection::FeedBuffered() {
       DoClose();
       return false;
     }
-    if (result == RecordReassembler::Result::kRecord) {
-      ++inflight_;
-      Dispatch(reassembler_.TakeRecord());
-    }
+    if (result == RecordReassembler::Result::kRecord) DispatchRecord();
   }
   return !closed_;
 }
 
-bool TcpConnection::StartDirectRead() {
+void TcpConnection::DispatchRecord() {
+  ++inflight_;
+  std::unique_ptr<PipedHole> piped;
+  if (splice_.hole.size > 0) {
+    piped = std::make_unique<PipedHole>(std::move(splice_.hole));
+  } else {
+    SplicePipe::Put(std::move(splice_.hole.pipe));  // empty (or none)
+  }
+  after_splice_ = piped != nullptr;
+  splice_.hole = PipedHole();
+  splice_.decided = splice_.active = false;
+  Dispatch(reassembler_.TakeRecord(), std::move(piped));
+}
+
+TcpConnection::SpliceStep TcpConnection::StartSplice() {
+  if (!splice_.active) {
+    const SpliceStep begin = BeginSplice();
+    if (!splice_.active) return begin;
+  }
+  // The same bounds as StartDirectRead: splicing may complete a record.
+  if (AtCallLimit() && WaitForReplies()) return SpliceStep::kWaiting;
+  InflightLimit* limit = context_->limit();
+  if (limit != nullptr && !limit->TryAcquire()) {
+    WaitForCapacity();
+    return SpliceStep::kWaiting;
+  }
+  bool slot_used = false;
+  const SpliceStep step = SpliceSome(&slot_used);
+  if (!slot_used && limit != nullptr) limit->Release();
+  return step;
+}
+
+TcpConnection::SpliceStep TcpConnection::BeginSplice() {
+  const size_t min = context_->options().splice_writes;
+  if (min == 0 || splice_.decided || reassembler_.body_left() == 0) return SpliceStep::kNo;
+  WriteLayout w;
+  switch (PeekWrite(reassembler_.Partial(), &w)) {
+    case WritePeek::kNotWrite:
+      splice_.decided = true;
+      return SpliceStep::kNo;
+    case WritePeek::kNeedMore:
+      return SpliceStep::kShortHead;
+    case WritePeek::kWrite:
+      break;
+  }
+  const size_t have = reassembler_.size();
+  if (w.data_len < std::max(min, kDrcHead + kDrcTail)) {
+    splice_.decided = true;
+    return SpliceStep::kNo;
+  }
+  if (have < w.args_begin + kDrcHead) return SpliceStep::kShortHead;
+  const size_t stop = w.data_begin + w.data_len - kDrcTail;
+  if (have >= stop || stop - have < kMinSplice) {
+    splice_.decided = true;
+    return SpliceStep::kNo;
+  }
+  splice_.decided = true;
+  SplicePipe pipe = SplicePipe::Take();
+  if (!pipe.valid()) return SpliceStep::kNo;  // e.g. EMFILE: read it into memory
+  splice_.hole.pipe = std::move(pipe);
+  splice_.hole.begin = have;
+  splice_.hole.size = 0;
+  splice_.stop = stop;
+  splice_.active = true;
+  return SpliceStep::kNo;
+}
+
+TcpConnection::SpliceStep TcpConnection::SpliceSome(bool* slot_used) {
+  const int sock = socket_.native_handle();
+  auto wait_readable = [this](size_t bytes) {
+    reading_ = true;
+    SetReadLowWater(static_cast<int>(std::min<size_t>(bytes, 1 << 20)));
+    socket_.async_wait(asio::socket_base::wait_read,
+                       [self = shared_from_this()](const error_code& ec) {
+                         self->reading_ = false;
+                         if (ec) {
+                           self->OnRead(ec, 0);
+                         } else {
+                           self->ReadMore();
+                         }
+                       });
+    return SpliceStep::kWaiting;
+  };
+  auto fail = [this](const error_code& ec) {
+    splice_.active = false;
+    OnRead(ec, 0);
+    return SpliceStep::kWaiting;
+  };
+  // A record that ends inside the data (a malformed call) goes to the
+  // workers, whose decoder reports it.
+  auto record_done = [this, slot_used] {
+    splice_.active = false;
+    *slot_used = true;
+    NoteReceived();  // the record's last bytes came by splice or recv here
+    DispatchRecord();
+    FlushBatches();
+    asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
+    return SpliceStep::kWaiting;
+  };
+  for (;;) {
+    const size_t pos = reassembler_.size();
+    if (pos >= splice_.stop) {
+      splice_.active = false;  // the data's tail and what follows: as usual
+      return SpliceStep::kNo;
+    }
+    if (const size_t header = reassembler_.header_needed(); header > 0) {
+      // The record goes on in another fragment: read its header (only).
+      uint8_t mark[4];
+      const ssize_t n = recv(sock, mark, header, MSG_DONTWAIT);
+      if (n > 0) {
+        size_t used = 0;
+        const RecordReassembler::Result r =
+            reassembler_.Feed(absl::MakeConstSpan(mark, static_cast<size_t>(n)), &used);
+        if (r == RecordReassembler::Result::kError) {
+          NFS3D_LOG_WARNING("tcp: closing connection: %s", reassembler_.error());
+          splice_.active = false;
+          DoClose();
+          return SpliceStep::kWaiting;
+        }
+        if (r == RecordReassembler::Result::kRecord) return record_done();
+        continue;
+      }
+      if (n == 0) return fail(asio::error::eof);
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN) return wait_readable(1);
+      return fail(error_code(errno, asio::error::get_system_category()));
+    }
+    const size_t want = std::min(splice_.stop - pos, reassembler_.body_left());
+    const ssize_t n = splice(sock, nullptr, splice_.hole.pipe.write_fd(), nullptr, want,
+                             SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (n > 0) {
+      splice_.hole.size += static_cast<size_t>(n);
+      if (reassembler_.CommitElsewhere(static_cast<size_t>(n)) ==
+          RecordReassembler::Result::kRecord) {
+        return record_done();
+      }
+      continue;
+    }
+    if (n == 0) return fail(asio::error::eof);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN) return fail(error_code(errno, asio::error::get_system_category()));
+    int queued = 0;
+    if (ioctl(sock, FIONREAD, &queued) != 0 || queued <= 0) return wait_readable(want);
+    // Bytes are queued but did not move: the pipe is full (its slots hold
+    // less than a page each when the NIC hands over small fragments). Its
+    // bytes go into the record, and splicing goes on into the empty pipe.
+    // An empty pipe that takes nothing: read the rest as usual.
+    if (splice_.hole.size == 0) {
+      splice_.active = false;
+      return SpliceStep::kNo;
+    }
+    if (!SpillPipe()) {
+      splice_.active = false;
+      DoClose();
+      return SpliceStep::kWaiting;
+    }
+  }
+}
+
+bool TcpConnection::SpillPipe() {
+  NFS3D_LOG_DEBUG("tcp: splice pipe full at %u bytes; reading them into the record",
+                  splice_.hole.size);
+  uint8_t* at = reassembler_.Partial().data() + splice_.hole.begin;
+  size_t done = 0;
+  while (done < splice_.hole.size) {
+    const ssize_t n = read(splice_.hole.pipe.read_fd(), at + done, splice_.hole.size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      NFS3D_LOG_ERROR("tcp: reading back spliced data: %s", n < 0 ? strerror(errno) : "short");
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  splice_.hole.begin += splice_.hole.size;
+  splice_.hole.size = 0;
+  return true;
+}
+
+bool TcpConnection::StartDirectRead(size_t max) {
   // Inside the body of a big fragment (a WRITE's data) the socket is read
   // straight into the record: no copy out of read_buf_, and fewer, larger
   // reads. The same bounds as ProcessBuffered apply before a record can
   // complete: the connection's in-flight bound and a server-wide slot.
-  absl::Span<uint8_t> direct = reassembler_.DirectSpan();
+  absl::Span<uint8_t> direct = reassembler_.DirectSpan(max);
   if (direct.empty()) return false;
   if (AtCallLimit() && WaitForReplies()) return true;
   InflightLimit* limit = context_->limit();
@@ -242,8 +443,7 @@ void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {
   reading_ = false;
   NoteReceived();
   if (reassembler_.CommitDirect(n) == RecordReassembler::Result::kRecord) {
-    ++inflight_;
-    Dispatch(reassembler_.TakeRecord());  // keeps the slot
+    DispatchRecord();  // keeps the slot
     FlushBatches();
   } else if (limit != nullptr) {
     limit->Release();
@@ -287,8 +487,17 @@ void TcpConnection::NoteReceived() {
   if (count != nullptr) count->fetch_add(1, std::memory_order_acq_rel);
 }
 
-void TcpConnection::Dispatch(std::vector<uint8_t> record) {
+void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedHole> piped) {
   const WorkerPools& pools = context_->workers();
+  if (piped != nullptr) {  // a WRITE: for the main pool
+    asio::post(*pools.main, [self = shared_from_this(), record = std::move(record),
+                             piped = std::move(piped)]() mutable {
+      xdr::BufferChain reply;
+      const bool send = self->RunCall(std::move(record), &reply, piped.get());
+      self->Deliver(send, std::move(reply));
+    });
+    return;
+  }
   if (inline_budget_.RunHere(record, pools.CanSpread(record)) && pools.MayRunInline(record)) {
     // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
     // Their replies are queued and written together when feeding stops:
@@ -342,10 +551,27 @@ void TcpConnection::FlushBatches() {
   FlushInlineReplies();
 }
 
-bool TcpConnection::RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply) {
+bool TcpConnection::RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
+                            PipedHole* piped) {
   bool send = false;
   try {
-    send = context_->service()->HandleCall(record, info_, reply);
+    if (piped == nullptr) {
+      send = context_->service()->HandleCall(record, info_, reply);
+    } else {
+      SplicedData spliced;
+      spliced.hole = record.data() + piped->begin;
+      spliced.size = piped->size;
+      spliced.pipe_fd = piped->pipe.read_fd();
+      TransportInfo info = info_;
+      info.spliced = &spliced;
+      send = context_->service()->HandleCall(record, info, reply);
+      // A pipe the call did not empty (refused, failed, short) is closed,
+      // never reused.
+      int left = -1;
+      if (ioctl(piped->pipe.read_fd(), FIONREAD, &left) == 0 && left == 0) {
+        SplicePipe::Put(std::move(piped->pipe));
+      }
+    }
   } catch (const std::exception& e) {
     NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
     send = false;

@@ -29,6 +29,7 @@
 #include "rpc/call_context.h"
 #include "rpc/record_marker.h"
 #include "rpc/service.h"
+#include "rpc/splice_pipe.h"
 #include "rpc/tcp_reply_writer.h"
 #include "rpc/worker_pools.h"
 #include "xdr/buffer_chain.h"
@@ -42,6 +43,10 @@ struct TcpOptions {
   // Replies may carry file segments, sent with sendfile (READ over TCP).
   bool sendfile = false;
   std::atomic<uint64_t>* receive_count = nullptr;  // RpcServerOptions::receive_count
+  // WRITEs with at least this many data bytes have their data spliced from
+  // the socket into a pipe and from there into the file, never copied into
+  // memory (rpc/write_splice.h); 0: never.
+  size_t splice_writes = 0;
 };
 
 // Bounds the calls handed to the worker pool (queued or running) across
@@ -128,6 +133,17 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
     std::array<uint8_t, 4> mark;
     xdr::BufferChain body;
   };
+  // WRITE data of a record kept in a pipe: record bytes [begin, begin + size).
+  struct PipedHole {
+    SplicePipe pipe;
+    size_t begin = 0;
+    size_t size = 0;
+  };
+  enum class SpliceStep : uint8_t {
+    kNo,          // this record's data is not spliced (any more): read on as usual
+    kShortHead,   // a WRITE's head is not all in memory yet: read a little more
+    kWaiting,     // a wait is pending, or the connection ended
+  };
 
   // ---- Reading, on the strand.
   void ReadMore();
@@ -139,7 +155,18 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Reads a big fragment body straight into the record; false when the
   // reassembler is not inside one (then read_buf_ is used).
-  bool StartDirectRead();
+  bool StartDirectRead(size_t max = SIZE_MAX);
+  // Splices the data of a big WRITE from the socket into a pipe (see
+  // rpc/write_splice.h and TcpOptions::splice_writes).
+  SpliceStep StartSplice();
+  // Decides whether the record being read is a WRITE to splice.
+  SpliceStep BeginSplice();
+  // Splices until the data's end, a wait or an error.
+  SpliceStep SpliceSome(bool* slot_used);
+  // The pipe is full: moves its bytes into the record; false on error.
+  bool SpillPipe();
+  // Dispatches the record the reassembler completed, with its piped data.
+  void DispatchRecord();
   void OnDirectRead(const boost::system::error_code& ec, size_t n);
   // Advances TcpOptions::receive_count after a read, before its calls run.
   void NoteReceived();
@@ -149,7 +176,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void SetReadLowWater(int bytes);
   // Runs a NULL/GETATTR here, adds a metadata call to metadata_batch_, or
   // posts the call alone to its pool.
-  void Dispatch(std::vector<uint8_t> record);
+  void Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedHole> piped = nullptr);
   // Posts metadata_batch_ to the metadata pool as one task.
   void FlushMetadataBatch();
   // Writes the replies of inline calls queued since the last flush.
@@ -158,7 +185,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // batched call or reply waits for a read.
   void FlushBatches();
   // Runs one call on a worker; false: no reply.
-  bool RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply);
+  bool RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
+               PipedHole* piped = nullptr);
   // At the server-wide in-flight limit: try reading records again shortly.
   void WaitForCapacity();
   // True while this connection may not read more calls: its in-flight bound
@@ -209,6 +237,16 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   bool waiting_capacity_ = false;
   boost::asio::steady_timer capacity_timer_;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
+  // The record being read, when it is a WRITE whose data is spliced: bytes
+  // [hole.begin, hole.begin + hole.size) are in hole.pipe, the rest in the
+  // record; splicing stops at record byte `stop`.
+  struct {
+    bool decided = false;  // the record's head was looked at
+    bool active = false;   // data is being spliced
+    size_t stop = 0;
+    PipedHole hole;
+  } splice_;
+  bool after_splice_ = false;  // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
   // Inline replies queued while the reader holds the writer's turn
   // (writer_busy_) for them; 0: it does not hold it.

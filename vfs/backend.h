@@ -127,6 +127,20 @@ struct FileSlice {
   std::optional<Attributes> attributes;
 };
 
+// WRITE data partly left in a kernel pipe (spliced from the socket, see
+// rpc/write_splice.h): bytes [offset, offset + size) of the data are not in
+// memory but, in order, in the pipe whose read end is pipe_fd; `memory` is
+// where they belong in the data span, for a backend that wants them there.
+struct PipedBytes {
+  size_t offset = 0;
+  size_t size = 0;
+  int pipe_fd = -1;
+  uint8_t* memory = nullptr;
+};
+
+// Reads n bytes from a pipe into out (PipedBytes into memory).
+absl::Status ReadPipeInto(int pipe_fd, uint8_t* out, size_t n);
+
 struct WriteResult {
   uint32_t count = 0;
   StableHow committed = StableHow::kUnstable;
@@ -212,6 +226,17 @@ class Backend {
   virtual absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh,
                                             uint64_t offset, absl::Span<const uint8_t> data,
                                             StableHow stable, Wcc* wcc) = 0;
+  // Write with `piped` bytes of data in a pipe; same results as Write. A
+  // backend with file descriptors splices them into the file (no copy in
+  // user space); this default reads them into memory and calls Write.
+  virtual absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh,
+                                                   uint64_t offset, absl::Span<const uint8_t> data,
+                                                   const PipedBytes& piped, StableHow stable,
+                                                   Wcc* wcc) {
+    absl::Status in_memory = ReadPipeInto(piped.pipe_fd, piped.memory, piped.size);
+    if (!in_memory.ok()) return in_memory;
+    return Write(cred, fh, offset, data, stable, wcc);
+  }
   // EXCLUSIVE: verifier is stored with the file (all 8 bytes); a retransmitted
   // create with the same verifier succeeds and returns the same file.
   virtual absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,

@@ -22,6 +22,18 @@ FileType FileTypeOf(uint32_t mode) {
   }
 }
 
+absl::Status ReadPipeInto(int pipe_fd, uint8_t* out, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = read(pipe_fd, out + done, n - done);
+    if (got < 0 && errno == EINTR) continue;
+    // The pipe holds all n bytes; less is a transport bug, not a client's.
+    if (got <= 0) return ErrnoError(got < 0 ? errno : EIO, "read spliced data");
+    done += static_cast<size_t>(got);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckName(std::string_view name) {
   if (name.empty() || name.find('/') != std::string_view::npos ||
       name.find('\0') != std::string_view::npos) {

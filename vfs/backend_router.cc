@@ -68,6 +68,13 @@ absl::StatusOr<WriteResult> BackendRouter::Write(const Cred& cred, const FileHan
                                                  StableHow stable, Wcc* wcc) {
   return For(fh)->Write(cred, fh, offset, data, stable, wcc);
 }
+absl::StatusOr<WriteResult> BackendRouter::WriteSpliced(const Cred& cred, const FileHandle& fh,
+                                                        uint64_t offset,
+                                                        absl::Span<const uint8_t> data,
+                                                        const PipedBytes& piped, StableHow stable,
+                                                        Wcc* wcc) {
+  return For(fh)->WriteSpliced(cred, fh, offset, data, piped, stable, wcc);
+}
 absl::StatusOr<CreateResult> BackendRouter::Create(const Cred& cred, const FileHandle& dir,
                                                    std::string_view name, CreateMode mode,
                                                    const SetAttributes& attrs,

@@ -46,6 +46,10 @@ class BackendRouter : public Backend {
   absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                     absl::Span<const uint8_t> data, StableHow stable,
                                     Wcc* wcc) override;
+  absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh,
+                                           uint64_t offset, absl::Span<const uint8_t> data,
+                                           const PipedBytes& piped, StableHow stable,
+                                           Wcc* wcc) override;
   absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,
                                       std::string_view name, CreateMode mode,
                                       const SetAttributes& attrs, const Verifier& verifier,

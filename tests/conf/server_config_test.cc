@@ -51,6 +51,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(c.tcp);
   EXPECT_EQ(c.max_record_size, 1114112u);
   EXPECT_FALSE(c.tcp_sendfile);
+  EXPECT_EQ(c.tcp_splice_writes, 65536u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
   EXPECT_EQ(c.max_connections, 1024u);
   EXPECT_EQ(c.max_requests_per_connection, 64u);
@@ -95,6 +96,14 @@ TEST(ServerConfigTest, ShippedFileDocumentsTheDefaults) {
   ASSERT_NE(uncommented, text);
   EXPECT_NE(uncommented.find("\nrsize_max = 1048576"), std::string::npos);
   EXPECT_EQ(ParseOk(uncommented), DefaultServerConfig());
+}
+
+TEST(ServerConfigTest, SpliceWrites) {
+  EXPECT_EQ(ParseOk("[tcp]\nsplice_writes = 128K\n").tcp_splice_writes, 131072u);
+  EXPECT_EQ(ParseOk("[tcp]\nsplice_writes = off\n").tcp_splice_writes, 0u);
+  EXPECT_EQ(ParseOk("[tcp]\nsplice_writes = on\n").tcp_splice_writes, 65536u);
+  ExpectError("[tcp]\nsplice_writes = 2M\n", 2, "out of range");
+  ExpectError("[tcp]\nsplice_writes = lots\n", 2, "'lots' is not a size");
 }
 
 TEST(ServerConfigTest, CephSection) {

@@ -1,14 +1,15 @@
 // libFuzzer target for TCP record reassembly (rpc/record_marker.h). The
 // first byte sets how the stream is cut into reads; the rest is the stream.
 // Invariants: every byte is consumed exactly once, no record exceeds the
-// size cap, an error is final, and re-encoding the records gives back a valid
-// stream the reassembler accepts.
+// size cap, an error is final, re-encoding the records gives back a valid
+// stream the reassembler accepts, and the WRITE peek stays inside a record.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "rpc/record_marker.h"
+#include "rpc/write_splice.h"
 
 namespace {
 
@@ -39,6 +40,13 @@ void Run(const uint8_t* data, size_t size, std::vector<std::vector<uint8_t>>& re
       if (result == nfs3d::rpc::RecordReassembler::Result::kRecord) {
         records.push_back(r.TakeRecord());
         if (records.back().size() > kMaxRecord) std::abort();
+        // The transport's WRITE peek (rpc/write_splice.h) on the record: a
+        // layout it reports lies within what it read.
+        nfs3d::rpc::WriteLayout w;
+        if (nfs3d::rpc::PeekWrite(records.back(), &w) == nfs3d::rpc::WritePeek::kWrite &&
+            (w.args_begin >= w.data_begin || w.data_begin > records.back().size())) {
+          std::abort();
+        }
       } else if (!in.empty()) {
         std::abort();  // kNeedMore must consume everything
       }

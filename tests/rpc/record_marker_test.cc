@@ -219,5 +219,57 @@ TEST(RecordReassemblerTest, DirectReadOfABigFragment) {
   EXPECT_EQ(r.TakeRecord(), std::vector<uint8_t>({'a', 'b', 'c', 'd'}));
 }
 
+// A transport splicing a WRITE's data elsewhere: body bytes accounted with
+// CommitElsewhere, fragment headers fed alone (header_needed), across
+// fragments; the record has the full length, the bytes around the hole.
+TEST(RecordReassemblerTest, BodyBytesElsewhereAcrossFragments) {
+  RecordReassembler r(1 << 20);
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, std::string(100, 'h') + std::string(50000, 'x'), false);
+  AppendFragment(&stream, std::string(30000, 'y') + "tail", true);
+  size_t used = 0;
+  EXPECT_EQ(r.header_needed(), 4u);
+  ASSERT_EQ(r.Feed(absl::MakeConstSpan(stream.data(), 4 + 100), &used), Result::kNeedMore);
+  EXPECT_EQ(r.header_needed(), 0u);
+  EXPECT_EQ(r.size(), 100u);
+  EXPECT_EQ(r.body_left(), 50000u);
+  ASSERT_EQ(r.CommitElsewhere(50000), Result::kNeedMore);  // the rest of fragment 1
+  EXPECT_EQ(r.body_left(), 0u);
+  ASSERT_EQ(r.header_needed(), 4u);
+  size_t pos = 4 + 100 + 50000;
+  ASSERT_EQ(r.Feed(absl::MakeConstSpan(stream.data() + pos, 3), &used), Result::kNeedMore);
+  ASSERT_EQ(r.header_needed(), 1u);  // a header may come in pieces
+  ASSERT_EQ(r.Feed(absl::MakeConstSpan(stream.data() + pos + 3, 1), &used), Result::kNeedMore);
+  EXPECT_EQ(r.body_left(), 30004u);
+  ASSERT_EQ(r.CommitElsewhere(30000), Result::kNeedMore);
+  pos += 4 + 30000;
+  ASSERT_EQ(r.Feed(absl::MakeConstSpan(stream.data() + pos, 4), &used), Result::kRecord);
+  std::vector<uint8_t> rec = r.TakeRecord();
+  ASSERT_EQ(rec.size(), 100u + 50000 + 30000 + 4);
+  EXPECT_EQ(std::string(rec.begin(), rec.begin() + 100), std::string(100, 'h'));
+  EXPECT_EQ(std::string(rec.end() - 4, rec.end()), "tail");
+  EXPECT_TRUE(r.idle());
+}
+
+TEST(RecordReassemblerTest, BodyElsewhereCanEndTheRecord) {
+  RecordReassembler r(1 << 20);
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, std::string(70000, 'z'), true);
+  size_t used = 0;
+  ASSERT_EQ(r.Feed(absl::MakeConstSpan(stream.data(), 4), &used), Result::kNeedMore);
+  ASSERT_EQ(r.CommitElsewhere(100000), Result::kRecord);  // never past the fragment
+  EXPECT_EQ(r.TakeRecord().size(), 70000u);
+}
+
+TEST(RecordReassemblerTest, DirectSpanCap) {
+  RecordReassembler r(1 << 20);
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, std::string(100000, 'q'), true);
+  size_t used = 0;
+  ASSERT_EQ(r.Feed(absl::MakeConstSpan(stream.data(), 4), &used), Result::kNeedMore);
+  EXPECT_EQ(r.DirectSpan(4096).size(), 4096u);
+  EXPECT_EQ(r.DirectSpan().size(), 100000u);
+}
+
 }  // namespace
 }  // namespace nfs3d::rpc

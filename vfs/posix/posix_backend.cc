@@ -1251,9 +1251,43 @@ absl::StatusOr<FileSlice> PosixBackend::ReadSlice(const Cred& cred, const FileHa
   return slice;
 }
 
+namespace {
+// Writes the next bytes of a WRITE's data, those from `done` on, at offset +
+// done: from memory, or by splice from the pipe for the piped range.
+ssize_t PutSome(int fd, uint64_t offset, absl::Span<const uint8_t> data, const PipedBytes* piped,
+                size_t done) {
+  size_t end = data.size();
+  if (piped != nullptr && piped->size > 0) {
+    const size_t piped_end = piped->offset + piped->size;
+    if (done >= piped->offset && done < piped_end) {
+      loff_t at = static_cast<loff_t>(offset + done);
+      return splice(piped->pipe_fd, nullptr, fd, &at, piped_end - done, SPLICE_F_MOVE);
+    }
+    if (done < piped->offset) end = piped->offset;
+  }
+  return pwrite(fd, data.data() + done, end - done, static_cast<off_t>(offset + done));
+}
+}  // namespace
+
 absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHandle& fh,
                                                 uint64_t offset, absl::Span<const uint8_t> data,
                                                 StableHow stable, Wcc* wcc) {
+  return WriteFrom(cred, fh, offset, data, nullptr, stable, wcc);
+}
+
+absl::StatusOr<WriteResult> PosixBackend::WriteSpliced(const Cred& cred, const FileHandle& fh,
+                                                       uint64_t offset,
+                                                       absl::Span<const uint8_t> data,
+                                                       const PipedBytes& piped, StableHow stable,
+                                                       Wcc* wcc) {
+  return WriteFrom(cred, fh, offset, data, &piped, stable, wcc);
+}
+
+absl::StatusOr<WriteResult> PosixBackend::WriteFrom(const Cred& cred, const FileHandle& fh,
+                                                    uint64_t offset,
+                                                    absl::Span<const uint8_t> data,
+                                                    const PipedBytes* piped, StableHow stable,
+                                                    Wcc* wcc) {
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
   const Node& n = **node;
@@ -1289,11 +1323,11 @@ absl::StatusOr<WriteResult> PosixBackend::Write(const Cred& cred, const FileHand
         status = creds.status();
         if (status.ok()) status = impl_->CheckIo(cred, n, *before, /*write=*/true);
         while (status.ok() && done < data.size()) {
-          ssize_t put = pwrite(fd, data.data() + done, data.size() - done,
-                               static_cast<off_t>(offset + done));
-          if (put < 0) {
-            if (errno == EINTR) continue;
-            if (done == 0) status = Errno("pwrite");
+          ssize_t put = PutSome(fd, offset, data, piped, done);
+          if (put <= 0) {
+            if (put < 0 && errno == EINTR) continue;
+            // (0 only from an emptied pipe, which the transport never hands over)
+            if (done == 0) status = put < 0 ? Errno("write") : ErrnoError(EIO, "write: no data");
             break;  // a short write is reported as such
           }
           done += static_cast<size_t>(put);

@@ -164,6 +164,10 @@ class PosixBackend : public Backend {
   absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                     absl::Span<const uint8_t> data, StableHow stable,
                                     Wcc* wcc) override;
+  absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh,
+                                           uint64_t offset, absl::Span<const uint8_t> data,
+                                           const PipedBytes& piped, StableHow stable,
+                                           Wcc* wcc) override;
   absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,
                                       std::string_view name, CreateMode mode,
                                       const SetAttributes& attrs, const Verifier& verifier,
@@ -211,6 +215,10 @@ class PosixBackend : public Backend {
 
  private:
   PosixBackend() = default;
+  // Write and WriteSpliced (piped null: all of data is in memory).
+  absl::StatusOr<WriteResult> WriteFrom(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                        absl::Span<const uint8_t> data, const PipedBytes* piped,
+                                        StableHow stable, Wcc* wcc);
   std::unique_ptr<StateDir> state_dir_;
   std::unique_ptr<Impl> impl_;
 };
