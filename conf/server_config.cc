@@ -264,6 +264,11 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
                {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
            }},
+          {"kerberos",
+           {
+               {"keytab", PathSetter(&ServerConfig::krb5_keytab)},
+               {"principal", NameSetter(&ServerConfig::krb5_principal)},
+           }},
       };
   return *schema;
 }

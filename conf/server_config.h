@@ -97,6 +97,10 @@ struct ServerConfig {
   std::string ceph_fs_name;              // "" = the cluster's default file system
   uint32_t ceph_timeout = 30;            // seconds before an unanswered call fails
 
+  // [kerberos]: RPCSEC_GSS for exports whose sec= lists krb5, krb5i or krb5p.
+  std::string krb5_keytab;     // "" = $KRB5_KTNAME, else /etc/krb5.keytab
+  std::string krb5_principal;  // "" = nfs/<this host's name>; "*" = any key in the keytab
+
   bool operator==(const ServerConfig&) const = default;
 };
 

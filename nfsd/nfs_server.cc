@@ -77,8 +77,10 @@ bool NfsServer::PrivilegedPort(const rpc::TransportInfo& transport) {
 vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
                                       const conf::ExportOptions& options) {
   vfs::Cred out;
-  if (cred.flavor != rpc::kAuthSys) {
-    // AUTH_NONE (or anything not AUTH_SYS) is the anonymous user.
+  const bool gss = cred.flavor >= 390003 && cred.flavor <= 390005;  // RFC 2623 krb5*
+  if ((cred.flavor != rpc::kAuthSys && !gss) || cred.anonymous) {
+    // AUTH_NONE, and a Kerberos principal with no local user, are the
+    // anonymous user.
     out.uid = options.anonuid;
     out.gid = options.anongid;
     return out;
