@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "client/rpc_wire.h"
+#include "rpc/gss/gss_util.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -22,42 +23,15 @@ using rpc::gss::GssIntegData;
 using rpc::gss::GssPrivData;
 using rpc::gss::GssProc;
 using rpc::gss::GssService;
+using rpc::gss::BigEndian;
+using rpc::gss::In;
+using rpc::gss::OutBuffer;
 
-struct OutBuffer {
-  gss_buffer_desc b = GSS_C_EMPTY_BUFFER;
-  ~OutBuffer() {
-    OM_uint32 minor = 0;
-    gss_release_buffer(&minor, &b);
-  }
-  absl::Span<const uint8_t> span() const {
-    return {static_cast<const uint8_t*>(b.value), b.length};
-  }
-};
-
-gss_buffer_desc In(absl::Span<const uint8_t> bytes) {
-  return gss_buffer_desc{bytes.size(), const_cast<uint8_t*>(bytes.data())};
-}
 absl::Span<const uint8_t> Bytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
-std::array<uint8_t, 4> BigEndian(uint32_t v) {
-  return {static_cast<uint8_t>(v >> 24), static_cast<uint8_t>(v >> 16),
-          static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
-}
-
 absl::Status GssFailure(const char* what, OM_uint32 major, OM_uint32 minor) {
-  std::string text;
-  for (auto [code, type] : {std::pair{major, GSS_C_GSS_CODE}, std::pair{minor, GSS_C_MECH_CODE}}) {
-    OM_uint32 more = 0;
-    do {
-      OM_uint32 ignored = 0;
-      OutBuffer msg;
-      if (GSS_ERROR(gss_display_status(&ignored, code, type, GSS_C_NO_OID, &more, &msg.b))) break;
-      absl::StrAppend(&text, text.empty() ? "" : "; ",
-                      std::string(static_cast<const char*>(msg.b.value), msg.b.length));
-    } while (more != 0);
-  }
-  return absl::UnauthenticatedError(absl::StrCat(what, ": ", text));
+  return absl::UnauthenticatedError(absl::StrCat(what, ": ", rpc::gss::GssErrorText(major, minor)));
 }
 
 absl::StatusOr<gss_name_t> ImportName(const std::string& name) {

@@ -28,6 +28,7 @@
 #include "nlm/status_store.h"
 #include "rpc/dispatcher.h"
 #include "rpc/gss/gss_server.h"
+#include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/portmap_program.h"
 #include "rpc/portmap_registry.h"
 #include "rpc/rpc_server.h"
@@ -42,6 +43,7 @@
 #include "vfs/cephfs/cephfs_backend.h"
 #include "vfs/deadline_backend.h"
 #endif
+#include "xdr/decoder.h"
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
 
@@ -362,6 +364,13 @@ absl::Status Daemon::Start() {
   // to the [ceph] timeout: on a worker, never on an io thread.
   options.call_may_block = [&d](absl::Span<const uint8_t> call) {
     if (!d.ceph_connected.load(std::memory_order_acquire)) return false;
+    // RPCSEC_GSS arguments may be sealed (krb5i/krb5p): the handle cannot be
+    // read before the GssServer opens them, so such calls go to a worker.
+    constexpr size_t kCredFlavorAt = 24;  // after xid, type, rpcvers, prog, vers, proc
+    if (call.size() >= kCredFlavorAt + 4 &&
+        xdr::Decoder(call.subspan(kCredFlavorAt)).U32() == rpc::gss::kRpcsecGss) {
+      return true;
+    }
     std::optional<vfs::FileHandle> fh = InlineCallHandle(call);
     return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
   };

@@ -3,58 +3,20 @@
 #include <gssapi/gssapi_ext.h>
 #include <gssapi/gssapi_krb5.h>
 
-#include <string_view>
+#include <algorithm>
+#include <array>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "rpc/gss/gss_identity.h"
+#include "rpc/gss/gss_util.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
 
 namespace nfs3d::rpc::gss {
 namespace {
-
-// A GSS-API output buffer, released when it goes.
-struct OutBuffer {
-  gss_buffer_desc b = GSS_C_EMPTY_BUFFER;
-  ~OutBuffer() {
-    OM_uint32 minor = 0;
-    gss_release_buffer(&minor, &b);
-  }
-  absl::Span<const uint8_t> span() const {
-    return {static_cast<const uint8_t*>(b.value), b.length};
-  }
-};
-
-gss_buffer_desc In(absl::Span<const uint8_t> bytes) {
-  return gss_buffer_desc{bytes.size(), const_cast<uint8_t*>(bytes.data())};
-}
-
-std::array<uint8_t, 4> BigEndian(uint32_t v) {
-  return {static_cast<uint8_t>(v >> 24), static_cast<uint8_t>(v >> 16),
-          static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v)};
-}
-
-uint32_t ReadBigEndian(const uint8_t* p) {
-  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
-
-std::string GssErrorText(OM_uint32 major, OM_uint32 minor) {
-  std::string text;
-  for (auto [code, type] : {std::pair{major, GSS_C_GSS_CODE}, std::pair{minor, GSS_C_MECH_CODE}}) {
-    OM_uint32 ctx = 0;
-    do {
-      OM_uint32 ignored = 0;
-      OutBuffer msg;
-      if (GSS_ERROR(gss_display_status(&ignored, code, type, GSS_C_NO_OID, &ctx, &msg.b))) break;
-      absl::StrAppend(&text, text.empty() ? "" : "; ",
-                      std::string(static_cast<const char*>(msg.b.value), msg.b.length));
-    } while (ctx != 0);
-  }
-  return text;
-}
 
 void AuthError(xdr::BufferChain* reply, uint32_t xid, uint32_t stat) {
   reply->Clear();
