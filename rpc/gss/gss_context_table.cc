@@ -24,16 +24,15 @@ GssContext::~GssContext() {
   }
 }
 
-std::shared_ptr<GssContext> GssContextTable::Create(uint32_t seq_window, absl::Time now) {
-  auto ctx = std::make_shared<GssContext>(seq_window);
+void GssContextTable::Insert(const std::shared_ptr<GssContext>& ctx, absl::Time now) {
   ctx->last_used_ns.store(absl::ToUnixNanos(now), std::memory_order_relaxed);
+  std::vector<std::shared_ptr<GssContext>> gone;  // released after the lock
   absl::MutexLock lock(&mu_);
-  MakeRoomLocked(now);
+  MakeRoomLocked(now, &gone);
   do {
     FillRandom(ctx->handle.data(), ctx->handle.size());
   } while (contexts_.contains(Key(ctx->handle)));
   contexts_.emplace(Key(ctx->handle), ctx);
-  return ctx;
 }
 
 std::shared_ptr<GssContext> GssContextTable::Find(absl::Span<const uint8_t> handle,
@@ -46,8 +45,12 @@ std::shared_ptr<GssContext> GssContextTable::Find(absl::Span<const uint8_t> hand
 }
 
 void GssContextTable::Erase(absl::Span<const uint8_t> handle) {
+  std::shared_ptr<GssContext> gone;  // released after the lock
   absl::MutexLock lock(&mu_);
-  contexts_.erase(Key(handle));
+  auto it = contexts_.find(Key(handle));
+  if (it == contexts_.end()) return;
+  gone = std::move(it->second);
+  contexts_.erase(it);
 }
 
 size_t GssContextTable::size() const {
@@ -55,10 +58,18 @@ size_t GssContextTable::size() const {
   return contexts_.size();
 }
 
-void GssContextTable::MakeRoomLocked(absl::Time now) {
+void GssContextTable::MakeRoomLocked(absl::Time now,
+                                     std::vector<std::shared_ptr<GssContext>>* gone) {
   if (contexts_.size() < max_) return;
   // Expired contexts go first; the scan only runs when the table is full.
-  absl::erase_if(contexts_, [now](const auto& kv) { return kv.second->expiry <= now; });
+  for (auto it = contexts_.begin(); it != contexts_.end();) {
+    if (it->second->expiry <= now) {
+      gone->push_back(std::move(it->second));
+      contexts_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
   while (contexts_.size() >= max_) {
     auto oldest = contexts_.begin();
     for (auto it = contexts_.begin(); it != contexts_.end(); ++it) {
@@ -67,6 +78,7 @@ void GssContextTable::MakeRoomLocked(absl::Time now) {
         oldest = it;
       }
     }
+    gone->push_back(std::move(oldest->second));
     contexts_.erase(oldest);
   }
 }

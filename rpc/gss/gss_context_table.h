@@ -57,8 +57,10 @@ class GssContextTable {
   GssContextTable(const GssContextTable&) = delete;
   GssContextTable& operator=(const GssContextTable&) = delete;
 
-  // A new context with a fresh random handle, making room if needed.
-  std::shared_ptr<GssContext> Create(uint32_t seq_window, absl::Time now);
+  // Gives ctx a fresh random handle and adds it, making room if needed. Only
+  // contexts GSS-API accepted come here, so junk INIT calls never push out
+  // live contexts.
+  void Insert(const std::shared_ptr<GssContext>& ctx, absl::Time now);
   // The context with this handle, or null.
   std::shared_ptr<GssContext> Find(absl::Span<const uint8_t> handle, absl::Time now);
   void Erase(absl::Span<const uint8_t> handle);
@@ -68,7 +70,10 @@ class GssContextTable {
   static std::string Key(absl::Span<const uint8_t> handle) {
     return std::string(reinterpret_cast<const char*>(handle.data()), handle.size());
   }
-  void MakeRoomLocked(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves contexts out to make room; the caller lets them go after unlocking
+  // (a context's destructor takes its own lock).
+  void MakeRoomLocked(absl::Time now, std::vector<std::shared_ptr<GssContext>>* gone)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const size_t max_;
   mutable absl::Mutex mu_;

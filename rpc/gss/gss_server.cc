@@ -118,7 +118,7 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
                                         xdr::BufferChain* reply) {
   const absl::Time now = options_.now();
   std::shared_ptr<GssContext> ctx =
-      first ? table_.Create(options_.seq_window, now) : table_.Find(handle, now);
+      first ? std::make_shared<GssContext>(options_.seq_window) : table_.Find(handle, now);
   if (ctx == nullptr || ctx->established.load()) {
     AuthError(reply, header.xid, kAuthStatCredProblem);
     return Verdict::kReplied;
@@ -126,7 +126,7 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
   GssInitArg arg;
   xdr::Decoder in(args);
   if (!xdr::Decode(in, &arg) || in.remaining() != 0) {
-    table_.Erase(ctx->handle);
+    if (!first) table_.Erase(ctx->handle);
     xdr::Encoder out(reply);
     EncodeAcceptedReply(out, header.xid, AcceptStat::kGarbageArgs);
     return Verdict::kReplied;
@@ -149,8 +149,6 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
     res.token = token.span();
     if (GSS_ERROR(major)) {
       NFS3D_LOG_DEBUG("rpcsec_gss: context creation refused: %s", GssErrorText(major, minor));
-    } else {
-      res.handle = ctx->handle;
     }
     if (major == GSS_S_COMPLETE) {
       ctx->identity = options_.map(initiator);
@@ -162,7 +160,6 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
       gss_buffer_desc msg = In(window);
       if (GSS_ERROR(gss_get_mic(&minor, ctx->gss, GSS_C_QOP_DEFAULT, &msg, &mic.b))) {
         res.major = GSS_S_FAILURE;
-        res.handle = {};
       } else {
         ctx->established.store(true);
         NFS3D_LOG_DEBUG("rpcsec_gss: context for %s (uid %u)", ctx->identity.principal,
@@ -171,7 +168,13 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
     }
     if (initiator != GSS_C_NO_NAME) gss_release_name(&minor, &initiator);
   }
-  if (GSS_ERROR(res.major)) table_.Erase(ctx->handle);
+  // The table is never entered while a context's lock is held.
+  if (GSS_ERROR(res.major)) {
+    if (!first) table_.Erase(ctx->handle);
+  } else {
+    if (first) table_.Insert(ctx, now);
+    res.handle = ctx->handle;
+  }
   xdr::Encoder out(reply);
   AcceptedHeader(out, header.xid, ctx->established.load() ? mic.span() : absl::Span<const uint8_t>(),
                  static_cast<uint32_t>(AcceptStat::kSuccess));
@@ -204,21 +207,24 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
   // of the credential (whose body the decoder borrowed from the message).
   const size_t cred_end = static_cast<size_t>(header.cred.body.data() - message.data()) +
                           xdr::PadTo4(header.cred.body.size());
+  OM_uint32 major = 0;
+  bool fresh = false;
   {
     absl::MutexLock lock(&ctx->mu);
     gss_buffer_desc head = In(message.first(cred_end));
     gss_buffer_desc verf = In(header.verf.body);
     OM_uint32 minor = 0;
-    OM_uint32 major = gss_verify_mic(&minor, ctx->gss, &head, &verf, nullptr);
-    if (GSS_ERROR(major)) {
-      const bool expired = GSS_ROUTINE_ERROR(major) == GSS_S_CONTEXT_EXPIRED;
-      if (expired) table_.Erase(ctx->handle);
-      AuthError(reply, header.xid, expired ? kAuthStatCtxProblem : kAuthStatCredProblem);
-      return Verdict::kReplied;
-    }
+    major = gss_verify_mic(&minor, ctx->gss, &head, &verf, nullptr);
     // Only after the MIC: a forged header must not move the window.
-    if (!ctx->window.Accept(cred.seq_num)) return Verdict::kDrop;
+    fresh = !GSS_ERROR(major) && ctx->window.Accept(cred.seq_num);
   }
+  if (GSS_ERROR(major)) {
+    const bool expired = GSS_ROUTINE_ERROR(major) == GSS_S_CONTEXT_EXPIRED;
+    if (expired) table_.Erase(ctx->handle);
+    AuthError(reply, header.xid, expired ? kAuthStatCtxProblem : kAuthStatCredProblem);
+    return Verdict::kReplied;
+  }
+  if (!fresh) return Verdict::kDrop;
 
   auto data = std::make_unique<DataCall>();
   data->ctx = ctx;

@@ -274,6 +274,11 @@ TEST_F(GssServerTest, ContextCountIsBounded) {
 }
 
 TEST_F(GssServerTest, BadTokensAreRefusedWithoutAContext) {
+  GssServerOptions o;
+  o.max_contexts = 1;
+  MakeServer(o);
+  auto live = Establish("daemon", GssService::kNone);
+  ASSERT_NE(live, nullptr);
   // INIT with a token that is no Kerberos AP-REQ.
   xdr::BufferChain chain;
   xdr::Encoder e(&chain);
@@ -294,7 +299,10 @@ TEST_F(GssServerTest, BadTokensAreRefusedWithoutAContext) {
   ASSERT_TRUE(xdr::Decode(d, &res));
   EXPECT_TRUE(GSS_ERROR(res.major));
   EXPECT_TRUE(res.handle.empty());
-  EXPECT_EQ(gss_->contexts(), 0u);
+  // It took no room: the one live context is still there.
+  EXPECT_EQ(gss_->contexts(), 1u);
+  ASSERT_TRUE(Call(*live, 0, "", &h).ok());
+  EXPECT_EQ(h.reply_stat, 0u);
 }
 
 TEST_F(GssServerTest, RetransmissionWithANewSequenceNumberHitsTheCache) {
