@@ -132,9 +132,11 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
         break;
     }
     ctx.cred = call->cred;
+    rec.AuthFlavor(ctx.cred.flavor);
     // A DRC replay is sealed afresh too: the cache holds the plain reply, and
     // the retransmission's new sequence number needs a new verifier.
     if (!Dispatch(header, call->args, ctx, call->drc_identity, rec, reply)) return false;
+    rec.Settle();  // statistics read the plain results
     if (wrapping_->Seal(*call, reply)) return true;
     reply->Clear();
     return false;
@@ -146,6 +148,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     EncodeAuthErrorReply(out, xid, auth);
     return true;
   }
+  rec.AuthFlavor(ctx.cred.flavor);
   return Dispatch(header, in.Rest(), ctx, std::string(), rec, reply);
 }
 

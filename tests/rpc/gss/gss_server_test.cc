@@ -13,6 +13,7 @@
 #include "rpc/dispatcher.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/program.h"
+#include "stats/server_stats.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -77,7 +78,9 @@ class GssServerTest : public ::testing::Test {
     dispatcher_.reset();
     gss_ = std::move(*gss);
     program_ = SingleVersionProgram(kProg, "gss-test", kVers, kProcs, &counter_);
-    dispatcher_ = std::make_unique<Dispatcher>(DispatcherOptions{.wrapping = gss_.get()});
+    stats_ = std::make_unique<stats::ServerStats>();
+    dispatcher_ = std::make_unique<Dispatcher>(
+        DispatcherOptions{.stats = stats_.get(), .wrapping = gss_.get()});
     dispatcher_->AddProgram(&program_);
   }
 
@@ -117,6 +120,7 @@ class GssServerTest : public ::testing::Test {
   Counter counter_;
   Program program_;
   std::unique_ptr<GssServer> gss_;
+  std::unique_ptr<stats::ServerStats> stats_;
   std::unique_ptr<Dispatcher> dispatcher_;
   uint32_t xid_ = 1000;
 };
@@ -158,6 +162,12 @@ TEST_F(GssServerTest, EachServiceRunsAsTheMappedUser) {
     EXPECT_TRUE(who.echo == "payload " + std::string(3000, 'x'));
   }
   EXPECT_EQ(gss_->contexts(), 3u);
+  // Statistics per flavour, and per procedure from the plain results.
+  const stats::Snapshot snap = stats_->Take();
+  const int tcp = static_cast<int>(Transport::kTcp);
+  for (stats::Flavor f : {stats::Flavor::kKrb5, stats::Flavor::kKrb5i, stats::Flavor::kKrb5p}) {
+    EXPECT_EQ(snap.flavors[tcp][static_cast<int>(f)], 1u) << stats::FlavorName(f);
+  }
 }
 
 TEST_F(GssServerTest, MachineAndUnknownPrincipalsAreAnonymous) {
