@@ -3,32 +3,32 @@
 # krb5-kdc and krb5-admin-server (kdb5_util, kadmin.local). Everything lives
 # in one private directory; nothing touches /etc/krb5.conf or /etc/krb5kdc.
 #
-#   krb5-kdc.sh start DIR [--realm R] [--host NAME]
+#   krb5-kdc.sh start DIR [--realm R] [--host NAME] [--client NAME] [--listen ADDR]
 #       Creates DIR with a KDC database for realm R (default NFS3D.TEST),
-#       starts krb5kdc on a free 127.0.0.1 port and writes:
+#       starts krb5kdc on a free port of ADDR (default 127.0.0.1; run the
+#       script inside a network namespace to listen there) and writes:
 #         DIR/krb5.conf     point KRB5_CONFIG here (realm, KDC, no DNS)
 #         DIR/nfs.keytab    nfs/NAME@R (NAME default: localhost), for nfs3d
 #         DIR/client.keytab user principals (below), for initiators
 #         DIR/env           KRB5_CONFIG=... lines to source
 #         DIR/krb5kdc.pid
 #       User principals: daemon (a local user on Debian: uid 1),
-#       nosuchuser (no local user), host/NAME (a machine principal).
+#       nosuchuser (no local user), host/CLIENT (a machine principal;
+#       CLIENT defaults to NAME).
 #   krb5-kdc.sh stop DIR
 #       SIGTERM to the KDC by its PID, waits for it to exit, removes DIR.
 set -euo pipefail
 
 die() { echo "krb5-kdc: $*" >&2; exit 1; }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 start() {
-  local realm=NFS3D.TEST host=localhost
+  local realm=NFS3D.TEST host=localhost client="" listen=127.0.0.1
   while [ $# -gt 0 ]; do
     case $1 in
       --realm) realm=$2; shift 2 ;;
       --host) host=$2; shift 2 ;;
+      --client) client=$2; shift 2 ;;
+      --listen) listen=$2; shift 2 ;;
       *) die "unknown option $1" ;;
     esac
   done
@@ -39,8 +39,9 @@ start() {
   rm -rf "$DIR"
   mkdir -p "$DIR"
   DIR=$(cd "$DIR" && pwd)
+  [ -n "$client" ] || client=$host
   local port
-  port=$(free_port)
+  port=$(python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "$listen")
   cat >"$DIR/krb5.conf" <<CONF
 [libdefaults]
   default_realm = $realm
@@ -51,15 +52,16 @@ start() {
   udp_preference_limit = 1
 [realms]
   $realm = {
-    kdc = 127.0.0.1:$port
+    kdc = $listen:$port
   }
 [domain_realm]
   $host = $realm
+  $client = $realm
 CONF
   cat >"$DIR/kdc.conf" <<CONF
 [kdcdefaults]
-  kdc_listen = 127.0.0.1:$port
-  kdc_tcp_listen = 127.0.0.1:$port
+  kdc_listen = $listen:$port
+  kdc_tcp_listen = $listen:$port
 [realms]
   $realm = {
     database_name = $DIR/principal
@@ -76,11 +78,11 @@ CONF
   kdb5_util create -s -r "$realm" -P "test-master-$$" >"$DIR/setup.log" 2>&1 ||
     die "kdb5_util create failed: $(cat "$DIR/setup.log")"
   local kadmin=(kadmin.local -r "$realm" -q)
-  for p in "nfs/$host" daemon nosuchuser "host/$host"; do
+  for p in "nfs/$host" daemon nosuchuser "host/$client"; do
     "${kadmin[@]}" "addprinc -randkey $p" >>"$DIR/setup.log" 2>&1
   done
   "${kadmin[@]}" "ktadd -k $DIR/nfs.keytab nfs/$host" >>"$DIR/setup.log" 2>&1
-  for p in daemon nosuchuser "host/$host"; do
+  for p in daemon nosuchuser "host/$client"; do
     "${kadmin[@]}" "ktadd -k $DIR/client.keytab $p" >>"$DIR/setup.log" 2>&1
   done
   [ -s "$DIR/nfs.keytab" ] && [ -s "$DIR/client.keytab" ] ||
