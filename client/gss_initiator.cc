@@ -212,6 +212,17 @@ std::string GssInitiator::EncodeCall(uint32_t xid, uint32_t prog, uint32_t vers,
   return message;
 }
 
+std::string GssInitiator::Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                                 absl::Span<const uint8_t> args, uint32_t* token) {
+  *token = NextSeq();
+  return EncodeCall(xid, prog, vers, proc, args, *token);
+}
+
+absl::StatusOr<std::string> GssInitiator::Open(absl::Span<const uint8_t> reply, uint32_t token) {
+  rpc::ReplyHeader header;
+  return OpenReply(reply, token, &header);
+}
+
 absl::StatusOr<std::string> GssInitiator::OpenReply(absl::Span<const uint8_t> reply, uint32_t seq,
                                                     rpc::ReplyHeader* header) {
   absl::Span<const uint8_t> results;

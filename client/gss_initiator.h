@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "client/call_security.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/rpc_message.h"
 
@@ -29,7 +30,7 @@ struct GssInitiatorOptions {
   rpc::gss::GssService service = rpc::gss::GssService::kNone;
 };
 
-class GssInitiator {
+class GssInitiator : public CallSecurity {
  public:
   // Sends one call message and returns the reply message.
   using Exchange = std::function<absl::StatusOr<std::string>(const std::string& message)>;
@@ -39,7 +40,7 @@ class GssInitiator {
   static absl::StatusOr<std::unique_ptr<GssInitiator>> Establish(
       const GssInitiatorOptions& options, uint32_t prog, uint32_t vers, uint32_t first_xid,
       const Exchange& exchange);
-  ~GssInitiator();
+  ~GssInitiator() override;
   GssInitiator(const GssInitiator&) = delete;
   GssInitiator& operator=(const GssInitiator&) = delete;
 
@@ -58,6 +59,11 @@ class GssInitiator {
   // which). Fails on a bad verifier or protection.
   absl::StatusOr<std::string> OpenReply(absl::Span<const uint8_t> reply, uint32_t seq,
                                         rpc::ReplyHeader* header);
+
+  // CallSecurity: each call takes the next sequence number (the token).
+  std::string Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                     absl::Span<const uint8_t> args, uint32_t* token) override;
+  absl::StatusOr<std::string> Open(absl::Span<const uint8_t> reply, uint32_t token) override;
 
  private:
   GssInitiator() = default;
