@@ -95,10 +95,8 @@ TEST_F(Nfs3Test, SecListDecidesTheFlavoursAccepted) {
 }
 
 TEST_F(Nfs3Test, KerberosFlavoursFollowTheSecList) {
-  auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,fsid=1,sec=krb5p,anonuid=77)
-" +
-                                      Path("squash") + " *(rw,fsid=3)
-",
+  auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,fsid=1,sec=krb5p,anonuid=77)\n" +
+                                      Path("squash") + " *(rw,fsid=3)\n",
                                   "test");
   ASSERT_TRUE(table.ok()) << table.status();
   server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
