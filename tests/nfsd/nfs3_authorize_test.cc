@@ -29,6 +29,18 @@ TEST(Nfs3ProgramTest, TableShape) {
   EXPECT_EQ(p.versions[0].version, 3u);
 }
 
+// A call's transport from 127.0.0.1:port.
+rpc::TransportInfo FromLoopback(uint16_t port) {
+  rpc::TransportInfo transport;
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(port);
+  peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::memcpy(&transport.peer, &peer, sizeof(peer));
+  transport.peer_len = sizeof(peer);
+  return transport;
+}
+
 TEST_F(Nfs3Test, FlippedHandleIsBadhandle) {
   n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
   fh.data[fh.len - 1] ^= 0x01;
@@ -65,13 +77,7 @@ TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
   EXPECT_EQ(client().Readdirplus(Root(kRwId), 0, verf, 4096, 8192).status, n3::NFS3ERR_NOTSUPP);
   EXPECT_EQ(client().Readdirplus(Root(kSquashId), 0, verf, 4096, 8192).status, n3::NFS3_OK);
   // From an unprivileged port: lock requests (NLM) pass, NFS calls do not.
-  rpc::TransportInfo transport;
-  sockaddr_in peer{};
-  peer.sin_family = AF_INET;
-  peer.sin_port = htons(40000);
-  peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::memcpy(&transport.peer, &peer, sizeof(peer));
-  transport.peer_len = sizeof(peer);
+  const rpc::TransportInfo transport = FromLoopback(40000);
   rpc::CallContext ctx;
   ctx.transport = &transport;
   ctx.cred.flavor = rpc::kAuthSys;
@@ -100,13 +106,7 @@ TEST_F(Nfs3Test, KerberosFlavoursFollowTheSecList) {
                                   "test");
   ASSERT_TRUE(table.ok()) << table.status();
   server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
-  rpc::TransportInfo transport;
-  sockaddr_in peer{};
-  peer.sin_family = AF_INET;
-  peer.sin_port = htons(700);
-  peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::memcpy(&transport.peer, &peer, sizeof(peer));
-  transport.peer_len = sizeof(peer);
+  const rpc::TransportInfo transport = FromLoopback(700);
   rpc::CallContext ctx;
   ctx.transport = &transport;
   CallAuth auth;
