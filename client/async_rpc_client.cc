@@ -132,11 +132,23 @@ absl::StatusOr<std::unique_ptr<AsyncRpcClient>> AsyncRpcClient::Connect(
 
 std::shared_ptr<AsyncRpcClient::Message> AsyncRpcClient::EncodeCall(
     uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
-    absl::FunctionRef<void(xdr::Encoder&)> encode_args) const {
+    absl::FunctionRef<void(xdr::Encoder&)> encode_args, uint32_t* token) const {
   auto m = std::make_shared<Message>();
-  xdr::Encoder e(&m->body);
-  EncodeCallHeader(e, xid, prog, vers, proc, options_.cred);
-  encode_args(e);
+  if (options_.security != nullptr) {
+    xdr::BufferChain plain;
+    xdr::Encoder pe(&plain);
+    encode_args(pe);
+    const std::string args = plain.Flatten();
+    const std::string call = options_.security->Encode(
+        xid, prog, vers, proc,
+        absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(args.data()), args.size()),
+        token);
+    m->body.Append(call.data(), call.size());
+  } else {
+    xdr::Encoder e(&m->body);
+    EncodeCallHeader(e, xid, prog, vers, proc, options_.cred);
+    encode_args(e);
+  }
   m->size = m->body.size();
   if (tcp_) {
     uint32_t mark = htonl(kLastFragment | static_cast<uint32_t>(m->size));
@@ -158,7 +170,7 @@ uint32_t AsyncRpcClient::Start(uint32_t prog, uint32_t vers, uint32_t proc,
     return xid;
   }
   Pending p;
-  p.message = EncodeCall(xid, prog, vers, proc, encode_args);
+  p.message = EncodeCall(xid, prog, vers, proc, encode_args, &p.security_token);
   p.done = std::move(done);
   absl::Time now = absl::Now();
   p.first_sent = now;
@@ -241,6 +253,16 @@ bool AsyncRpcClient::HandleReply(absl::Span<const uint8_t> message) {
   pending_.erase(it);
   ++stats_.replies;
   stats_.total_latency += absl::Now() - p.first_sent;
+  if (options_.security != nullptr && status.ok()) {
+    absl::StatusOr<std::string> plain = options_.security->Open(message, p.security_token);
+    if (!plain.ok()) {
+      p.done(plain.status(), {});
+    } else {
+      p.done(status, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(plain->data()),
+                                               plain->size()));
+    }
+    return true;
+  }
   p.done(status, results);
   return true;
 }

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "client/call_security.h"
 #include "rpc/call_context.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -38,6 +39,10 @@ struct AsyncRpcOptions {
   absl::Duration udp_timeout = absl::Seconds(1);
   absl::Duration udp_max_timeout = absl::Seconds(8);
   rpc::Credential cred;        // kAuthNone or kAuthSys
+  // RPCSEC_GSS and the like: builds every call and opens every reply (then
+  // `cred` is unused). UDP retransmissions resend the same message, which
+  // RPCSEC_GSS servers drop as replays: a lost datagram is a timeout.
+  CallSecurity* security = nullptr;
   bool reserved_port = false;  // source port < 1024 (root only)
   int socket_buffer = 8 << 20; // SO_SNDBUF/SO_RCVBUF wish (forced when root)
   // TCP: one sendmsg per call, as the Linux client sends (default: as many
@@ -127,6 +132,7 @@ class AsyncRpcClient {
     absl::Time deadline;
     absl::Time retransmit_at;  // UDP
     absl::Duration rto;
+    uint32_t security_token = 0;
   };
   struct Outgoing {
     std::shared_ptr<Message> message;
@@ -134,8 +140,10 @@ class AsyncRpcClient {
   };
 
   AsyncRpcClient(int fd, const AsyncRpcOptions& options);
+  // *token: what options_.security needs to open the reply.
   std::shared_ptr<Message> EncodeCall(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
-                                      absl::FunctionRef<void(xdr::Encoder&)> encode_args) const;
+                                      absl::FunctionRef<void(xdr::Encoder&)> encode_args,
+                                      uint32_t* token) const;
   absl::Status WaitFor(const bool* done);
   // Writes queued messages until the socket would block.
   absl::Status Flush();

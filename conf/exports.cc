@@ -137,11 +137,12 @@ struct OptionState {
   ExportOptions options;
   bool root_squash = true;
   bool all_squash = false;
-  // As in nfs-utils, the per-flavour options (ro/rw, the squash family,
+  // In nfs-utils the per-flavour options (ro/rw, the squash family,
   // secure/insecure) that follow a sec= list apply to the flavours in that
-  // list. After a list naming no flavour nfs3d serves they change nothing
-  // nfs3d uses.
-  bool served_flavour_active = true;
+  // list. nfs3d keeps one set per client: after a second list they can only
+  // narrow it (ro, squash, secure win), so no flavour gets more than its
+  // line gave it; a note says when that narrowed a flavour.
+  int sec_lists = 0;
   // squash_uids=/squash_gids= (legacy, ignored by the kernel too) take
   // comma-separated lists: bare numbers after them belong to them.
   bool in_squash_list = false;
@@ -202,16 +203,14 @@ constexpr Switch kSwitches[] = {
     {"sign_fh", false, [](OptionState*) {}},  // nfs3d's handles always carry a MAC
 };
 
-// Security flavours nfs-utils knows; `served` ones nfs3d serves today.
+// Security flavours nfs-utils knows (nfs3d serves them all).
 struct Flavour {
   std::string_view name;
   std::string_view canonical;
-  bool served;
 };
 constexpr Flavour kFlavours[] = {
-    {"sys", "sys", true},       {"unix", "sys", true},        {"none", "none", true},
-    {"null", "none", true},     {"krb5", "krb5", false},      {"krb5i", "krb5i", false},
-    {"krb5p", "krb5p", false},
+    {"sys", "sys"},     {"unix", "sys"},   {"none", "none"},   {"null", "none"},
+    {"krb5", "krb5"},   {"krb5i", "krb5i"}, {"krb5p", "krb5p"},
 };
 
 const Flavour* FindFlavour(std::string_view name) {
@@ -221,27 +220,20 @@ const Flavour* FindFlavour(std::string_view name) {
   return nullptr;
 }
 
-bool IsServedFlavour(std::string_view canonical) {
-  const Flavour* f = FindFlavour(canonical);
-  return f != nullptr && f->served;
-}
-
 std::string ApplySec(std::string_view opt, std::string_view value, OptionState* st) {
   if (value.empty()) return Cat("export option '", opt, "' needs a flavour list");
-  bool served = false;
   for (std::string_view name : text::Split(value, ':')) {
     const Flavour* f = FindFlavour(text::Lower(name));
     if (f == nullptr) {
       return Cat("unknown security flavour '", name, "' in '", opt,
                  "' (known: sys, none, krb5, krb5i, krb5p)");
     }
-    served = served || f->served;
     std::vector<std::string>& sec = st->options.sec;
     if (std::find(sec.begin(), sec.end(), f->canonical) == sec.end()) {
       sec.emplace_back(f->canonical);
     }
   }
-  st->served_flavour_active = served;
+  ++st->sec_lists;
   return "";
 }
 
@@ -382,6 +374,25 @@ constexpr Valued kValued[] = {
      }},
 };
 
+// A per-flavour switch after a second sec= list (see sec_lists): applied
+// only as far as it restricts.
+void ApplyNarrowing(const Switch& sw, OptionState* st) {
+  OptionState wanted = *st;
+  sw.apply(&wanted);
+  const bool widens = (!wanted.options.read_only && st->options.read_only) ||
+                      (!wanted.options.secure && st->options.secure) ||
+                      (!wanted.root_squash && st->root_squash) ||
+                      (!wanted.all_squash && st->all_squash);
+  st->options.read_only = st->options.read_only || wanted.options.read_only;
+  st->options.secure = st->options.secure || wanted.options.secure;
+  st->root_squash = st->root_squash || wanted.root_squash;
+  st->all_squash = st->all_squash || wanted.all_squash;
+  if (widens) {
+    NoteNoEffect(st, Cat(sw.name, " after a second sec= list (one option set serves all "
+                                  "flavours; the more restrictive setting is kept)"));
+  }
+}
+
 // Applies a comma-separated option list; returns the problem or "".
 std::string ApplyOptions(std::string_view list, OptionState* st) {
   st->in_squash_list = false;
@@ -403,7 +414,11 @@ std::string ApplyOptions(std::string_view list, OptionState* st) {
         return wants_value ? Cat("export option '", name, "' needs a value ('", name, "=...')")
                            : Cat("unknown export option '", opt, "'");
       }
-      if (!sw->per_flavour || st->served_flavour_active) sw->apply(st);
+      if (sw->per_flavour && st->sec_lists > 1) {
+        ApplyNarrowing(*sw, st);
+      } else {
+        sw->apply(st);
+      }
       continue;
     }
     const Valued* valued = nullptr;
@@ -421,31 +436,15 @@ std::string ApplyOptions(std::string_view list, OptionState* st) {
   return "";
 }
 
-// A client's options as the line left them: Finish() plus the check that it
-// can be served at all.
+// A client's options as the line left them.
 std::string FinishOptions(const OptionState& st, ExportOptions* out) {
   *out = st.Finish();
-  if (out->sec.empty()) return "";
-  for (const std::string& f : out->sec) {
-    if (IsServedFlavour(f)) return "";
-  }
-  std::string listed;
-  for (const std::string& f : out->sec) listed += Cat(listed.empty() ? "" : ":", f);
-  return Cat("sec=", listed,
-             ": no flavour nfs3d serves; nfs3d serves sys and none (Kerberos needs "
-             "RPCSEC_GSS, not implemented yet); list sys too, e.g. sec=",
-             listed, ":sys");
+  return "";
 }
 
 // Non-fatal remarks about one client's options, for the log.
 void NoteOptions(const ExportOptions& o, std::string_view where,
                  std::vector<std::string>* notes) {
-  for (const std::string& f : o.sec) {
-    if (!IsServedFlavour(f)) {
-      notes->push_back(
-          Cat(where, ": sec=", f, " is not served (no RPCSEC_GSS yet); only sys clients can mount"));
-    }
-  }
   for (const std::string& n : o.no_effect) {
     notes->push_back(Cat(where, ": accepted, no effect on NFSv3: ", n));
   }
@@ -540,7 +539,7 @@ std::string ParseClientSpec(std::string_view spec, ExportClient* c) {
   }
   if (text::Lower(spec).rfind("gss/", 0) == 0) {
     return Cat("client '", spec, "' is the old spelling of sec=", spec.substr(4),
-               ": Kerberos is not served (no RPCSEC_GSS yet)");
+               "; write sec=", spec.substr(4), " in the options instead");
   }
   if (spec.find('/') != std::string_view::npos) return ParseNetwork(spec, c);
   if (std::optional<IpAddress> a = IpAddress::Parse(spec)) {
@@ -719,8 +718,14 @@ SquashedIdentity ExportOptions::Squash(uint32_t uid, uint32_t gid,
 }
 
 bool ExportOptions::AllowsFlavor(uint32_t flavor) const {
-  if (sec.empty()) return true;
-  const std::string_view name = flavor == 1 ? "sys" : flavor == 0 ? "none" : "";
+  // RFC 2623 pseudo-flavours for RPCSEC_GSS with Kerberos 5.
+  const std::string_view name = flavor == 1        ? "sys"
+                                : flavor == 0      ? "none"
+                                : flavor == 390003 ? "krb5"
+                                : flavor == 390004 ? "krb5i"
+                                : flavor == 390005 ? "krb5p"
+                                                   : "";
+  if (sec.empty()) return name == "sys" || name == "none";
   return std::find(sec.begin(), sec.end(), name) != sec.end();
 }
 

@@ -101,8 +101,9 @@ struct ExportOptions {
 
   // "secure" admits only privileged source ports (< 1024).
   bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
-  // A call's RPC auth flavour (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS) is one the
-  // sec= list names; without sec= both are.
+  // A call's RPC auth flavour (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS; RFC 2623
+  // pseudo-flavours 390003-390005 for krb5, krb5i, krb5p) is one the sec=
+  // list names; without sec= only sys and none are.
   bool AllowsFlavor(uint32_t flavor) const;
 
   bool operator==(const ExportOptions&) const = default;

@@ -296,6 +296,11 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"name", IdSetter(&ServerConfig::cluster_name)},
                {"shared_dir", PathSetter(&ServerConfig::cluster_shared_dir)},
            }},
+          {"kerberos",
+           {
+               {"keytab", PathSetter(&ServerConfig::krb5_keytab)},
+               {"principal", NameSetter(&ServerConfig::krb5_principal)},
+           }},
       };
   return *schema;
 }

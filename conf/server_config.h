@@ -108,6 +108,10 @@ struct ServerConfig {
   std::string cluster_name = "nfs3d";
   std::string cluster_shared_dir = "/.nfs3d";  // a CephFS path
 
+  // [kerberos]: RPCSEC_GSS for exports whose sec= lists krb5, krb5i or krb5p.
+  std::string krb5_keytab;     // "" = $KRB5_KTNAME, else /etc/krb5.keytab
+  std::string krb5_principal;  // "" = nfs/<this host's name>; "*" = any key in the keytab
+
   bool operator==(const ServerConfig&) const = default;
 };
 

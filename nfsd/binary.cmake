@@ -1,6 +1,6 @@
 # The nfs3d daemon: Daemon wires the layers; main.cc is flags and signals.
 add_library(nfs3d_daemon daemon.cc)
-target_link_libraries(nfs3d_daemon PUBLIC nfs3d_nfsd nfs3d_mountd nfs3d_rpc_transport nfs3d_vfs
+target_link_libraries(nfs3d_daemon PUBLIC nfs3d_nfsd nfs3d_mountd nfs3d_rpc_transport nfs3d_rpc_gss nfs3d_vfs
                       nfs3d_conf nfs3d_common nfs3d_nlm nfs3d_stats nfs3d_stats_text nfs3d_metrics_server)
 target_compile_definitions(nfs3d_daemon PRIVATE NFS3D_VERSION_STRING="${PROJECT_VERSION}")
 add_executable(nfs3d main.cc)

@@ -1,6 +1,7 @@
 #include "nfsd/daemon.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -26,6 +27,8 @@
 #include "nlm/nsm_program.h"
 #include "nlm/status_store.h"
 #include "rpc/dispatcher.h"
+#include "rpc/gss/gss_server.h"
+#include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/portmap_program.h"
 #include "rpc/portmap_registry.h"
 #include "rpc/rpc_server.h"
@@ -40,6 +43,7 @@
 #include "vfs/cephfs/cephfs_backend.h"
 #include "vfs/deadline_backend.h"
 #endif
+#include "xdr/decoder.h"
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
 
@@ -47,6 +51,32 @@ namespace nfs3d::nfsd {
 namespace {
 
 constexpr uint16_t kPortmapPort = 111;
+
+// Some client of some export may use Kerberos (sec=krb5, krb5i, krb5p).
+bool NeedsKerberos(const conf::ExportTable& table) {
+  for (const conf::Export& exp : table.exports) {
+    for (const conf::ExportClient& client : exp.clients) {
+      for (const std::string& f : client.options.sec) {
+        if (f.rfind("krb5", 0) == 0) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// [kerberos]: the keytab, and the service principal (default nfs/<host>).
+rpc::gss::GssServerOptions KerberosOptions(const conf::ServerConfig& config) {
+  rpc::gss::GssServerOptions o;
+  o.keytab = config.krb5_keytab;
+  if (config.krb5_principal == "*") return o;  // any key in the keytab
+  o.principal = config.krb5_principal;
+  if (o.principal.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof(host) - 1);
+    o.principal = absl::StrCat("nfs/", host);
+  }
+  return o;
+}
 
 TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   TransferSettings s;
@@ -116,6 +146,8 @@ struct Daemon::Impl {
   std::unique_ptr<nsm::NsmService> nsm;
   rpc::Program nlm_program;
   rpc::Program nsm_program;
+  // RPCSEC_GSS, when an export lists a Kerberos flavour; outlives dispatcher.
+  std::unique_ptr<rpc::gss::GssServer> gss;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::unique_ptr<rpc::RpcServer> server;
   bool registered_with_rpcbind = false;
@@ -248,6 +280,13 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->export_count = table->exports.size();
   rpc::DispatcherOptions dispatcher_options;
   dispatcher_options.stats = &impl->stats;
+  if (NeedsKerberos(*table)) {
+    absl::StatusOr<std::unique_ptr<rpc::gss::GssServer>> gss =
+        rpc::gss::GssServer::Create(KerberosOptions(config));
+    if (!gss.ok()) return gss.status();
+    impl->gss = std::move(*gss);
+    dispatcher_options.wrapping = impl->gss.get();
+  }
   impl->dispatcher = std::make_unique<rpc::Dispatcher>(dispatcher_options);
   impl->dispatcher->AddProgram(&impl->nfs_program);
   impl->dispatcher->AddProgram(&impl->nfsacl_program);
@@ -362,6 +401,13 @@ absl::Status Daemon::Start() {
   // to the [ceph] timeout: on a worker, never on an io thread.
   options.call_may_block = [&d](absl::Span<const uint8_t> call) {
     if (!d.ceph_connected.load(std::memory_order_acquire)) return false;
+    // RPCSEC_GSS arguments may be sealed (krb5i/krb5p): the handle cannot be
+    // read before the GssServer opens them, so such calls go to a worker.
+    constexpr size_t kCredFlavorAt = 24;  // after xid, type, rpcvers, prog, vers, proc
+    if (call.size() >= kCredFlavorAt + 4 &&
+        xdr::Decoder(call.subspan(kCredFlavorAt)).U32() == rpc::gss::kRpcsecGss) {
+      return true;
+    }
     std::optional<vfs::FileHandle> fh = InlineCallHandle(call);
     return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
   };

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -57,10 +59,16 @@ mountstat3 ToMountStat(const absl::Status& status) {
 // none without one.
 std::vector<uint32_t> ServedFlavors(const conf::ExportOptions& options) {
   if (options.sec.empty()) return {rpc::kAuthSys, rpc::kAuthNone};
+  // RFC 2623 §2.7: in the export's order, Kerberos as its pseudo-flavours.
+  static constexpr std::pair<std::string_view, uint32_t> kNumbers[] = {
+      {"sys", rpc::kAuthSys}, {"none", rpc::kAuthNone}, {"krb5", 390003},
+      {"krb5i", 390004},      {"krb5p", 390005},
+  };
   std::vector<uint32_t> out;
   for (const std::string& f : options.sec) {
-    if (f == "sys") out.push_back(rpc::kAuthSys);
-    if (f == "none") out.push_back(rpc::kAuthNone);
+    for (const auto& [name, number] : kNumbers) {
+      if (f == name) out.push_back(number);
+    }
   }
   return out;
 }

@@ -77,8 +77,10 @@ bool NfsServer::PrivilegedPort(const rpc::TransportInfo& transport) {
 vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
                                       const conf::ExportOptions& options) {
   vfs::Cred out;
-  if (cred.flavor != rpc::kAuthSys) {
-    // AUTH_NONE (or anything not AUTH_SYS) is the anonymous user.
+  const bool gss = cred.flavor >= 390003 && cred.flavor <= 390005;  // RFC 2623 krb5*
+  if ((cred.flavor != rpc::kAuthSys && !gss) || cred.anonymous) {
+    // AUTH_NONE, and a Kerberos principal with no local user, are the
+    // anonymous user.
     out.uid = options.anonuid;
     out.gid = options.anongid;
     return out;
@@ -114,7 +116,10 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
     return nfs3::NFS3ERR_PERM;
   }
 
-  if (!options.AllowsFlavor(ctx.cred.flavor)) {  // sec= names other flavours
+  // sec= names other flavours. NLM calls are exempt: the Linux client's
+  // lockd always speaks AUTH_SYS, also for sec=krb5* mounts (knfsd lets
+  // lockd bypass the GSS check the same way); a lock opens no data.
+  if (!options.AllowsFlavor(ctx.cred.flavor) && !lock_request) {
     ctx.reject_auth = kAuthTooWeak;
     return nfs3::NFS3ERR_PERM;
   }

@@ -30,7 +30,8 @@ ProcResult RunRow(const Procedure& row, void* service, const CallContext& ctx,
 
 }  // namespace
 
-Dispatcher::Dispatcher(DispatcherOptions options) : stats_(options.stats) {
+Dispatcher::Dispatcher(DispatcherOptions options)
+    : stats_(options.stats), wrapping_(options.wrapping) {
   if (options.enable_drc) drc_ = std::make_unique<DuplicateCache>(options.drc);
 }
 
@@ -119,6 +120,27 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   ctx.transport = &transport;
   // Authentication comes before program lookup, as in RFC 5531 servers
   // generally: an unauthenticated caller learns nothing about our programs.
+  if (wrapping_ != nullptr && header.cred.flavor == wrapping_->flavor()) {
+    std::unique_ptr<WrappingFlavor::Call> call;
+    switch (wrapping_->Accept(message, header, in.position(), &call, reply)) {
+      case WrappingFlavor::Verdict::kReplied:
+        return true;
+      case WrappingFlavor::Verdict::kDrop:
+        rec.Event(stats::RpcEvent::kDropped);
+        return false;
+      case WrappingFlavor::Verdict::kRun:
+        break;
+    }
+    ctx.cred = call->cred;
+    rec.AuthFlavor(ctx.cred.flavor);
+    // A DRC replay is sealed afresh too: the cache holds the plain reply, and
+    // the retransmission's new sequence number needs a new verifier.
+    if (!Dispatch(header, call->args, ctx, call->drc_identity, rec, reply)) return false;
+    rec.Settle();  // statistics read the plain results
+    if (wrapping_->Seal(*call, reply)) return true;
+    reply->Clear();
+    return false;
+  }
   AuthStat auth = Authenticate(header.cred, header.verf, &ctx.cred);
   if (auth != AuthStat::kOk) {
     rec.Event(stats::RpcEvent::kAuthError);
@@ -126,7 +148,15 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     EncodeAuthErrorReply(out, xid, auth);
     return true;
   }
+  rec.AuthFlavor(ctx.cred.flavor);
+  return Dispatch(header, in.Rest(), ctx, std::string(), rec, reply);
+}
 
+bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> args,
+                          CallContext& ctx, const std::string& drc_identity,
+                          stats::CallRecorder& rec, xdr::BufferChain* reply) {
+  const uint32_t xid = header.xid;
+  const TransportInfo& transport = *ctx.transport;
   const Program* program = FindProgram(header.prog);
   if (program == nullptr || program->versions.empty()) {
     xdr::Encoder out(reply);
@@ -159,11 +189,11 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   ctx.procedure = &row;
   rec.Procedure(header.prog, header.vers, header.proc);
 
-  const absl::Span<const uint8_t> args = in.Rest();
   std::optional<DrcKey> drc_key;
   uint64_t drc_token = 0;
   if (drc_ != nullptr && !row.idempotent) {
     drc_key = DuplicateCache::MakeKey(transport, xid, header.prog, header.vers, header.proc, args);
+    if (!drc_identity.empty()) drc_key->peer.append(1, '\0').append(drc_identity);
     std::string cached;
     DuplicateCache::Begin begin = drc_->Start(*drc_key, &cached);
     switch (begin.outcome) {

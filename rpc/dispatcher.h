@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "rpc/duplicate_cache.h"
 #include "rpc/program.h"
 #include "rpc/service.h"
+#include "rpc/wrapping_flavor.h"
 #include "stats/server_stats.h"
 
 namespace nfs3d::rpc {
@@ -21,6 +23,9 @@ struct DispatcherOptions {
   DuplicateCacheOptions drc;
   // Per-procedure statistics; null = not kept. Must outlive the dispatcher.
   stats::ServerStats* stats = nullptr;
+  // RPCSEC_GSS (or another wrapping flavor); null = its calls get
+  // AUTH_BADCRED like any unknown flavor. Must outlive the dispatcher.
+  WrappingFlavor* wrapping = nullptr;
 };
 
 class Dispatcher : public RpcService {
@@ -46,10 +51,16 @@ class Dispatcher : public RpcService {
 
  private:
   const Program* FindProgram(uint32_t prog) const;
+  // Everything after authentication: program lookup, the duplicate request
+  // cache and the procedure. `drc_identity` joins the cache key.
+  bool Dispatch(const CallHeader& header, absl::Span<const uint8_t> args, CallContext& ctx,
+                const std::string& drc_identity, stats::CallRecorder& rec,
+                xdr::BufferChain* reply);
 
   std::vector<const Program*> programs_;  // few entries: linear search wins
   std::unique_ptr<DuplicateCache> drc_;   // null when disabled
   stats::ServerStats* stats_ = nullptr;
+  WrappingFlavor* wrapping_ = nullptr;
 };
 
 }  // namespace nfs3d::rpc

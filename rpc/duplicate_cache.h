@@ -15,6 +15,13 @@
 //     from a new source port; including the port would miss exactly the case
 //     the cache exists for. The xid plus argument hash keep clients on one
 //     host apart.
+// RPCSEC_GSS (RFC 2203 §5.3.3.1) gives every retransmission a new sequence
+// number, hence a new verifier and, for krb5i/krb5p, new argument bytes on
+// the wire. So for those calls the dispatcher keys on what a retransmission
+// keeps: the plain (unwrapped) arguments, and the peer part gains the
+// caller's principal, so one user's reply never answers another user on the
+// same host. The cache holds the plain reply; each replay is sealed afresh
+// with the retransmission's sequence number (as knfsd does).
 // A cached entry is only a hit when every field matches; the same
 // (address, xid) with different prog/vers/proc/arguments is a new call, and
 // it replaces the old entry. Replies are only ever returned for an exact key,

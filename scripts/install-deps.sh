@@ -3,19 +3,23 @@
 # already there (idempotent). Run as root.
 set -euo pipefail
 
-# go-md2man renders the man pages (docs/man/*.md).
+# go-md2man renders the man pages (docs/man/*.md); libkrb5-dev brings MIT
+# Kerberos' GSS-API for RPCSEC_GSS (sec=krb5, krb5i, krb5p).
 BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabsl-dev
-            libtirpc-dev libgtest-dev go-md2man)
+            libtirpc-dev libgtest-dev go-md2man libkrb5-dev)
 # Real clients and tools used by the tests: rpcinfo (rpcbind), showmount (nfs-common),
 # nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab;
 # for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
 # build and check it, systemd (systemd-analyze verify), man-db (man -l),
 # util-linux (unshare, nsenter); acl (getfacl/setfacl) for the NFSACL lab test;
 # a one-node Ceph cluster (scripts/ceph-cluster.sh) and libcephfs-dev for the
-# CephFS backend (optional when building: nfs3d builds without it).
+# CephFS backend (optional when building: nfs3d builds without it); a test
+# Kerberos realm (scripts/krb5-kdc.sh: krb5kdc, kdb5_util, kadmin.local, kinit);
+# tcpdump to check that krb5p traffic carries no clear text (lab_krb5).
 TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
            debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
-           ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev)
+           ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev
+           krb5-kdc krb5-admin-server krb5-user tcpdump)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -100,6 +100,15 @@ std::string RenderPrometheus(const Snapshot& s, const std::vector<Family>& extra
     absl::StrAppend(&out, "nfs3d_rpc_messages_total{proto=\"", kTransportNames[t], "\"} ",
                     s.messages[t], "\n");
   }
+  Header(&out, "nfs3d_rpc_flavor_calls_total", "counter",
+         "Authenticated calls, by auth flavour (krb5*: RPCSEC_GSS services).");
+  for (int t = 0; t < kNumTransports; ++t) {
+    for (int f = 0; f < kNumFlavors; ++f) {
+      absl::StrAppend(&out, "nfs3d_rpc_flavor_calls_total{proto=\"", kTransportNames[t],
+                      "\",flavor=\"", FlavorName(static_cast<Flavor>(f)), "\"} ",
+                      s.flavors[t][f], "\n");
+    }
+  }
   Header(&out, "nfs3d_rpc_rejected_total", "counter",
          "Call messages that did not get a normal reply, by reason.");
   for (int t = 0; t < kNumTransports; ++t) {

@@ -6,6 +6,7 @@
 //   nfs3d_rpc_errors_total{program,version,proc,proto}     counter
 //   nfs3d_rpc_duration_seconds{program,version,proc}       histogram
 //   nfs3d_rpc_messages_total{proto}                        counter
+//   nfs3d_rpc_flavor_calls_total{proto,flavor}             counter
 //   nfs3d_rpc_rejected_total{proto,reason}                 counter
 //   nfs3d_rpc_retransmits_total{proto,outcome}             counter
 //   nfs3d_read_bytes_total, nfs3d_write_bytes_total        counter

@@ -95,6 +95,23 @@ const char* RpcEventName(RpcEvent event) {
   return "?";
 }
 
+Flavor FlavorOf(uint32_t rpc_flavor) {
+  switch (rpc_flavor) {
+    case 0: return Flavor::kNone;
+    case 1: return Flavor::kSys;
+    case 390003: return Flavor::kKrb5;
+    case 390004: return Flavor::kKrb5i;
+    case 390005: return Flavor::kKrb5p;
+    default: return Flavor::kOther;
+  }
+}
+
+const char* FlavorName(Flavor flavor) {
+  static constexpr const char* kNames[kNumFlavors] = {"none", "sys", "krb5", "krb5i", "krb5p",
+                                                      "other"};
+  return kNames[static_cast<int>(flavor)];
+}
+
 ServerStats::ServerStats() : id_(next_registry_id.fetch_add(1)) {
   slot_names_.resize(kMaxSlots);
 }
@@ -175,6 +192,7 @@ Snapshot ServerStats::Take() const {
     for (int t = 0; t < kNumTransports; ++t) {
       out.messages[t] += shard->messages[t].Get();
       for (int e = 0; e < kNumRpcEvents; ++e) out.events[t][e] += shard->events[t][e].Get();
+      for (int f = 0; f < kNumFlavors; ++f) out.flavors[t][f] += shard->flavors[t][f].Get();
     }
     out.read_bytes += shard->read_bytes.Get();
     out.write_bytes += shard->write_bytes.Get();
@@ -193,6 +211,7 @@ void CallRecorder::Finish() {
   const int t = transport_ & 1;
   s.messages[t].Add(1);
   if (event_ != RpcEvent::kNone) s.events[t][static_cast<int>(event_)].Add(1);
+  if (has_flavor_) s.flavors[t][static_cast<int>(flavor_)].Add(1);
   if (!has_proc_) return;
   uint32_t count = 0;
   const int base = stats_->SlotBase(prog_, vers_, &count);

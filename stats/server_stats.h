@@ -67,6 +67,14 @@ inline bool IsRpcError(RpcEvent e) {
   return e != RpcEvent::kNone && e != RpcEvent::kDrcReplay && e != RpcEvent::kDrcInProgress;
 }
 
+// The auth flavour a call ran under (RFC 5531 flavours; Kerberos as the
+// RFC 2623 pseudo-flavours of RPCSEC_GSS).
+enum class Flavor : uint8_t { kNone = 0, kSys, kKrb5, kKrb5i, kKrb5p, kOther, kCount };
+inline constexpr int kNumFlavors = static_cast<int>(Flavor::kCount);
+Flavor FlavorOf(uint32_t rpc_flavor);
+// Prometheus label values, indexed by Flavor.
+const char* FlavorName(Flavor flavor);
+
 // Written by one thread only: relaxed load + store, no atomic RMW.
 class Counter {
  public:
@@ -90,6 +98,7 @@ struct Shard {
   ProcShard procs[kMaxSlots];
   Counter messages[kNumTransports];  // every call message received
   Counter events[kNumTransports][kNumRpcEvents];
+  Counter flavors[kNumTransports][kNumFlavors];  // authenticated calls
   Counter read_bytes;
   Counter write_bytes;
   Counter read_sizes[kSizeBuckets + 1];
@@ -128,6 +137,7 @@ struct Snapshot {
   std::vector<ProcSnapshot> procs;
   std::array<uint64_t, kNumTransports> messages{};
   std::array<std::array<uint64_t, kNumRpcEvents>, kNumTransports> events{};
+  std::array<std::array<uint64_t, kNumFlavors>, kNumTransports> flavors{};
   uint64_t read_bytes = 0;
   uint64_t write_bytes = 0;
   std::array<uint64_t, kSizeBuckets + 1> read_sizes{};
@@ -192,9 +202,7 @@ class CallRecorder {
       : stats_(stats), reply_(reply), transport_(transport) {
     if (stats_ != nullptr) start_ = std::chrono::steady_clock::now();
   }
-  ~CallRecorder() {
-    if (stats_ != nullptr) Finish();
-  }
+  ~CallRecorder() { Settle(); }
   CallRecorder(const CallRecorder&) = delete;
   CallRecorder& operator=(const CallRecorder&) = delete;
 
@@ -208,6 +216,17 @@ class CallRecorder {
   }
   // Offset in the reply where the procedure's results begin.
   void ResultsAt(size_t offset) { results_at_ = offset; }
+  // The call was authenticated with this RPC flavour.
+  void AuthFlavor(uint32_t flavor) {
+    flavor_ = FlavorOf(flavor);
+    has_flavor_ = true;
+  }
+  // Records the call now, from the reply as it is (before RPCSEC_GSS seals
+  // it); nothing more is recorded later.
+  void Settle() {
+    if (stats_ != nullptr) Finish();
+    stats_ = nullptr;
+  }
 
  private:
   void Finish();
@@ -218,6 +237,8 @@ class CallRecorder {
   int transport_;
   RpcEvent event_ = RpcEvent::kNone;
   bool has_proc_ = false;
+  bool has_flavor_ = false;
+  Flavor flavor_ = Flavor::kNone;
   uint32_t prog_ = 0, vers_ = 0, proc_ = 0;
   size_t results_at_ = 0;
 };
@@ -230,6 +251,8 @@ class CallRecorder {
   void Event(RpcEvent) {}
   void Procedure(uint32_t, uint32_t, uint32_t) {}
   void ResultsAt(size_t) {}
+  void AuthFlavor(uint32_t) {}
+  void Settle() {}
 };
 
 #endif

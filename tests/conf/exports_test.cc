@@ -258,8 +258,6 @@ TEST(ExportsTest, Errors) {
   ExpectError("/a h(anonuid=4294967296)\n", 1, "needs a numeric id");
   ExpectError("/a h(anonuid)\n", 1, "'anonuid' needs a value");
   ExpectError("/a h(rw=1)\n", 1, "'rw' takes no value");
-  ExpectError("/a h(sec=krb5)\n", 1, "sec=krb5: no flavour nfs3d serves");
-  ExpectError("/a h(sec=krb5p:krb5i)\n", 1, "list sys too, e.g. sec=krb5p:krb5i:sys");
   ExpectError("/a h(sec=lipkey)\n", 1, "unknown security flavour 'lipkey'");
   ExpectError("/a h(sec=)\n", 1, "needs a flavour list");
   ExpectError("/a h(fsid=abc)\n", 1, "bad 'fsid=abc'");
@@ -576,11 +574,10 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
             HashExportPath("uuid:3b6a4f1e8c2d4e7a9f100a1b2c3d4e5f"));
   EXPECT_EQ(OptionsOf(t, "/media/usb").mountpoint, "/media/usb");
 
-  // Security flavours: sys served, the rest named in a warning; options after
-  // a list without sys do not touch sys.
+  // Security flavours in the line's order; per-flavour options after a
+  // second list only narrow the one set (ro wins).
   EXPECT_EQ(OptionsOf(t, "/data").sec,
             (std::vector<std::string>{"krb5p", "krb5i", "krb5", "sys"}));
-  EXPECT_TRUE(HasWarning(t, "/data 192.168.0.0/16: sec=krb5p is not served"));
   EXPECT_TRUE(OptionsOf(t, "/mixed").read_only);
   EXPECT_EQ(OptionsOf(t, "/mixed").squash, SquashMode::kRoot);
   EXPECT_FALSE(OptionsOf(t, "/home").acl);
@@ -619,12 +616,16 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
 }
 
 TEST(ExportsTest, FlavourSpecificOptionsFollowSec) {
-  // Options after a list with sys apply; after one without, they do not.
+  // After a second sec= list, per-flavour options only narrow: /a's krb5p
+  // "ro" makes the client read-only, its no_root_squash is noted, not used.
   ExportTable t = ParseOk("/a h(sec=sys,rw,sec=krb5p,ro,no_root_squash)\n"
                           "/b -sec=krb5:sys,rw h\n"
                           "/c h(rw,sec=none)\n");
-  EXPECT_FALSE(OptionsOf(t, "/a").read_only);
+  EXPECT_TRUE(OptionsOf(t, "/a").read_only);
   EXPECT_EQ(OptionsOf(t, "/a").squash, SquashMode::kRoot);
+  EXPECT_TRUE(HasWarning(t, "no_root_squash after a second sec= list"));
+  EXPECT_EQ(ParseOk("/e h(sec=krb5p)\n").exports[0].clients[0].options.sec,
+            (std::vector<std::string>{"krb5p"}));
   EXPECT_FALSE(OptionsOf(t, "/b").read_only);
   EXPECT_EQ(OptionsOf(t, "/c").sec, (std::vector<std::string>{"none"}));
   EXPECT_FALSE(OptionsOf(t, "/c").read_only);

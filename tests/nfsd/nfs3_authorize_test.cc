@@ -29,6 +29,18 @@ TEST(Nfs3ProgramTest, TableShape) {
   EXPECT_EQ(p.versions[0].version, 3u);
 }
 
+// A call's transport from 127.0.0.1:port.
+rpc::TransportInfo FromLoopback(uint16_t port) {
+  rpc::TransportInfo transport;
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(port);
+  peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::memcpy(&transport.peer, &peer, sizeof(peer));
+  transport.peer_len = sizeof(peer);
+  return transport;
+}
+
 TEST_F(Nfs3Test, FlippedHandleIsBadhandle) {
   n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
   fh.data[fh.len - 1] ^= 0x01;
@@ -65,13 +77,7 @@ TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
   EXPECT_EQ(client().Readdirplus(Root(kRwId), 0, verf, 4096, 8192).status, n3::NFS3ERR_NOTSUPP);
   EXPECT_EQ(client().Readdirplus(Root(kSquashId), 0, verf, 4096, 8192).status, n3::NFS3_OK);
   // From an unprivileged port: lock requests (NLM) pass, NFS calls do not.
-  rpc::TransportInfo transport;
-  sockaddr_in peer{};
-  peer.sin_family = AF_INET;
-  peer.sin_port = htons(40000);
-  peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::memcpy(&transport.peer, &peer, sizeof(peer));
-  transport.peer_len = sizeof(peer);
+  const rpc::TransportInfo transport = FromLoopback(40000);
   rpc::CallContext ctx;
   ctx.transport = &transport;
   ctx.cred.flavor = rpc::kAuthSys;
@@ -92,6 +98,38 @@ TEST_F(Nfs3Test, SecListDecidesTheFlavoursAccepted) {
   client().caller.flavor = rpc::kAuthNone;
   EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_PERM);
   EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
+}
+
+TEST_F(Nfs3Test, KerberosFlavoursFollowTheSecList) {
+  auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,fsid=1,sec=krb5p,anonuid=77)\n" +
+                                      Path("squash") + " *(rw,fsid=3)\n",
+                                  "test");
+  ASSERT_TRUE(table.ok()) << table.status();
+  server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
+  const rpc::TransportInfo transport = FromLoopback(700);
+  rpc::CallContext ctx;
+  ctx.transport = &transport;
+  CallAuth auth;
+  ctx.cred.flavor = 390004;  // krb5i: not listed
+  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3ERR_PERM);
+  EXPECT_EQ(ctx.reject_auth, NfsServer::kAuthTooWeak);
+  ctx.reject_auth = 0;
+  ctx.cred.flavor = 390005;  // krb5p, a mapped user
+  ctx.cred.uid = 1000;
+  ctx.cred.gid = 100;
+  ctx.cred.gids = {100, 27};
+  ASSERT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3_OK);
+  EXPECT_EQ(auth.cred.uid, 1000u);
+  EXPECT_EQ(auth.cred.groups, (std::vector<uint32_t>{100, 27}));
+  ctx.cred.anonymous = true;  // a principal with no local user
+  ASSERT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3_OK);
+  EXPECT_EQ(auth.cred.uid, 77u);
+  // No sec=: sys and none only.
+  EXPECT_EQ(server_->Authorize(ctx, Root(kSquashId), &auth), n3::NFS3ERR_PERM);
+  // NLM speaks AUTH_SYS for Kerberos mounts: lock requests pass.
+  ctx.cred = rpc::Credential{.flavor = rpc::kAuthSys};
+  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/true), n3::NFS3_OK);
+  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3ERR_PERM);
 }
 
 TEST_F(Nfs3Test, UnlistedClientIsAcces) {

@@ -143,6 +143,16 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
     if (!ParseUint(cl.Get("gid"), &v)) return *error = "--gid: bad number", false;
     s.gid = static_cast<uint32_t>(v);
   }
+  if (cl.Has("sec")) {
+    s.sec = cl.Get("sec");
+    if (s.sec != "krb5" && s.sec != "krb5i" && s.sec != "krb5p" && s.sec != "sys") {
+      return *error = "--sec: krb5, krb5i, krb5p or sys", false;
+    }
+    if (s.sec == "sys") s.sec.clear();
+  }
+  s.krb5_principal = cl.Get("krb5-principal", "");
+  s.krb5_keytab = cl.Get("krb5-keytab", "");
+  s.krb5_target = cl.Get("krb5-target", "");
   s.reserved_port = cl.Has("resvport");
   s.send_per_call = cl.Has("send-per-call");
   c->dir_name = cl.Get("dir", absl::StrCat("nfs3bench.", getpid()));

@@ -11,7 +11,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kCommon = {
       "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
       "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
-      "resvport", "send-per-call", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
+      "resvport", "send-per-call", "sec", "krb5-principal", "krb5-keytab", "krb5-target", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
@@ -127,6 +127,12 @@ connection options:
   --timeout SEC              a call fails after SEC without reply (30)
   --timeo MS                 UDP: first retransmit after MS, doubling (1000)
   --uid N --gid N            AUTH_SYS identity (0/0)
+  --sec sys|krb5|krb5i|krb5p  NFS calls under AUTH_SYS (default) or RPCSEC_GSS, one
+                             context per connection (MOUNT stays AUTH_SYS)
+  --krb5-principal NAME      initiator principal whose key --krb5-keytab holds
+                             (default: the ticket cache, as after kinit)
+  --krb5-keytab FILE         client keytab for --krb5-principal
+  --krb5-target NAME         service principal (default nfs@SERVER)
   --resvport                 use a source port < 1024
   --send-per-call            TCP: one send per call, as the Linux client does (default: as
                              many queued calls per send as fit, less client CPU)

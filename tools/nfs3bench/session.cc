@@ -18,6 +18,46 @@ constexpr uint32_t kPmapVersion = 2;
 constexpr uint32_t kPmapGetport = 3;
 constexpr uint32_t kMaxUdpTransfer = 32768;
 
+// A context for options.sec, made over a connection of its own (contexts
+// are not tied to one).
+absl::StatusOr<std::unique_ptr<client::GssInitiator>> EstablishGss(const Target& target,
+                                                                   uint16_t nfs_port,
+                                                                   const SessionOptions& options,
+                                                                   absl::Duration timeout) {
+  using rpc::gss::GssService;
+  client::GssInitiatorOptions go;
+  if (options.sec == "krb5") {
+    go.service = GssService::kNone;
+  } else if (options.sec == "krb5i") {
+    go.service = GssService::kIntegrity;
+  } else if (options.sec == "krb5p") {
+    go.service = GssService::kPrivacy;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("--sec ", options.sec, ": krb5, krb5i or krb5p"));
+  }
+  go.principal = options.krb5_principal;
+  go.client_keytab = options.krb5_keytab;
+  go.target = options.krb5_target.empty() ? absl::StrCat("nfs@", target.host) : options.krb5_target;
+  client::RpcClientOptions ro;
+  ro.transport = options.transport;
+  ro.timeout = timeout;
+  auto rpc = client::RpcClient::Connect(target.host, nfs_port, ro);
+  if (!rpc.ok()) return rpc.status();
+  uint32_t xid = static_cast<uint32_t>(getpid()) << 8;
+  auto gss = client::GssInitiator::Establish(
+      go, nfs3::kProgram, nfs3::kVersion, xid,
+      [&](const std::string& m) -> absl::StatusOr<std::string> {
+        return (*rpc)->SendRaw(
+            absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(m.data()), m.size()),
+            timeout);
+      });
+  if (!gss.ok()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("RPCSEC_GSS context with ", go.target, ": ", gss.status().message()));
+  }
+  return std::move(*gss);
+}
+
 rpc::Credential MakeCred(const SessionOptions& o) {
   rpc::Credential c;
   c.flavor = rpc::kAuthSys;
@@ -154,7 +194,17 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   }
   s->root_ = mnt.fhandle;
 
+  if (!options.sec.empty()) {
+    absl::StatusOr<std::unique_ptr<client::GssInitiator>> gss =
+        EstablishGss(target, nfs_port, options, setup_timeout);
+    if (!gss.ok()) {
+      s->Unmount().IgnoreError();
+      return gss.status();
+    }
+    s->gss_ = std::move(*gss);
+  }
   client::AsyncRpcOptions ao;
+  ao.security = s->gss_.get();
   ao.transport = options.transport;
   ao.connect_timeout = setup_timeout;
   ao.call_timeout = options.timeout;

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "client/async_rpc_client.h"
+#include "client/gss_initiator.h"
 #include "xdr/nfs3_types.h"
 
 namespace nfs3d::bench {
@@ -31,6 +32,12 @@ struct SessionOptions {
   uint32_t uid = 0, gid = 0;
   bool reserved_port = false;
   bool send_per_call = false;  // TCP: one sendmsg per call (kernel-like)
+  // RPCSEC_GSS for the NFS calls (MOUNT stays AUTH_SYS): "" (AUTH_SYS),
+  // "krb5", "krb5i" or "krb5p"; a context per session (connection).
+  std::string sec;
+  std::string krb5_principal;  // initiator, its key in krb5_keytab; "" = ticket cache
+  std::string krb5_keytab;
+  std::string krb5_target;     // acceptor; "" = nfs@<host>
 };
 
 class Session {
@@ -66,6 +73,7 @@ class Session {
   Target target_;
   SessionOptions options_;
   uint16_t mount_port_ = 0;
+  std::unique_ptr<client::GssInitiator> gss_;  // outlives rpc_, which uses it
   std::unique_ptr<client::AsyncRpcClient> rpc_;
   nfs3::nfs_fh3 root_;
   uint32_t rtmax_ = 0, wtmax_ = 0;

@@ -1,0 +1,368 @@
+#include "rpc/gss/gss_server.h"
+
+#include <gssapi/gssapi_ext.h>
+#include <gssapi/gssapi_krb5.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "rpc/gss/gss_identity.h"
+#include "rpc/gss/gss_util.h"
+#include "rpc/gss/rpcsec_gss_types.h"
+#include "xdr/decoder.h"
+#include "xdr/encoder.h"
+
+namespace nfs3d::rpc::gss {
+namespace {
+
+void AuthError(xdr::BufferChain* reply, uint32_t xid, uint32_t stat) {
+  reply->Clear();
+  xdr::Encoder out(reply);
+  EncodeAuthErrorReply(out, xid, static_cast<AuthStat>(stat));
+}
+
+// An accepted reply's header with an RPCSEC_GSS verifier (or AUTH_NONE when
+// mic is empty: failed context creation).
+void AcceptedHeader(xdr::Encoder& out, uint32_t xid, absl::Span<const uint8_t> mic,
+                    uint32_t accept_stat) {
+  ReplyHeader h{.xid = xid, .accept_stat = accept_stat};
+  if (!mic.empty()) h.verf = OpaqueAuth{kRpcsecGss, mic};
+  xdr::Encode(out, h);
+}
+
+}  // namespace
+
+struct GssServer::DataCall : WrappingFlavor::Call {
+  std::shared_ptr<GssContext> ctx;
+  uint32_t xid = 0;
+  uint32_t seq = 0;
+  GssService service = GssService::kNone;
+  std::string plain;  // krb5p: the unwrapped arguments live here
+};
+
+absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions options) {
+  OM_uint32 minor = 0;
+  gss_name_t name = GSS_C_NO_NAME;
+  if (!options.principal.empty()) {
+    const bool hostbased = options.principal.find('/') == std::string::npos;
+    gss_buffer_desc text{options.principal.size(), options.principal.data()};
+    OM_uint32 major = gss_import_name(
+        &minor, &text, hostbased ? GSS_C_NT_HOSTBASED_SERVICE : GSS_KRB5_NT_PRINCIPAL_NAME,
+        &name);
+    if (GSS_ERROR(major)) {
+      return absl::InvalidArgumentError(absl::StrCat("kerberos principal '", options.principal,
+                                                     "': ", GssErrorText(major, minor)));
+    }
+  }
+  gss_key_value_element_desc element{"keytab", options.keytab.c_str()};
+  gss_key_value_set_desc store{1, &element};
+  gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
+  OM_uint32 major = gss_acquire_cred_from(&minor, name, GSS_C_INDEFINITE, GSS_C_NO_OID_SET,
+                                          GSS_C_ACCEPT, options.keytab.empty() ? nullptr : &store,
+                                          &cred, nullptr, nullptr);
+  if (name != GSS_C_NO_NAME) gss_release_name(&minor, &name);
+  if (GSS_ERROR(major)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("kerberos: no acceptor credential for '",
+                     options.principal.empty() ? "any principal" : options.principal,
+                     "' in keytab '", options.keytab.empty() ? "(default)" : options.keytab,
+                     "': ", GssErrorText(major, minor)));
+  }
+  if (!options.map) options.map = MapInitiator;
+  return std::unique_ptr<GssServer>(new GssServer(std::move(options), cred));
+}
+
+GssServer::GssServer(GssServerOptions options, gss_cred_id_t cred)
+    : options_(std::move(options)), cred_(cred), table_(options_.max_contexts) {}
+
+GssServer::~GssServer() {
+  OM_uint32 minor = 0;
+  gss_release_cred(&minor, &cred_);
+}
+
+uint32_t GssServer::flavor() const { return kRpcsecGss; }
+
+WrappingFlavor::Verdict GssServer::Accept(absl::Span<const uint8_t> message,
+                                          const CallHeader& header, size_t args_offset,
+                                          std::unique_ptr<Call>* call, xdr::BufferChain* reply) {
+  GssCred cred;
+  xdr::Decoder in(header.cred.body);
+  if (!xdr::Decode(in, &cred) || in.remaining() != 0) {
+    AuthError(reply, header.xid, static_cast<uint32_t>(AuthStat::kBadCred));
+    return Verdict::kReplied;
+  }
+  switch (cred.proc) {
+    case GssProc::kInit:
+    case GssProc::kContinueInit:
+      // §5.2.2: context creation is a NULL call with an AUTH_NONE verifier.
+      if (header.proc != 0 || header.verf.flavor != kAuthNone ||
+          (cred.proc == GssProc::kInit) != cred.handle.empty()) {
+        AuthError(reply, header.xid, static_cast<uint32_t>(AuthStat::kBadCred));
+        return Verdict::kReplied;
+      }
+      return Init(header, cred.handle, cred.proc == GssProc::kInit, message.subspan(args_offset),
+                  reply);
+    case GssProc::kData:
+    case GssProc::kDestroy:
+      return Data(message, header, args_offset, call, reply);
+  }
+  return Verdict::kDrop;
+}
+
+WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
+                                        absl::Span<const uint8_t> handle, bool first,
+                                        absl::Span<const uint8_t> args,
+                                        xdr::BufferChain* reply) {
+  const absl::Time now = options_.now();
+  std::shared_ptr<GssContext> ctx =
+      first ? std::make_shared<GssContext>(options_.seq_window) : table_.Find(handle, now);
+  if (ctx == nullptr || ctx->established.load()) {
+    AuthError(reply, header.xid, kAuthStatCredProblem);
+    return Verdict::kReplied;
+  }
+  GssInitArg arg;
+  xdr::Decoder in(args);
+  if (!xdr::Decode(in, &arg) || in.remaining() != 0) {
+    if (!first) table_.Erase(ctx->handle);
+    xdr::Encoder out(reply);
+    EncodeAcceptedReply(out, header.xid, AcceptStat::kGarbageArgs);
+    return Verdict::kReplied;
+  }
+  OutBuffer token;
+  OutBuffer mic;
+  GssInitRes res;
+  {
+    absl::MutexLock lock(&ctx->mu);
+    gss_buffer_desc input = In(arg.token);
+    gss_name_t initiator = GSS_C_NO_NAME;
+    OM_uint32 minor = 0;
+    OM_uint32 time_rec = 0;
+    OM_uint32 major =
+        gss_accept_sec_context(&minor, &ctx->gss, cred_, &input, GSS_C_NO_CHANNEL_BINDINGS,
+                               &initiator, nullptr, &token.b, nullptr, &time_rec, nullptr);
+    res.major = major;
+    res.minor = minor;
+    res.seq_window = ctx->window.size();
+    res.token = token.span();
+    if (GSS_ERROR(major)) {
+      NFS3D_LOG_DEBUG("rpcsec_gss: context creation refused: %s", GssErrorText(major, minor));
+    }
+    if (major == GSS_S_COMPLETE) {
+      ctx->identity = options_.map(initiator);
+      ctx->expiry = now + (time_rec == GSS_C_INDEFINITE
+                               ? options_.max_lifetime
+                               : std::min(options_.max_lifetime, absl::Seconds(time_rec)));
+      // §5.2.3.1: the verifier is a MIC over the window size.
+      const std::array<uint8_t, 4> window = BigEndian(res.seq_window);
+      gss_buffer_desc msg = In(window);
+      if (GSS_ERROR(gss_get_mic(&minor, ctx->gss, GSS_C_QOP_DEFAULT, &msg, &mic.b))) {
+        res.major = GSS_S_FAILURE;
+      } else {
+        ctx->established.store(true);
+        NFS3D_LOG_DEBUG("rpcsec_gss: context for %s (uid %u)", ctx->identity.principal,
+                        ctx->identity.uid);
+      }
+    }
+    if (initiator != GSS_C_NO_NAME) gss_release_name(&minor, &initiator);
+  }
+  // The table is never entered while a context's lock is held.
+  if (GSS_ERROR(res.major)) {
+    if (!first) table_.Erase(ctx->handle);
+  } else {
+    if (first) table_.Insert(ctx, now);
+    res.handle = ctx->handle;
+  }
+  xdr::Encoder out(reply);
+  AcceptedHeader(out, header.xid, ctx->established.load() ? mic.span() : absl::Span<const uint8_t>(),
+                 static_cast<uint32_t>(AcceptStat::kSuccess));
+  xdr::Encode(out, res);
+  return Verdict::kReplied;
+}
+
+WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
+                                        const CallHeader& header, size_t args_offset,
+                                        std::unique_ptr<Call>* call, xdr::BufferChain* reply) {
+  GssCred cred;
+  xdr::Decoder cred_in(header.cred.body);
+  xdr::Decode(cred_in, &cred);  // Accept checked it
+  const absl::Time now = options_.now();
+  std::shared_ptr<GssContext> ctx = table_.Find(cred.handle, now);
+  if (ctx == nullptr || !ctx->established.load()) {
+    AuthError(reply, header.xid, kAuthStatCredProblem);
+    return Verdict::kReplied;
+  }
+  if (now >= ctx->expiry || cred.seq_num >= kMaxSeq) {
+    table_.Erase(ctx->handle);
+    AuthError(reply, header.xid, kAuthStatCtxProblem);
+    return Verdict::kReplied;
+  }
+  if (header.verf.flavor != kRpcsecGss) {
+    AuthError(reply, header.xid, static_cast<uint32_t>(AuthStat::kBadVerf));
+    return Verdict::kReplied;
+  }
+  // §5.3.1: the verifier is a MIC over the header from the xid to the end
+  // of the credential (whose body the decoder borrowed from the message).
+  const size_t cred_end = static_cast<size_t>(header.cred.body.data() - message.data()) +
+                          xdr::PadTo4(header.cred.body.size());
+  OM_uint32 major = 0;
+  bool fresh = false;
+  {
+    absl::MutexLock lock(&ctx->mu);
+    gss_buffer_desc head = In(message.first(cred_end));
+    gss_buffer_desc verf = In(header.verf.body);
+    OM_uint32 minor = 0;
+    major = gss_verify_mic(&minor, ctx->gss, &head, &verf, nullptr);
+    // Only after the MIC: a forged header must not move the window.
+    fresh = !GSS_ERROR(major) && ctx->window.Accept(cred.seq_num);
+  }
+  if (GSS_ERROR(major)) {
+    const bool expired = GSS_ROUTINE_ERROR(major) == GSS_S_CONTEXT_EXPIRED;
+    if (expired) table_.Erase(ctx->handle);
+    AuthError(reply, header.xid, expired ? kAuthStatCtxProblem : kAuthStatCredProblem);
+    return Verdict::kReplied;
+  }
+  if (!fresh) return Verdict::kDrop;
+
+  auto data = std::make_unique<DataCall>();
+  data->ctx = ctx;
+  data->xid = header.xid;
+  data->seq = cred.seq_num;
+  data->service = cred.service;
+  if (cred.proc == GssProc::kDestroy) {
+    // §5.4: a plain NULL reply with the usual verifier, then the context goes.
+    xdr::Encoder out(reply);
+    EncodeAcceptedReply(out, header.xid, AcceptStat::kSuccess);
+    data->service = GssService::kNone;
+    const bool sealed = Seal(*data, reply);
+    table_.Erase(ctx->handle);
+    return sealed ? Verdict::kReplied : Verdict::kDrop;
+  }
+
+  const GssIdentity& id = ctx->identity;
+  data->cred.flavor = PseudoFlavor(cred.service);
+  data->cred.machine = id.principal;
+  data->cred.anonymous = !id.mapped;
+  data->cred.uid = id.uid;
+  data->cred.gid = id.gid;
+  data->cred.gids = id.gids;
+  data->drc_identity = id.principal;
+
+  const absl::Span<const uint8_t> wire = message.subspan(args_offset);
+  absl::Span<const uint8_t> body;  // seq_num, then the arguments
+  bool ok = true;
+  switch (cred.service) {
+    case GssService::kNone:
+      data->args = wire;
+      break;
+    case GssService::kIntegrity: {
+      GssIntegData integ;
+      xdr::Decoder in(wire);
+      ok = xdr::Decode(in, &integ) && in.remaining() == 0;
+      if (ok) {
+        absl::MutexLock lock(&ctx->mu);
+        gss_buffer_desc msg = In(integ.body);
+        gss_buffer_desc mic = In(integ.checksum);
+        OM_uint32 minor = 0;
+        ok = !GSS_ERROR(gss_verify_mic(&minor, ctx->gss, &msg, &mic, nullptr));
+      }
+      body = integ.body;
+      break;
+    }
+    case GssService::kPrivacy: {
+      GssPrivData priv;
+      xdr::Decoder in(wire);
+      ok = xdr::Decode(in, &priv) && in.remaining() == 0;
+      if (ok) {
+        absl::MutexLock lock(&ctx->mu);
+        gss_buffer_desc sealed = In(priv.body);
+        OutBuffer plain;
+        int confidential = 0;
+        OM_uint32 minor = 0;
+        ok = !GSS_ERROR(gss_unwrap(&minor, ctx->gss, &sealed, &plain.b, &confidential, nullptr)) &&
+             confidential != 0;
+        if (ok) data->plain.assign(static_cast<const char*>(plain.b.value), plain.b.length);
+      }
+      body = absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(data->plain.data()),
+                                       data->plain.size());
+      break;
+    }
+  }
+  if (ok && cred.service != GssService::kNone) {
+    // §5.3.2.2/3: the protected body repeats the credential's seq_num.
+    ok = body.size() >= 4 && ReadBigEndian(body.data()) == cred.seq_num;
+    if (ok) data->args = body.subspan(4);
+  }
+  if (!ok) {
+    xdr::Encoder out(reply);
+    EncodeAcceptedReply(out, header.xid, AcceptStat::kGarbageArgs);
+    data->service = GssService::kNone;
+    return Seal(*data, reply) ? Verdict::kReplied : Verdict::kDrop;
+  }
+  *call = std::move(data);
+  return Verdict::kRun;
+}
+
+bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
+  DataCall& data = static_cast<DataCall&>(call);
+  const std::string plain = reply->Flatten();
+  const auto* p = reinterpret_cast<const uint8_t*>(plain.data());
+  // MSG_DENIED replies (e.g. AUTH_TOOWEAK from an export check) carry no
+  // verifier: sent as they are.
+  if (plain.size() >= 12 && ReadBigEndian(p + 8) != 0) return true;
+  // Otherwise the layout EncodeAcceptedReply writes: xid, REPLY, ACCEPTED,
+  // AUTH_NONE verifier (flavor, length 0), accept_stat, results.
+  constexpr size_t kPlainHeader = 24;
+  if (plain.size() < kPlainHeader || ReadBigEndian(p + 12) != kAuthNone) return false;
+  const uint32_t accept_stat = ReadBigEndian(p + 20);
+  const absl::Span<const uint8_t> results(p + kPlainHeader, plain.size() - kPlainHeader);
+
+  GssContext& ctx = *data.ctx;
+  absl::MutexLock lock(&ctx.mu);
+  OM_uint32 minor = 0;
+  const std::array<uint8_t, 4> seq = BigEndian(data.seq);
+  gss_buffer_desc seq_buf = In(seq);
+  OutBuffer verifier;
+  if (GSS_ERROR(gss_get_mic(&minor, ctx.gss, GSS_C_QOP_DEFAULT, &seq_buf, &verifier.b))) {
+    return false;  // §5.3.3.4.1: no reply
+  }
+  std::string body;  // seq_num, then the results
+  OutBuffer protection;
+  const bool wrap = accept_stat == static_cast<uint32_t>(AcceptStat::kSuccess) &&
+                    data.service != GssService::kNone;
+  if (wrap) {
+    body.reserve(4 + results.size());
+    body.append(reinterpret_cast<const char*>(seq.data()), seq.size());
+    body.append(reinterpret_cast<const char*>(results.data()), results.size());
+    gss_buffer_desc msg{body.size(), body.data()};
+    if (data.service == GssService::kIntegrity) {
+      if (GSS_ERROR(gss_get_mic(&minor, ctx.gss, GSS_C_QOP_DEFAULT, &msg, &protection.b))) {
+        return false;
+      }
+    } else {
+      int confidential = 0;
+      if (GSS_ERROR(gss_wrap(&minor, ctx.gss, 1, GSS_C_QOP_DEFAULT, &msg, &confidential,
+                             &protection.b)) ||
+          confidential == 0) {
+        return false;
+      }
+    }
+  }
+  reply->Clear();
+  xdr::Encoder out(reply);
+  AcceptedHeader(out, data.xid, verifier.span(), accept_stat);
+  if (!wrap) {
+    out.FixedOpaque(results);  // already a multiple of 4 bytes
+  } else if (data.service == GssService::kIntegrity) {
+    xdr::Encode(out, GssIntegData{
+                         .body = {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
+                         .checksum = protection.span()});
+  } else {
+    xdr::Encode(out, GssPrivData{.body = protection.span()});
+  }
+  return true;
+}
+
+}  // namespace nfs3d::rpc::gss

@@ -1,0 +1,80 @@
+// RPCSEC_GSS version 1 (RFC 2203), server side, on MIT Kerberos' GSS-API:
+// context creation (INIT, CONTINUE_INIT), data calls with the services none
+// (krb5), integrity (krb5i) and privacy (krb5p), and DESTROY.
+//
+// Per data call (§5.3.3): the credential names a live context; the verifier
+// is a MIC over the call header up to the credential; the sequence number is
+// inside the window and new (§5.3.3.1; else the call is dropped silently);
+// krb5i arguments carry a MIC over (seq_num, arguments), krb5p arguments are
+// GSS_Wrap'ed; both must repeat the credential's seq_num. Replies carry a MIC
+// over the seq_num as verifier and the results protected the same way.
+// Refusals: unknown handle or a bad header MIC → RPCSEC_GSS_CREDPROBLEM;
+// expired context or spent sequence numbers → RPCSEC_GSS_CTXPROBLEM; a bad
+// argument checksum or seal → GARBAGE_ARGS.
+#ifndef NFS3D_RPC_GSS_GSS_SERVER_H_
+#define NFS3D_RPC_GSS_GSS_SERVER_H_
+
+#include <gssapi/gssapi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "rpc/gss/gss_context_table.h"
+#include "rpc/wrapping_flavor.h"
+
+namespace nfs3d::rpc::gss {
+
+struct GssServerOptions {
+  // Keytab holding the service key; "" = the Kerberos default
+  // (KRB5_KTNAME, else /etc/krb5.keytab).
+  std::string keytab;
+  // Service principal, "service@host" or "service/host[@REALM]"; "" = any
+  // principal whose key the keytab holds (the client names the one it wants).
+  std::string principal;
+  size_t max_contexts = 4096;
+  uint32_t seq_window = 128;  // Linux knfsd's GSS_SEQ_WIN
+  // Upper bound of a context's life when GSS-API reports none.
+  absl::Duration max_lifetime = absl::Hours(24);
+  // Clock; tests move it.
+  std::function<absl::Time()> now = [] { return absl::Now(); };
+  // Principal → identity; default MapInitiator (gss_identity.h).
+  std::function<GssIdentity(gss_name_t)> map = nullptr;
+};
+
+class GssServer : public WrappingFlavor {
+ public:
+  // Acquires the acceptor credential from the keytab: fails when the keytab
+  // cannot be read or holds no key for the principal.
+  static absl::StatusOr<std::unique_ptr<GssServer>> Create(GssServerOptions options);
+  ~GssServer() override;
+
+  uint32_t flavor() const override;
+  Verdict Accept(absl::Span<const uint8_t> message, const CallHeader& header, size_t args_offset,
+                 std::unique_ptr<Call>* call, xdr::BufferChain* reply) override;
+  bool Seal(Call& call, xdr::BufferChain* reply) override;
+
+  size_t contexts() const { return table_.size(); }
+
+ private:
+  struct DataCall;
+  GssServer(GssServerOptions options, gss_cred_id_t cred);
+
+  Verdict Init(const CallHeader& header, absl::Span<const uint8_t> handle, bool first,
+               absl::Span<const uint8_t> args, xdr::BufferChain* reply);
+  // Verifies the call's protection and fills *call; kRun or a refusal.
+  Verdict Data(absl::Span<const uint8_t> message, const CallHeader& header, size_t args_offset,
+               std::unique_ptr<Call>* call, xdr::BufferChain* reply);
+
+  GssServerOptions options_;
+  gss_cred_id_t cred_;
+  GssContextTable table_;
+};
+
+}  // namespace nfs3d::rpc::gss
+
+#endif  // NFS3D_RPC_GSS_GSS_SERVER_H_

@@ -1,0 +1,58 @@
+// An auth flavor that keeps per-context state and may protect the procedure
+// arguments and results (RPCSEC_GSS). The dispatcher hands it the calls that
+// carry its flavor: it answers context control calls itself, refuses or
+// silently drops bad calls, and for a data call yields the caller's identity
+// and the plain arguments, then seals the finished reply (verifier, and the
+// results wrapped as the call asked).
+#ifndef NFS3D_RPC_WRAPPING_FLAVOR_H_
+#define NFS3D_RPC_WRAPPING_FLAVOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/types/span.h"
+#include "rpc/call_context.h"
+#include "rpc/rpc_message.h"
+#include "xdr/buffer_chain.h"
+
+namespace nfs3d::rpc {
+
+class WrappingFlavor {
+ public:
+  virtual ~WrappingFlavor() = default;
+
+  // One data call between Accept and Seal.
+  struct Call {
+    virtual ~Call() = default;
+    Credential cred;
+    absl::Span<const uint8_t> args;  // plain procedure arguments
+    // Who the caller is, beyond the address: part of the duplicate request
+    // cache key (RPCSEC_GSS: the principal), so a reply cached for one user
+    // never answers another user on the same host.
+    std::string drc_identity;
+  };
+
+  enum class Verdict : uint8_t {
+    kReplied,  // *reply holds the complete reply (control call or refusal)
+    kDrop,     // send nothing (replay, sequence number outside the window)
+    kRun,      // *call is set: run the procedure, then Seal the reply
+  };
+
+  virtual uint32_t flavor() const = 0;
+
+  // `message` is the whole call; `header` was decoded from it and its
+  // arguments start at args_offset.
+  virtual Verdict Accept(absl::Span<const uint8_t> message, const CallHeader& header,
+                         size_t args_offset, std::unique_ptr<Call>* call,
+                         xdr::BufferChain* reply) = 0;
+
+  // Rewrites the plain reply to `call` (AUTH_NONE verifier, plain results)
+  // into what the flavor sends. False: the reply cannot be protected; send
+  // nothing.
+  virtual bool Seal(Call& call, xdr::BufferChain* reply) = 0;
+};
+
+}  // namespace nfs3d::rpc
+
+#endif  // NFS3D_RPC_WRAPPING_FLAVOR_H_
