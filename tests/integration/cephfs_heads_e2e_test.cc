@@ -77,15 +77,6 @@ class CephfsHeadsTest : public ::testing::Test {
     return "";
   }
 
-  std::string CommitVerifier(int head, const std::string& fh) {
-    NfsReply r = Nfs(*nfs_[head], nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
-    EXPECT_EQ(r.status, nfs3::NFS3_OK);
-    xdr::Decoder d(Span(r.results));
-    d.U32();
-    SkipWcc(d);
-    return Str(d.FixedOpaque(8));
-  }
-
   fs::path dir_;
   NfsdProcess heads_[3];
   std::unique_ptr<RawClient> nfs_[3], mnt_[3];
@@ -114,7 +105,7 @@ TEST_F(CephfsHeadsTest, HandlesFromOneHeadWorkOnTheOtherHeadsOfTheCluster) {
   // Each head has a write verifier of its own: a client whose UNSTABLE
   // writes went to a head that died sees another verifier from the head that
   // took over its address, and writes them again.
-  EXPECT_NE(CommitVerifier(0, fh), CommitVerifier(1, fh));
+  EXPECT_NE(CommitVerifier(*nfs_[0], fh), CommitVerifier(*nfs_[1], fh));
 
   // Operators see which node a head is.
   EXPECT_EQ(NodeIdInMetrics(0), "head0");

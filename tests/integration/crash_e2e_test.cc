@@ -66,14 +66,7 @@ class CrashE2eTest : public ::testing::Test {
     *committed = d.U32();
     return Str(d.FixedOpaque(8));
   }
-  std::string Commit(const std::string& fh) {
-    NfsReply r = Nfs(*c_, nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
-    EXPECT_EQ(r.status, nfs3::NFS3_OK);
-    xdr::Decoder d(Span(r.results));
-    d.U32();
-    SkipWcc(d);
-    return Str(d.FixedOpaque(8));
-  }
+  std::string Commit(const std::string& fh) { return CommitVerifier(*c_, fh); }
 
   fs::path dir_;
   NfsdProcess server_;

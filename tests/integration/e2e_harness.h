@@ -540,6 +540,16 @@ inline std::string NewHandle(const NfsReply& r) {
   return Str(d.Opaque(64));
 }
 
+// COMMIT of the whole file; returns the write verifier (8 bytes).
+inline std::string CommitVerifier(RawClient& c, const std::string& fh) {
+  NfsReply r = Nfs(c, nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
+  EXPECT_EQ(r.status, nfs3::NFS3_OK);
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  SkipWcc(d);
+  return Str(d.FixedOpaque(8));
+}
+
 inline std::string CreateArgs(const std::string& dir, const std::string& name,
                               uint32_t how = nfs3::GUARDED) {
   return Args().Opaque(dir).String(name).U32(how).ModeOnly(0644).str();
