@@ -1,14 +1,16 @@
 #!/bin/bash
 # A one-node Ceph cluster for tests and benchmarks, from Debian's packages
-# (ceph-mon ceph-osd ceph-mds ceph-common): one monitor on 127.0.0.1, one OSD
+# (ceph-mon ceph-osd ceph-mds ceph-common): one monitor on 127.0.0.1 (or
+# --addr), one OSD
 # keeping its objects in memory (memstore), one MDS, cephx on, no manager.
 # Everything lives in one private directory; nothing touches /etc/ceph.
 #
-#   ceph-cluster.sh start DIR [--port N] [--netns NAME]
+#   ceph-cluster.sh start DIR [--port N] [--addr IP] [--netns NAME]
 #       Creates DIR, starts the daemons (inside network namespace NAME with
 #       `ip netns exec` when given; or run the whole script under
-#       `nfs-lab exec --`), makes a file system "cephfs" and waits until its
-#       MDS is up:active. Writes DIR/ceph.conf, DIR/keyring (client.admin)
+#       `nfs-lab exec --`) on address IP (default 127.0.0.1; e.g. a bridge
+#       that other namespaces reach), makes a file system "cephfs" and waits
+#       until its MDS is up:active. Writes DIR/ceph.conf, DIR/keyring (client.admin)
 #       and DIR/<daemon>.pid. Prints the ceph.conf path.
 #   ceph-cluster.sh stop DIR
 #       SIGTERM to the PIDs in DIR/*.pid, waits for them to exit (SIGKILL
@@ -26,8 +28,8 @@ set -euo pipefail
 
 die() { echo "ceph-cluster: $*" >&2; exit 1; }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+free_port() {  # ADDR
+  python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1],0)); print(s.getsockname()[1])' "$1"
 }
 
 ceph_cli() { $NS ceph -c "$DIR/ceph.conf" -k "$DIR/keyring" -n client.admin --connect-timeout 20 "$@"; }
@@ -82,17 +84,18 @@ signal_daemon() {
 mds_active() { ceph_cli mds stat 2>/dev/null | grep -q 'up:active'; }
 
 cmd_start() {
-  local port="" netns=""
+  local port="" netns="" addr=127.0.0.1
   while [ $# -gt 0 ]; do
     case $1 in
       --port) port=$2; shift 2 ;;
+      --addr) addr=$2; shift 2 ;;
       --netns) netns=$2; shift 2 ;;
       *) die "unknown option $1" ;;
     esac
   done
-  [ -n "$port" ] || port=$(free_port)
   NS=""
   [ -z "$netns" ] || NS="ip netns exec $netns"
+  [ -n "$port" ] || port=$($NS bash -c "$(declare -f free_port); free_port $addr")
   [ ! -e "$DIR/pids" ] || die "$DIR already holds a cluster"
   mkdir -p "$DIR"/{mon,osd,mds,log,run}
   echo "$netns" >"$DIR/netns"
@@ -101,8 +104,8 @@ cmd_start() {
   cat >"$DIR/ceph.conf" <<EOF
 [global]
 fsid = $fsid
-mon host = v2:127.0.0.1:$port
-public addr = 127.0.0.1
+mon host = v2:$addr:$port
+public addr = $addr
 ms bind ipv6 = false
 ms bind msgr1 = false
 auth cluster required = cephx
@@ -128,7 +131,7 @@ mon data = $DIR/mon/\$id
 mon initial members = a
 mon cluster log file = $DIR/log/cluster.log
 [mon.a]
-public addr = 127.0.0.1:$port
+public addr = $addr:$port
 [osd]
 osd objectstore = memstore
 memstore device bytes = 4294967296
@@ -144,12 +147,12 @@ EOF
   ceph-authtool --create-keyring "$DIR/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
   ceph-authtool "$DIR/keyring" --gen-key -n client.admin --cap mon 'allow *' \
     --cap osd 'allow *' --cap mds 'allow *' --cap mgr 'allow *' >/dev/null
-  monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:127.0.0.1:$port]" \
+  monmaptool --create --clobber --fsid "$fsid" --addv a "[v2:$addr:$port]" \
     "$DIR/monmap" >/dev/null
   ceph-mon -c "$DIR/ceph.conf" --mkfs -i a --monmap "$DIR/monmap" --keyring "$DIR/keyring" \
     >"$DIR/log/mon-mkfs.out" 2>&1 || die "ceph-mon --mkfs failed (see $DIR/log)"
   start_daemon mon
-  wait_for 30 ceph_cli mon stat || die "monitor on 127.0.0.1:$port did not answer (see $DIR/log)"
+  wait_for 30 ceph_cli mon stat || die "monitor on $addr:$port did not answer (see $DIR/log)"
 
   # OSD 0: register it, make its key and its in-memory store.
   local osd_uuid
