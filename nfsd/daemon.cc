@@ -20,6 +20,7 @@
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "nfsd/nfsacl_program.h"
+#include "nlm/cluster_grace.h"
 #include "nlm/cluster_lock_mirror.h"
 #include "nlm/nfs_file_resolver.h"
 #include "nlm/nlm_program.h"
@@ -124,6 +125,9 @@ struct Daemon::Impl {
   // Set once `ceph` exists (a reload may add the first cephfs= export): until
   // then no call needs the header decode of call_may_block.
   std::atomic<bool> ceph_connected{false};
+  // On a [cluster] head: the state the heads share (grace periods, this
+  // head's status monitor), in the file system.
+  std::unique_ptr<DurableFiles> cluster_files;
 #endif
   std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
   std::set<uint32_t> backend_exports;  // export ids already added to the backend
@@ -175,27 +179,54 @@ struct Daemon::Impl {
     return absl::OkStatus();
   }
 
+  // On a [cluster] head with a CephFS export: the cluster's shared files.
+  absl::Status OpenClusterFiles() {
+#if NFS3D_HAVE_CEPHFS
+    if (!ceph || config.cluster_node_id.empty()) return absl::OkStatus();
+    absl::StatusOr<std::unique_ptr<DurableFiles>> files =
+        ceph->SharedFiles([calls = ceph_calls.get()](std::function<absl::Status()> call) {
+          return calls->Run(std::move(call));
+        });
+    if (!files.ok()) return files.status();
+    cluster_files = std::move(*files);
+#endif
+    return absl::OkStatus();
+  }
+
+  // The status monitor's store: on a [cluster] head in the shared files
+  // (nsm.<node_id>, so the head restarted on another machine after a
+  // takeover notifies the same clients), else in the state directory.
+  absl::StatusOr<std::unique_ptr<nlm::StatusStore>> OpenStatusStore() {
+#if NFS3D_HAVE_CEPHFS
+    if (cluster_files) {
+      absl::StatusOr<std::unique_ptr<DurableFiles>> nsm =
+          cluster_files->Sub(absl::StrCat("nsm.", config.cluster_node_id));
+      if (!nsm.ok()) return nsm.status();
+      return nlm::StatusStore::Open(std::move(*nsm));
+    }
+#endif
+    return nlm::StatusStore::Open(config.state_dir);
+  }
+
   // On a [cluster] head: this head's grace period (if `grace`) is recorded in
-  // the file system, and the lock manager also refuses new locks while any
-  // other head's is running (vfs/cephfs/shared_grace.h). Unreadable: in grace
+  // the shared files, and the lock manager also refuses new locks while any
+  // other head's is running (nlm/cluster_grace.h). Unreadable: in grace
   // (refusing a new lock is safe, granting one a reclaim needs is not).
   void ShareGraceWithCluster(bool grace) {
 #if NFS3D_HAVE_CEPHFS
-    if (!ceph || config.cluster_node_id.empty()) return;
+    if (!cluster_files) return;
     if (grace) {
-      const absl::Time until = absl::Now() + absl::Seconds(config.nlm_grace_period);
       absl::Status recorded =
-          ceph_calls->Run([c = ceph.get(), until] { return c->RecordClusterGraceEnd(until); });
+          nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id,
+                              absl::Now() + absl::Seconds(config.nlm_grace_period));
       if (!recorded.ok()) NFS3D_LOG_WARNING("cluster grace period: %s", recorded.ToString());
     }
-    nlm->SetOtherGrace([this] {
-      auto end = std::make_shared<absl::Time>(absl::InfiniteFuture());
-      absl::Status read = ceph_calls->Run([c = ceph.get(), end] {
-        absl::StatusOr<absl::Time> e = c->ClusterGraceEnd();
-        if (e.ok()) *end = *e;
-        return e.status();
-      });
-      if (!read.ok()) NFS3D_LOG_WARNING("cluster grace period unknown: %s", read.ToString());
+    nlm->SetOtherGrace([files = cluster_files.get()] {
+      absl::StatusOr<absl::Time> end = nlm::LatestGraceEnd(*files);
+      if (!end.ok()) {
+        NFS3D_LOG_WARNING("cluster grace period unknown: %s", end.status().ToString());
+        return true;
+      }
       return absl::Now() < *end;
     });
 #else
@@ -264,6 +295,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->backend = std::move(*backend);
   impl->router = std::make_unique<vfs::BackendRouter>(impl->backend.get());
   if (absl::Status s = impl->AddNewExports(exports); !s.ok()) return s;
+  if (absl::Status s = impl->OpenClusterFiles(); !s.ok()) return s;
   for (const std::string& warning : exports.warnings) NFS3D_LOG_WARNING("%s", warning);
 
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
@@ -292,8 +324,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->dispatcher->AddProgram(&impl->nfsacl_program);
   impl->dispatcher->AddProgram(&impl->mount_program);
   if (config.nlm) {
-    absl::StatusOr<std::unique_ptr<nlm::StatusStore>> store =
-        nlm::StatusStore::Open(config.state_dir);
+    absl::StatusOr<std::unique_ptr<nlm::StatusStore>> store = impl->OpenStatusStore();
     if (!store.ok()) return store.status();
     impl->nsm_store = std::move(*store);
     nlm::NlmOptions nlm_options;

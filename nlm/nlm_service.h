@@ -80,7 +80,7 @@ class NlmService {
   void SetMirror(LockMirror* mirror);
 
   // A grace period kept elsewhere as well: the other heads of a cluster
-  // serving the same files (vfs/cephfs/shared_grace.h). While it returns
+  // serving the same files (nlm/cluster_grace.h). While it returns
   // true, new locks are refused here too. Call before Start; may be slow
   // (it is never called under the service's lock).
   void SetOtherGrace(std::function<bool()> in_grace) { other_grace_ = std::move(in_grace); }

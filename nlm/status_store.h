@@ -1,11 +1,12 @@
-// What the status monitor keeps on disk, in <state_dir>/nsm/:
+// What the status monitor keeps durably, in <state_dir>/nsm/ (or, on a head
+// of a [cluster], in the cluster's shared directory: common/durable_files.h):
 //   state          this server's NSM state number. Opening the store bumps it
 //                  to the next odd number (odd = up, the NSM convention), so
 //                  every start has a new state that clients can tell apart.
 //   hosts/<id>     one file per client that held locks ("monitored" hosts):
 //                  its name, its address and the address of ours it used.
 //                  After a restart these are the clients told to reclaim.
-// Every file is replaced atomically (write, fsync, rename, fsync directory).
+// Every file is replaced atomically (write, sync, rename).
 #ifndef NFS3D_NLM_STATUS_STORE_H_
 #define NFS3D_NLM_STATUS_STORE_H_
 
@@ -16,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/durable_files.h"
 
 namespace nfs3d::nlm {
 
@@ -28,9 +30,11 @@ struct MonitoredHost {
 
 class StatusStore {
  public:
-  // Creates the directory if needed, reads the previous state and hosts, and
-  // persists the new state number before returning.
+  // Opens <state_dir>/nsm, creating it if needed (see Open below).
   static absl::StatusOr<std::unique_ptr<StatusStore>> Open(const std::string& state_dir);
+  // Reads the previous state and hosts from `nsm` and its sub-directory
+  // "hosts", and persists the new state number before returning.
+  static absl::StatusOr<std::unique_ptr<StatusStore>> Open(std::unique_ptr<DurableFiles> nsm);
 
   int32_t state() const { return state_; }
   // Hosts recorded by earlier runs (read at Open).
@@ -41,16 +45,12 @@ class StatusStore {
   absl::Status RemoveHost(const std::string& name);
 
  private:
-  explicit StatusStore(std::string dir) : dir_(std::move(dir)) {}
-  std::string HostPath(const std::string& name) const;
+  explicit StatusStore(std::unique_ptr<DurableFiles> hosts) : hosts_(std::move(hosts)) {}
 
-  std::string dir_;
+  std::unique_ptr<DurableFiles> hosts_;
   int32_t state_ = 0;
   std::vector<MonitoredHost> previous_;
 };
-
-// Writes `contents` to `path` atomically and durably.
-absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 }  // namespace nfs3d::nlm
 

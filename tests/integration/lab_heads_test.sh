@@ -11,8 +11,10 @@
 #    and writes a file 1 MiB at a time with an fsync after each piece;
 #  - at 8 MiB, head1 is killed with SIGKILL, the address moves to machine
 #    hd2 with `ip addr` (and a gratuitous ARP), and head1 is started there
-#    under its own node id: it ends the dead session's CephFS state, declares
-#    the cluster's grace period and notifies the client, which reclaims;
+#    under its own node id, with machine 2's own state directory: it ends
+#    the dead session's CephFS state, declares the cluster's grace period and
+#    notifies the client it finds in the cluster's shared state, which
+#    reclaims;
 #  - another host's lock on the same file through head3 is refused during
 #    the grace period and after it (the reclaimed lock holds it);
 #  - the guest's writes complete with no I/O error, and the file read
@@ -77,12 +79,13 @@ log "bridge up: machines ${MACHINES[*]} at ${FIXED[*]}; $FLOAT on ${MACHINES[0]}
   || fail "the Ceph cluster did not start in the lab namespace"
 log "Ceph cluster up on $BRIDGE_IP"
 
-# head_conf NODE LISTEN: the config of head NODE (state in WORK/state-NODE:
-# on storage every machine reaches, for the takeover).
+# head_conf NODE LISTEN MACHINE: the config of head NODE on MACHINE, with a
+# state directory of that machine's own (what the takeover needs is in the
+# cluster).
 head_conf() {
-  local node=$1 listen=$2 conf="$WORK/$1.conf"
-  mkdir -p "$WORK/state-$node"
-  write_conf "$conf" "$WORK/exports" "$WORK/state-$node" on
+  local node=$1 listen=$2 conf="$WORK/$1.conf" state="$WORK/$3-state-$1"
+  mkdir -p "$state"
+  write_conf "$conf" "$WORK/exports" "$state" on
   sed -i "s/^listen = .*/listen = $listen/" "$conf"
   ceph_conf_section "$conf"
   printf '\n[nlm]\ngrace_period = %d\n\n[cluster]\nnode_id = %s\nname = lab\nshared_dir = /.nfs3d\n' \
@@ -107,9 +110,9 @@ start_head() {
   tail -20 "$WORK/$node.log" >&2
   fail "$node did not come up on $address"
 }
-head_conf head1 "$FLOAT" >/dev/null
-head_conf head2 "${FIXED[1]}" >/dev/null
-head_conf head3 "${FIXED[2]}" >/dev/null
+head_conf head1 "$FLOAT" "${MACHINES[0]}" >/dev/null
+head_conf head2 "${FIXED[1]}" "${MACHINES[1]}" >/dev/null
+head_conf head3 "${FIXED[2]}" "${MACHINES[2]}" >/dev/null
 start_head head1 "${MACHINES[0]}" "$FLOAT"
 start_head head2 "${MACHINES[1]}" "${FIXED[1]}"
 start_head head3 "${MACHINES[2]}" "${FIXED[2]}"
@@ -199,6 +202,7 @@ arp = struct.pack("!HHBBH", 1, 0x0800, 6, 4, 1) + mac + ip + b"\0" * 6 + ip
 for _ in range(3):
     s.send(b"\xff" * 6 + mac + b"\x08\x06" + arp)
 EOF
+head_conf head1 "$FLOAT" "${MACHINES[1]}" >/dev/null  # machine 2's own state directory
 start_head head1 "${MACHINES[1]}" "$FLOAT"
 log "$FLOAT moved to ${MACHINES[1]}; head1 restarted there (pid ${HEAD_PID[head1]})"
 

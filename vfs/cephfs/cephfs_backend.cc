@@ -21,7 +21,6 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
-#include "vfs/cephfs/shared_grace.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/siphash.h"
@@ -716,8 +715,11 @@ absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHan
   // Read before writing: if a sync fails after this write, the client sees
   // another verifier at COMMIT and resends.
   result.verifier = ToVerifier(impl_->verifier());
-  int n = ceph_ll_write(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset), data.size(),
-                        reinterpret_cast<const char*>(data.data()));
+  // A WRITE of no bytes is legal; libcephfs 16.2 aborts the process on it
+  // (ceph_assert in Striper::file_to_extents), so it never gets one.
+  int n = data.empty() ? 0
+                       : ceph_ll_write(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset),
+                                       data.size(), reinterpret_cast<const char*>(data.data()));
   absl::Status status = n < 0 ? CephError(n, "write") : absl::OkStatus();
   if (status.ok()) {
     result.count = static_cast<uint32_t>(n);
@@ -996,20 +998,9 @@ void CephfsBackend::ChangeWriteVerifier() { impl_->RotateVerifier("sync outcome 
 
 const std::string& CephfsBackend::cluster() const { return impl_->cluster(); }
 
-absl::Status CephfsBackend::RecordClusterGraceEnd(absl::Time until) {
+absl::StatusOr<std::unique_ptr<DurableFiles>> CephfsBackend::SharedFiles(CephCallRunner run) {
   if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
-  absl::Status s = RecordGraceEnd(impl_->cm(), shared_dir_, node_id_, until);
-  if (!s.ok()) return absl::UnavailableError(absl::StrCat(impl_->cluster(), ": ", s.message()));
-  return s;
-}
-
-absl::StatusOr<absl::Time> CephfsBackend::ClusterGraceEnd() {
-  if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
-  absl::StatusOr<absl::Time> end = LatestGraceEnd(impl_->cm(), shared_dir_);
-  if (!end.ok()) {
-    return absl::UnavailableError(absl::StrCat(impl_->cluster(), ": ", end.status().message()));
-  }
-  return end;
+  return OpenCephFiles(impl_->cm(), shared_dir_, impl_->cluster(), std::move(run));
 }
 
 namespace {

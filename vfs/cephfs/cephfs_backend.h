@@ -35,6 +35,7 @@
 
 #include "absl/time/time.h"
 #include "vfs/backend.h"
+#include "vfs/cephfs/cluster_files.h"
 
 namespace nfs3d::vfs {
 
@@ -125,11 +126,12 @@ class CephfsBackend : public Backend {
   // Names the cluster (conf, client, file system), for messages.
   const std::string& cluster() const;
 
-  // The [cluster] lock grace period (shared_grace.h): records this head's
-  // end, and reads the latest end of any head. FailedPrecondition on a head
-  // without a node id.
-  absl::Status RecordClusterGraceEnd(absl::Time until);
-  absl::StatusOr<absl::Time> ClusterGraceEnd();
+  // The [cluster] state the heads share, in shared_dir of the file system
+  // (cluster_files.h; every call through `run`). FailedPrecondition on a
+  // head without a node id.
+  absl::StatusOr<std::unique_ptr<DurableFiles>> SharedFiles(CephCallRunner run);
+  // This head's [cluster] node id; "" = a head of its own.
+  const std::string& node_id() const { return node_id_; }
 
   // NLM locks as CephFS locks (ceph_ll_setlk/getlk), so other CephFS
   // clients see them. owner tells NLM lock owners apart within this client;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/support/durable_files_contract.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/vfs_error.h"
 
@@ -289,6 +290,50 @@ TEST_F(CephfsBackendTest, LocksAreCephfsLocksSeenByOtherClients) {
   EXPECT_TRUE(now);
   other.reset();
   std::filesystem::remove_all(other_state);
+}
+
+// A WRITE or READ of no bytes is legal NFS (and libcephfs 16.2 aborts the
+// process on a zero-length write): it succeeds and changes nothing.
+TEST_F(CephfsBackendTest, ZeroLengthWriteAndReadChangeNothing) {
+  const FileHandle fh = CreateFile("zero");
+  Wcc wcc;
+  for (StableHow stable : {StableHow::kUnstable, StableHow::kFileSync}) {
+    ASSERT_OK_AND_ASSIGN(w, backend_->Write(kRoot, fh, 100, {}, stable, &wcc));
+    EXPECT_EQ(w.count, 0u);
+  }
+  ASSERT_OK_AND_ASSIGN(a, backend_->GetAttr(kRoot, fh));
+  EXPECT_EQ(a.size, 0u);
+  uint8_t buf[1];
+  ASSERT_OK_AND_ASSIGN(r, backend_->Read(kRoot, fh, 0, 0, buf));
+  EXPECT_EQ(r.count, 0u);
+}
+
+// The [cluster] state of the heads (grace periods, status monitors) as
+// files in the file system: what a local directory does, also on CephFS.
+TEST_F(CephfsBackendTest, SharedFilesKeepTheDurableFilesContract) {
+  CephfsOptions options;
+  options.state_dir = state_.string() + "-clustered";
+  options.conf_path = ClusterDir() + "/ceph.conf";
+  options.keyring = ClusterDir() + "/keyring";
+  options.client_id = "admin";
+  options.fs_name = "cephfs";
+  options.node_id = "files-test";
+  options.cluster_name = "test" + std::to_string(getpid());
+  options.shared_dir = "/.nfs3d-files-" + std::to_string(getpid());
+  auto clustered = CephfsBackend::Create(options);
+  ASSERT_TRUE(clustered.ok()) << clustered.status();
+  // Run directly (the daemon passes DeadlineBackend::Run).
+  auto files = (*clustered)->SharedFiles([](std::function<absl::Status()> call) { return call(); });
+  ASSERT_TRUE(files.ok()) << files.status();
+  absl::StatusOr<std::unique_ptr<DurableFiles>> empty = (*files)->Sub("contract");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  test_support::CheckDurableFilesContract(**empty);
+  // A head without a node id has no shared files.
+  EXPECT_EQ(backend_->SharedFiles([](std::function<absl::Status()> call) { return call(); })
+                .status()
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+  std::filesystem::remove_all(options.state_dir);
 }
 
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {

@@ -1,0 +1,44 @@
+#include "nlm/cluster_grace.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+
+namespace nfs3d::nlm {
+namespace {
+
+constexpr absl::string_view kPrefix = "grace.";
+
+}  // namespace
+
+absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, absl::Time until) {
+  // Unix seconds, rounded up: a reader must not see the period end early.
+  return shared.Write(absl::StrCat(kPrefix, node_id),
+                      absl::StrCat(absl::ToUnixSeconds(until + absl::Seconds(1) -
+                                                       absl::Nanoseconds(1)),
+                                   "\n"));
+}
+
+absl::StatusOr<absl::Time> LatestGraceEnd(DurableFiles& shared) {
+  absl::StatusOr<std::vector<std::string>> names = shared.List();
+  if (!names.ok()) return names.status();
+  absl::Time latest = absl::InfinitePast();
+  for (const std::string& name : *names) {
+    if (!absl::StartsWith(name, kPrefix)) continue;
+    absl::StatusOr<std::optional<std::string>> text = shared.Read(name);
+    if (!text.ok()) return text.status();
+    if (!text->has_value()) continue;  // replaced while listed
+    int64_t seconds = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(**text), &seconds)) {
+      return absl::DataLossError(absl::StrCat(shared.where(), "/", name, " does not hold a time"));
+    }
+    latest = std::max(latest, absl::FromUnixSeconds(seconds));
+  }
+  return latest;
+}
+
+}  // namespace nfs3d::nlm

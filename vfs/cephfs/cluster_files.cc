@@ -1,0 +1,129 @@
+#include "vfs/cephfs/cluster_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
+#include <cephfs/libcephfs.h>
+
+namespace nfs3d::vfs {
+namespace {
+
+class CephFiles : public DurableFiles {
+ public:
+  CephFiles(ceph_mount_info* cm, std::string dir, std::string cluster, CephCallRunner run)
+      : cm_(cm), dir_(std::move(dir)), cluster_(std::move(cluster)), run_(std::move(run)) {}
+
+  const std::string& where() const override { return dir_; }
+
+  absl::StatusOr<std::optional<std::string>> Read(const std::string& name) override {
+    auto out = std::make_shared<std::optional<std::string>>();
+    absl::Status s = run_([cm = cm_, path = Path(name), out, this_cluster = cluster_] {
+      const int fd = ceph_open(cm, path.c_str(), O_RDONLY, 0);
+      if (fd == -ENOENT) return absl::OkStatus();
+      if (fd < 0) return Failed(this_cluster, "opening " + path, fd);
+      std::string contents;
+      char buf[4096];
+      for (;;) {
+        const int n = ceph_read(cm, fd, buf, sizeof(buf), static_cast<int64_t>(contents.size()));
+        if (n < 0) {
+          ceph_close(cm, fd);
+          return Failed(this_cluster, "reading " + path, n);
+        }
+        if (n == 0) break;
+        contents.append(buf, static_cast<size_t>(n));
+      }
+      ceph_close(cm, fd);
+      *out = std::move(contents);
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+    return std::move(*out);
+  }
+
+  absl::Status Write(const std::string& name, const std::string& contents) override {
+    return run_([cm = cm_, path = Path(name), contents, this_cluster = cluster_] {
+      const std::string temp = path + kTempSuffix;
+      const int fd = ceph_open(cm, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (fd < 0) return Failed(this_cluster, "creating " + temp, fd);
+      // No write of nothing: libcephfs 16.2 asserts on a zero-length write.
+      int rc = contents.empty() ? 0
+                                : ceph_write(cm, fd, contents.data(),
+                                             static_cast<int64_t>(contents.size()), 0);
+      if (rc >= 0 && rc != static_cast<int>(contents.size())) rc = -EIO;
+      if (rc >= 0) rc = ceph_fsync(cm, fd, 0);
+      ceph_close(cm, fd);
+      if (rc < 0) return Failed(this_cluster, "writing " + temp, rc);
+      rc = ceph_rename(cm, temp.c_str(), path.c_str());
+      if (rc < 0) return Failed(this_cluster, "renaming " + temp, rc);
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status Remove(const std::string& name) override {
+    return run_([cm = cm_, path = Path(name), this_cluster = cluster_] {
+      const int rc = ceph_unlink(cm, path.c_str());
+      if (rc < 0 && rc != -ENOENT) return Failed(this_cluster, "removing " + path, rc);
+      return absl::OkStatus();
+    });
+  }
+
+  absl::StatusOr<std::vector<std::string>> List() override {
+    auto names = std::make_shared<std::vector<std::string>>();
+    absl::Status s = run_([cm = cm_, dir = dir_, names, this_cluster = cluster_] {
+      ceph_dir_result* listing = nullptr;
+      const int rc = ceph_opendir(cm, dir.c_str(), &listing);
+      if (rc < 0) return Failed(this_cluster, "listing " + dir, rc);
+      while (dirent* entry = ceph_readdir(cm, listing)) {
+        std::string name = entry->d_name;
+        if (name == "." || name == ".." || absl::EndsWith(name, kTempSuffix)) continue;
+        names->push_back(std::move(name));
+      }
+      ceph_closedir(cm, listing);
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+    return std::move(*names);
+  }
+
+  absl::StatusOr<std::unique_ptr<DurableFiles>> Sub(const std::string& name) override {
+    return OpenCephFiles(cm_, Path(name), cluster_, run_);
+  }
+
+  static absl::Status Failed(const std::string& cluster, const std::string& step, int rc) {
+    return absl::UnavailableError(
+        absl::StrCat(cluster, ": ", step, " failed: ", std::strerror(rc < 0 ? -rc : rc)));
+  }
+
+ private:
+  std::string Path(const std::string& name) const { return absl::StrCat(dir_, "/", name); }
+
+  ceph_mount_info* const cm_;
+  const std::string dir_;
+  const std::string cluster_;
+  const CephCallRunner run_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<DurableFiles>> OpenCephFiles(ceph_mount_info* cm,
+                                                            const std::string& dir,
+                                                            const std::string& cluster,
+                                                            CephCallRunner run) {
+  absl::Status made = run([cm, dir, cluster] {
+    const int rc = ceph_mkdirs(cm, dir.c_str(), 0700);
+    if (rc < 0 && rc != -EEXIST) return CephFiles::Failed(cluster, "creating " + dir, rc);
+    return absl::OkStatus();
+  });
+  if (!made.ok()) return made;
+  return std::make_unique<CephFiles>(cm, dir, cluster, std::move(run));
+}
+
+}  // namespace nfs3d::vfs
