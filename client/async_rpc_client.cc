@@ -138,12 +138,7 @@ std::shared_ptr<AsyncRpcClient::Message> AsyncRpcClient::EncodeCall(
     xdr::BufferChain plain;
     xdr::Encoder pe(&plain);
     encode_args(pe);
-    const std::string args = plain.Flatten();
-    const std::string call = options_.security->Encode(
-        xid, prog, vers, proc,
-        absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(args.data()), args.size()),
-        token);
-    m->body.Append(call.data(), call.size());
+    options_.security->Encode(xid, prog, vers, proc, std::move(plain), &m->body, token);
   } else {
     xdr::Encoder e(&m->body);
     EncodeCallHeader(e, xid, prog, vers, proc, options_.cred);
@@ -239,7 +234,7 @@ absl::Status AsyncRpcClient::Flush() {
   return absl::OkStatus();
 }
 
-bool AsyncRpcClient::HandleReply(absl::Span<const uint8_t> message) {
+bool AsyncRpcClient::HandleReply(absl::Span<uint8_t> message) {
   uint32_t xid = 0;
   absl::Span<const uint8_t> results;
   absl::Status status = ParseReplyHeader(message, &xid, &results);
@@ -254,13 +249,9 @@ bool AsyncRpcClient::HandleReply(absl::Span<const uint8_t> message) {
   ++stats_.replies;
   stats_.total_latency += absl::Now() - p.first_sent;
   if (options_.security != nullptr && status.ok()) {
-    absl::StatusOr<std::string> plain = options_.security->Open(message, p.security_token);
-    if (!plain.ok()) {
-      p.done(plain.status(), {});
-    } else {
-      p.done(status, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(plain->data()),
-                                               plain->size()));
-    }
+    absl::StatusOr<absl::Span<const uint8_t>> plain =
+        options_.security->Open(message, p.security_token);
+    p.done(plain.status(), plain.ok() ? *plain : absl::Span<const uint8_t>());
     return true;
   }
   p.done(status, results);
@@ -280,7 +271,7 @@ absl::Status AsyncRpcClient::ReadUdp(int* completed) {
       return ErrnoStatus("recv", errno);
     }
     stats_.bytes_received += static_cast<uint64_t>(n);
-    if (HandleReply(absl::Span<const uint8_t>(rbuf_.data(), static_cast<size_t>(n)))) ++*completed;
+    if (HandleReply(absl::MakeSpan(rbuf_.data(), static_cast<size_t>(n)))) ++*completed;
   }
   return absl::OkStatus();
 }
@@ -306,7 +297,7 @@ absl::Status AsyncRpcClient::ReadTcp(int* completed) {
         }
         break;
       }
-      const uint8_t* body = rbuf_.data() + rstart_ + 4;
+      uint8_t* body = rbuf_.data() + rstart_ + 4;
       rstart_ += 4 + len;
       if (!(mark & kLastFragment)) {
         fragments_.append(reinterpret_cast<const char*>(body), len);
@@ -314,13 +305,13 @@ absl::Status AsyncRpcClient::ReadTcp(int* completed) {
       }
       bool handled;
       if (fragments_.empty()) {
-        handled = HandleReply(absl::Span<const uint8_t>(body, len));
+        handled = HandleReply(absl::MakeSpan(body, len));
       } else {
         fragments_.append(reinterpret_cast<const char*>(body), len);
         std::string record = std::move(fragments_);
         fragments_.clear();
-        handled = HandleReply(absl::Span<const uint8_t>(
-            reinterpret_cast<const uint8_t*>(record.data()), record.size()));
+        handled = HandleReply(
+            absl::MakeSpan(reinterpret_cast<uint8_t*>(record.data()), record.size()));
       }
       if (handled) ++*completed;
     }

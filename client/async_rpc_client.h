@@ -150,7 +150,8 @@ class AsyncRpcClient {
   absl::Status ReadTcp(int* completed);
   absl::Status ReadUdp(int* completed);
   // Handles one reply message; returns true if it completed a call.
-  bool HandleReply(absl::Span<const uint8_t> message);
+  // (RPCSEC_GSS privacy decrypts the message in place.)
+  bool HandleReply(absl::Span<uint8_t> message);
   int ExpireTimers(absl::Time now);
   absl::Time NextTimer() const;
   void Break(absl::Status why);

@@ -5,22 +5,26 @@
 #define NFS3D_CLIENT_CALL_SECURITY_H_
 
 #include <cstdint>
-#include <string>
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "xdr/buffer_chain.h"
 
 namespace nfs3d::client {
 
 class CallSecurity {
  public:
   virtual ~CallSecurity() = default;
-  // The call message; *token identifies the call to Open (a sequence number).
-  virtual std::string Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
-                             absl::Span<const uint8_t> args, uint32_t* token) = 0;
-  // The plain results of a SUCCESS reply to the call `token` names; an error
-  // if the reply does not check.
-  virtual absl::StatusOr<std::string> Open(absl::Span<const uint8_t> reply, uint32_t token) = 0;
+  // Appends the call message with the plain arguments `args` to *out (args'
+  // bytes may move there by reference); *token identifies the call to Open
+  // (a sequence number).
+  virtual void Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                      xdr::BufferChain args, xdr::BufferChain* out, uint32_t* token) = 0;
+  // The plain results of a SUCCESS reply to the call `token` names, inside
+  // `reply` (which may be decrypted in place); an error if the reply does
+  // not check.
+  virtual absl::StatusOr<absl::Span<const uint8_t>> Open(absl::Span<uint8_t> reply,
+                                                         uint32_t token) = 0;
 };
 
 }  // namespace nfs3d::client

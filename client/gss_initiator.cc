@@ -4,10 +4,12 @@
 #include <gssapi/gssapi_krb5.h>
 
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "client/rpc_wire.h"
+#include "rpc/gss/gss_body.h"
 #include "rpc/gss/gss_util.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -19,8 +21,6 @@ namespace {
 using rpc::gss::GssCred;
 using rpc::gss::GssInitArg;
 using rpc::gss::GssInitRes;
-using rpc::gss::GssIntegData;
-using rpc::gss::GssPrivData;
 using rpc::gss::GssProc;
 using rpc::gss::GssService;
 using rpc::gss::BigEndian;
@@ -164,72 +164,70 @@ GssInitiator::~GssInitiator() {
   if (ctx_ != GSS_C_NO_CONTEXT) gss_delete_sec_context(&minor, &ctx_, GSS_C_NO_BUFFER);
 }
 
+void GssInitiator::EncodeCallTo(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                                xdr::BufferChain args, uint32_t seq, GssProc gss_proc,
+                                xdr::BufferChain* out) {
+  // The header up to the credential, then its MIC as the verifier. Written
+  // straight into out (no chains of its own: this runs for every call).
+  const size_t start = out->size();
+  xdr::Encoder e(out);
+  e.U32(xid);
+  e.U32(0);  // CALL
+  e.U32(rpc::kRpcVersion);
+  e.U32(prog);
+  e.U32(vers);
+  e.U32(proc);
+  e.U32(rpc::gss::kRpcsecGss);
+  // rpc_gss_cred_vers_1_t: four words, then the handle.
+  e.U32(static_cast<uint32_t>(4 * 4 + 4 + xdr::PadTo4(handle_.size())));
+  xdr::Encode(e, GssCred{.proc = gss_proc, .seq_num = seq, .service = service_,
+                         .handle = Bytes(handle_)});
+  std::array<uint8_t, 8 * 4 + 4 * 4 + 4 + rpc::gss::kMaxHandle> head;
+  const size_t head_len = out->size() - start;
+  out->CopyTo(start, head_len, head.data());
+  gss_buffer_desc head_buf = In(absl::MakeConstSpan(head.data(), head_len));
+  OM_uint32 minor = 0;
+  OutBuffer mic;
+  gss_get_mic(&minor, ctx_, GSS_C_QOP_DEFAULT, &head_buf, &mic.b);
+  xdr::Encode(e, rpc::OpaqueAuth{rpc::gss::kRpcsecGss, mic.span()});
+  if (service_ == GssService::kNone || gss_proc != GssProc::kData) {
+    out->AppendChain(std::move(args));
+  } else if (service_ == GssService::kIntegrity) {
+    rpc::gss::AppendIntegData(ctx_, seq, std::move(args), 0, out);
+  } else {
+    rpc::gss::AppendPrivData(ctx_, seq, args, 0, out);
+  }
+}
+
 std::string GssInitiator::EncodeCall(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
                                      absl::Span<const uint8_t> args, uint32_t seq,
                                      GssProc gss_proc) {
-  OM_uint32 minor = 0;
-  xdr::BufferChain cred_chain;
-  xdr::Encoder ce(&cred_chain);
-  xdr::Encode(ce, GssCred{.proc = gss_proc, .seq_num = seq, .service = service_,
-                          .handle = Bytes(handle_)});
-  const std::string cred_body = cred_chain.Flatten();
-  xdr::BufferChain head_chain;
-  xdr::Encoder he(&head_chain);
-  // The header up to the credential, then its MIC as the verifier.
-  he.U32(xid);
-  he.U32(0);  // CALL
-  he.U32(rpc::kRpcVersion);
-  he.U32(prog);
-  he.U32(vers);
-  he.U32(proc);
-  he.U32(rpc::gss::kRpcsecGss);
-  he.Opaque(Bytes(cred_body));
-  std::string message = head_chain.Flatten();
-  gss_buffer_desc head = In(Bytes(message));
-  OutBuffer mic;
-  gss_get_mic(&minor, ctx_, GSS_C_QOP_DEFAULT, &head, &mic.b);
-  xdr::BufferChain rest;
-  xdr::Encoder re(&rest);
-  xdr::Encode(re, rpc::OpaqueAuth{rpc::gss::kRpcsecGss, mic.span()});
-  if (service_ == GssService::kNone || gss_proc != GssProc::kData) {
-    re.FixedOpaque(args);
-  } else {
-    std::string body;
-    const std::array<uint8_t, 4> seq_be = BigEndian(seq);
-    body.append(reinterpret_cast<const char*>(seq_be.data()), 4);
-    body.append(reinterpret_cast<const char*>(args.data()), args.size());
-    gss_buffer_desc msg = In(Bytes(body));
-    OutBuffer protection;
-    if (service_ == GssService::kIntegrity) {
-      gss_get_mic(&minor, ctx_, GSS_C_QOP_DEFAULT, &msg, &protection.b);
-      xdr::Encode(re, GssIntegData{.body = Bytes(body), .checksum = protection.span()});
-    } else {
-      gss_wrap(&minor, ctx_, 1, GSS_C_QOP_DEFAULT, &msg, nullptr, &protection.b);
-      xdr::Encode(re, GssPrivData{.body = protection.span()});
-    }
-  }
-  message += rest.Flatten();
-  return message;
+  xdr::BufferChain plain;
+  plain.Append(args.data(), args.size());
+  xdr::BufferChain message;
+  EncodeCallTo(xid, prog, vers, proc, std::move(plain), seq, gss_proc, &message);
+  return message.Flatten();
 }
 
-std::string GssInitiator::Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
-                                 absl::Span<const uint8_t> args, uint32_t* token) {
+void GssInitiator::Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                          xdr::BufferChain args, xdr::BufferChain* out, uint32_t* token) {
   *token = NextSeq();
-  return EncodeCall(xid, prog, vers, proc, args, *token);
+  EncodeCallTo(xid, prog, vers, proc, std::move(args), *token, GssProc::kData, out);
 }
 
-absl::StatusOr<std::string> GssInitiator::Open(absl::Span<const uint8_t> reply, uint32_t token) {
+absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::Open(absl::Span<uint8_t> reply,
+                                                             uint32_t token) {
   rpc::ReplyHeader header;
-  return OpenReply(reply, token, &header);
+  return OpenReplyInPlace(reply, token, &header);
 }
 
-absl::StatusOr<std::string> GssInitiator::OpenReply(absl::Span<const uint8_t> reply, uint32_t seq,
-                                                    rpc::ReplyHeader* header) {
+absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(
+    absl::Span<uint8_t> reply, uint32_t seq, rpc::ReplyHeader* header) {
   absl::Span<const uint8_t> results;
   if (!DecodeReplyHeader(reply, header, &results)) {
     return absl::DataLossError("undecodable reply header");
   }
-  if (header->reply_stat != 0) return std::string();
+  if (header->reply_stat != 0) return absl::Span<const uint8_t>();
   OM_uint32 minor = 0;
   const std::array<uint8_t, 4> seq_be = BigEndian(seq);
   gss_buffer_desc msg = In(seq_be);
@@ -238,37 +236,28 @@ absl::StatusOr<std::string> GssInitiator::OpenReply(absl::Span<const uint8_t> re
       GSS_ERROR(gss_verify_mic(&minor, ctx_, &msg, &mic, nullptr))) {
     return absl::UnauthenticatedError("reply verifier does not check");
   }
-  if (header->accept_stat != 0) return std::string();
-  if (service_ == GssService::kNone) {
-    return std::string(reinterpret_cast<const char*>(results.data()), results.size());
-  }
-  xdr::Decoder d(results);
-  std::string body;
+  if (header->accept_stat != 0) return absl::Span<const uint8_t>();
+  if (service_ == GssService::kNone) return results;
+  std::optional<absl::Span<const uint8_t>> plain;
   if (service_ == GssService::kIntegrity) {
-    GssIntegData integ;
-    if (!xdr::Decode(d, &integ)) return absl::DataLossError("undecodable rpc_gss_integ_data");
-    gss_buffer_desc b = In(integ.body);
-    gss_buffer_desc c = In(integ.checksum);
-    if (GSS_ERROR(gss_verify_mic(&minor, ctx_, &b, &c, nullptr))) {
-      return absl::UnauthenticatedError("reply checksum does not check");
-    }
-    body.assign(reinterpret_cast<const char*>(integ.body.data()), integ.body.size());
+    plain = rpc::gss::OpenIntegData(ctx_, seq, results);
   } else {
-    GssPrivData priv;
-    if (!xdr::Decode(d, &priv)) return absl::DataLossError("undecodable rpc_gss_priv_data");
-    gss_buffer_desc b = In(priv.body);
-    OutBuffer plain;
-    int confidential = 0;
-    if (GSS_ERROR(gss_unwrap(&minor, ctx_, &b, &plain.b, &confidential, nullptr)) ||
-        confidential == 0) {
-      return absl::UnauthenticatedError("reply does not unwrap");
-    }
-    body.assign(static_cast<const char*>(plain.b.value), plain.b.length);
+    const size_t at = static_cast<size_t>(results.data() - reply.data());
+    plain = rpc::gss::OpenPrivData(ctx_, seq, reply.subspan(at));
   }
-  if (body.size() < 4 || body.compare(0, 4, reinterpret_cast<const char*>(seq_be.data()), 4) != 0) {
-    return absl::UnauthenticatedError("reply body carries another sequence number");
+  if (!plain.has_value()) {
+    return absl::UnauthenticatedError("reply body does not check or carries another sequence number");
   }
-  return body.substr(4);
+  return *plain;
+}
+
+absl::StatusOr<std::string> GssInitiator::OpenReply(absl::Span<const uint8_t> reply, uint32_t seq,
+                                                    rpc::ReplyHeader* header) {
+  std::string copy(reinterpret_cast<const char*>(reply.data()), reply.size());
+  absl::StatusOr<absl::Span<const uint8_t>> results = OpenReplyInPlace(
+      absl::MakeSpan(reinterpret_cast<uint8_t*>(copy.data()), copy.size()), seq, header);
+  if (!results.ok()) return results.status();
+  return std::string(reinterpret_cast<const char*>(results->data()), results->size());
 }
 
 }  // namespace nfs3d::client

@@ -17,6 +17,7 @@
 #include "client/call_security.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/rpc_message.h"
+#include "xdr/buffer_chain.h"
 
 namespace nfs3d::client {
 
@@ -50,20 +51,31 @@ class GssInitiator : public CallSecurity {
   void set_service(rpc::gss::GssService s) { service_ = s; }
   uint32_t seq_window() const { return seq_window_; }
 
-  // A whole call message with sequence number seq.
+  // Appends the call message with sequence number seq to *out; args' bytes
+  // move there by reference (krb5, krb5i) or are sealed in one copy (krb5p).
+  void EncodeCallTo(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
+                    xdr::BufferChain args, uint32_t seq, rpc::gss::GssProc gss_proc,
+                    xdr::BufferChain* out);
+  // A whole call message with sequence number seq (tests).
   std::string EncodeCall(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
                          absl::Span<const uint8_t> args, uint32_t seq,
                          rpc::gss::GssProc gss_proc = rpc::gss::GssProc::kData);
   // Checks the reply's verifier (a MIC over seq) and returns the plain
   // results of a SUCCESS reply ("" for other accepted replies; *header tells
-  // which). Fails on a bad verifier or protection.
+  // which). Fails on a bad verifier or protection. The results lie inside
+  // `reply`, which krb5p decrypts in place.
+  absl::StatusOr<absl::Span<const uint8_t>> OpenReplyInPlace(absl::Span<uint8_t> reply,
+                                                             uint32_t seq,
+                                                             rpc::ReplyHeader* header);
+  // The same on a copy of reply (tests).
   absl::StatusOr<std::string> OpenReply(absl::Span<const uint8_t> reply, uint32_t seq,
                                         rpc::ReplyHeader* header);
 
   // CallSecurity: each call takes the next sequence number (the token).
-  std::string Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
-                     absl::Span<const uint8_t> args, uint32_t* token) override;
-  absl::StatusOr<std::string> Open(absl::Span<const uint8_t> reply, uint32_t token) override;
+  void Encode(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc, xdr::BufferChain args,
+              xdr::BufferChain* out, uint32_t* token) override;
+  absl::StatusOr<absl::Span<const uint8_t>> Open(absl::Span<uint8_t> reply,
+                                                 uint32_t token) override;
 
  private:
   GssInitiator() = default;

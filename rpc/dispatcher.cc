@@ -125,6 +125,12 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     switch (wrapping_->Accept(message, header, in.position(), &call, reply)) {
       case WrappingFlavor::Verdict::kReplied:
         return true;
+      case WrappingFlavor::Verdict::kRefused:
+        rec.Event(stats::RpcEvent::kAuthError);
+        return true;
+      case WrappingFlavor::Verdict::kGarbageArgs:
+        rec.Event(stats::RpcEvent::kGarbageArgs);
+        return true;
       case WrappingFlavor::Verdict::kDrop:
         rec.Event(stats::RpcEvent::kDropped);
         return false;

@@ -34,7 +34,9 @@ class WrappingFlavor {
   };
 
   enum class Verdict : uint8_t {
-    kReplied,  // *reply holds the complete reply (control call or refusal)
+    kReplied,      // *reply holds the complete reply (a control call)
+    kRefused,      // *reply holds an AUTH_ERROR refusal (counted as an auth error)
+    kGarbageArgs,  // *reply holds a GARBAGE_ARGS reply (protection did not check)
     kDrop,     // send nothing (replay, sequence number outside the window)
     kRun,      // *call is set: run the procedure, then Seal the reply
   };

@@ -75,26 +75,84 @@ void BufferChain::AppendIovecs(std::vector<iovec>* out) const {
   }
 }
 
+namespace {
+
+// Bytes [skip, end) of a file segment; zeros where the file has shrunk.
+void ReadSegment(const BufferChain::Segment& s, size_t skip, size_t end, uint8_t* out) {
+  size_t done = skip;
+  while (done < end) {
+    ssize_t got = pread(s.fd, out + done - skip, end - done,
+                        static_cast<off_t>(s.file_offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    done += static_cast<size_t>(got);
+  }
+  std::memset(out + done - skip, 0, end - done);
+}
+
+}  // namespace
+
 std::string BufferChain::Flatten() const {
   std::string out;
-  out.reserve(size_);
+  out.resize(size_);
+  CopyTo(0, size_, reinterpret_cast<uint8_t*>(out.data()));
+  return out;
+}
+
+void BufferChain::CopyTo(size_t from, size_t len, uint8_t* out) const {
   for (const Segment& s : segments_) {
-    if (s.fd < 0) {
-      out.append(reinterpret_cast<const char*>(s.data), s.len);
+    if (len == 0) break;
+    if (from >= s.len) {
+      from -= s.len;
       continue;
     }
-    const size_t start = out.size();
-    out.resize(start + s.len);  // zeros where the file has shrunk
-    size_t done = 0;
-    while (done < s.len) {
-      ssize_t got = pread(s.fd, out.data() + start + done, s.len - done,
-                          static_cast<off_t>(s.file_offset + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      done += static_cast<size_t>(got);
+    const size_t end = std::min(s.len, from + len);
+    if (s.fd < 0) {
+      std::memcpy(out, s.data + from, end - from);
+    } else {
+      ReadSegment(s, from, end, out);
     }
+    out += end - from;
+    len -= end - from;
+    from = 0;
   }
-  return out;
+}
+
+void BufferChain::AppendChain(BufferChain&& other, size_t from) {
+  if (from >= other.size_) return;
+  // A few bytes are cheaper to copy than to keep the other chain alive for.
+  constexpr size_t kCopyBelow = 1024;
+  if (!other.has_file_segments_ && other.size_ - from <= kCopyBelow) {
+    const size_t len = other.size_ - from;
+    other.CopyTo(from, len, Reserve(len));
+    Commit(len);
+    return;
+  }
+  auto owner = std::make_shared<BufferChain>(std::move(other));
+  for (const Segment& s : owner->segments_) {
+    if (from >= s.len) {
+      from -= s.len;
+      continue;
+    }
+    if (s.fd < 0) {
+      AppendExternal(owner, s.data + from, s.len - from);
+    } else {
+      AppendFile(owner, s.fd, s.file_offset + from, s.len - from);
+    }
+    from = 0;
+  }
+}
+
+void BufferChain::ReadFileSegments() {
+  if (!has_file_segments_) return;
+  for (Segment& s : segments_) {
+    if (s.fd < 0) continue;
+    auto bytes = std::make_unique_for_overwrite<uint8_t[]>(s.len);
+    ReadSegment(s, 0, s.len, bytes.get());
+    s = Segment{bytes.get(), s.len};
+    blocks_.push_back(Block{std::move(bytes), s.len, s.len});
+  }
+  has_file_segments_ = false;
 }
 
 void BufferChain::Clear() {

@@ -60,6 +60,16 @@ class BufferChain {
   // Copies every segment into one string, reading file segments (tests, DRC
   // storage).
   std::string Flatten() const;
+  // Copies the chain's bytes [from, from + len) (within size()) into out,
+  // reading file segments.
+  void CopyTo(size_t from, size_t len, uint8_t* out) const;
+  // Moves the bytes of `other` from offset `from` on to the end of this
+  // chain without copying them (a few hundred bytes are copied): its blocks
+  // and owners come along, file segments stay file segments.
+  void AppendChain(BufferChain&& other, size_t from = 0);
+  // Reads file segments into memory, so every segment is bytes (for code
+  // that must look at all of them, e.g. to checksum a reply).
+  void ReadFileSegments();
   void Clear();
 
  private:

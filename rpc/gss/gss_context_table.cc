@@ -32,7 +32,7 @@ void GssContextTable::Insert(const std::shared_ptr<GssContext>& ctx, absl::Time 
   do {
     FillRandom(ctx->handle.data(), ctx->handle.size());
   } while (contexts_.contains(Key(ctx->handle)));
-  contexts_.emplace(Key(ctx->handle), ctx);
+  contexts_.emplace(std::string(Key(ctx->handle)), ctx);
 }
 
 std::shared_ptr<GssContext> GssContextTable::Find(absl::Span<const uint8_t> handle,

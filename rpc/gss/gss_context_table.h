@@ -16,6 +16,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
@@ -67,8 +68,10 @@ class GssContextTable {
   size_t size() const;
 
  private:
-  static std::string Key(absl::Span<const uint8_t> handle) {
-    return std::string(reinterpret_cast<const char*>(handle.data()), handle.size());
+  // A view for lookups (the map finds by string_view without building a
+  // string: a 16-byte handle is past std::string's inline size).
+  static absl::string_view Key(absl::Span<const uint8_t> handle) {
+    return absl::string_view(reinterpret_cast<const char*>(handle.data()), handle.size());
   }
   // Moves contexts out to make room; the caller lets them go after unlocking
   // (a context's destructor takes its own lock).

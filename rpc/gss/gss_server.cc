@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "rpc/gss/gss_body.h"
 #include "rpc/gss/gss_identity.h"
 #include "rpc/gss/gss_util.h"
 #include "rpc/gss/rpcsec_gss_types.h"
@@ -40,7 +43,7 @@ struct GssServer::DataCall : WrappingFlavor::Call {
   uint32_t xid = 0;
   uint32_t seq = 0;
   GssService service = GssService::kNone;
-  std::string plain;  // krb5p: the unwrapped arguments live here
+  std::unique_ptr<uint8_t[]> plain;  // krb5p: the unwrapped arguments live here
 };
 
 absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions options) {
@@ -92,7 +95,7 @@ WrappingFlavor::Verdict GssServer::Accept(absl::Span<const uint8_t> message,
   xdr::Decoder in(header.cred.body);
   if (!xdr::Decode(in, &cred) || in.remaining() != 0) {
     AuthError(reply, header.xid, static_cast<uint32_t>(AuthStat::kBadCred));
-    return Verdict::kReplied;
+    return Verdict::kRefused;
   }
   switch (cred.proc) {
     case GssProc::kInit:
@@ -101,7 +104,7 @@ WrappingFlavor::Verdict GssServer::Accept(absl::Span<const uint8_t> message,
       if (header.proc != 0 || header.verf.flavor != kAuthNone ||
           (cred.proc == GssProc::kInit) != cred.handle.empty()) {
         AuthError(reply, header.xid, static_cast<uint32_t>(AuthStat::kBadCred));
-        return Verdict::kReplied;
+        return Verdict::kRefused;
       }
       return Init(header, cred.handle, cred.proc == GssProc::kInit, message.subspan(args_offset),
                   reply);
@@ -121,7 +124,7 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
       first ? std::make_shared<GssContext>(options_.seq_window) : table_.Find(handle, now);
   if (ctx == nullptr || ctx->established.load()) {
     AuthError(reply, header.xid, kAuthStatCredProblem);
-    return Verdict::kReplied;
+    return Verdict::kRefused;
   }
   GssInitArg arg;
   xdr::Decoder in(args);
@@ -129,7 +132,7 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
     if (!first) table_.Erase(ctx->handle);
     xdr::Encoder out(reply);
     EncodeAcceptedReply(out, header.xid, AcceptStat::kGarbageArgs);
-    return Verdict::kReplied;
+    return Verdict::kGarbageArgs;
   }
   OutBuffer token;
   OutBuffer mic;
@@ -192,16 +195,16 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
   std::shared_ptr<GssContext> ctx = table_.Find(cred.handle, now);
   if (ctx == nullptr || !ctx->established.load()) {
     AuthError(reply, header.xid, kAuthStatCredProblem);
-    return Verdict::kReplied;
+    return Verdict::kRefused;
   }
   if (now >= ctx->expiry || cred.seq_num >= kMaxSeq) {
     table_.Erase(ctx->handle);
     AuthError(reply, header.xid, kAuthStatCtxProblem);
-    return Verdict::kReplied;
+    return Verdict::kRefused;
   }
   if (header.verf.flavor != kRpcsecGss) {
     AuthError(reply, header.xid, static_cast<uint32_t>(AuthStat::kBadVerf));
-    return Verdict::kReplied;
+    return Verdict::kRefused;
   }
   // §5.3.1: the verifier is a MIC over the header from the xid to the end
   // of the credential (whose body the decoder borrowed from the message).
@@ -222,7 +225,7 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
     const bool expired = GSS_ROUTINE_ERROR(major) == GSS_S_CONTEXT_EXPIRED;
     if (expired) table_.Erase(ctx->handle);
     AuthError(reply, header.xid, expired ? kAuthStatCtxProblem : kAuthStatCredProblem);
-    return Verdict::kReplied;
+    return Verdict::kRefused;
   }
   if (!fresh) return Verdict::kDrop;
 
@@ -251,73 +254,50 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
   data->drc_identity = id.principal;
 
   const absl::Span<const uint8_t> wire = message.subspan(args_offset);
-  absl::Span<const uint8_t> body;  // seq_num, then the arguments
-  bool ok = true;
+  std::optional<absl::Span<const uint8_t>> args;
   switch (cred.service) {
     case GssService::kNone:
-      data->args = wire;
+      args = wire;
       break;
     case GssService::kIntegrity: {
-      GssIntegData integ;
-      xdr::Decoder in(wire);
-      ok = xdr::Decode(in, &integ) && in.remaining() == 0;
-      if (ok) {
-        absl::MutexLock lock(&ctx->mu);
-        gss_buffer_desc msg = In(integ.body);
-        gss_buffer_desc mic = In(integ.checksum);
-        OM_uint32 minor = 0;
-        ok = !GSS_ERROR(gss_verify_mic(&minor, ctx->gss, &msg, &mic, nullptr));
-      }
-      body = integ.body;
+      absl::MutexLock lock(&ctx->mu);
+      args = OpenIntegData(ctx->gss, cred.seq_num, wire);
       break;
     }
     case GssService::kPrivacy: {
-      GssPrivData priv;
-      xdr::Decoder in(wire);
-      ok = xdr::Decode(in, &priv) && in.remaining() == 0;
-      if (ok) {
-        absl::MutexLock lock(&ctx->mu);
-        gss_buffer_desc sealed = In(priv.body);
-        OutBuffer plain;
-        int confidential = 0;
-        OM_uint32 minor = 0;
-        ok = !GSS_ERROR(gss_unwrap(&minor, ctx->gss, &sealed, &plain.b, &confidential, nullptr)) &&
-             confidential != 0;
-        if (ok) data->plain.assign(static_cast<const char*>(plain.b.value), plain.b.length);
-      }
-      body = absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(data->plain.data()),
-                                       data->plain.size());
+      // Unwrapped in place, in a copy the call owns (the message is not ours
+      // to change).
+      data->plain = std::make_unique_for_overwrite<uint8_t[]>(wire.size());
+      std::copy(wire.begin(), wire.end(), data->plain.get());
+      absl::MutexLock lock(&ctx->mu);
+      args = OpenPrivData(ctx->gss, cred.seq_num, absl::MakeSpan(data->plain.get(), wire.size()));
       break;
     }
   }
-  if (ok && cred.service != GssService::kNone) {
-    // §5.3.2.2/3: the protected body repeats the credential's seq_num.
-    ok = body.size() >= 4 && ReadBigEndian(body.data()) == cred.seq_num;
-    if (ok) data->args = body.subspan(4);
-  }
-  if (!ok) {
+  if (!args.has_value()) {
     xdr::Encoder out(reply);
     EncodeAcceptedReply(out, header.xid, AcceptStat::kGarbageArgs);
     data->service = GssService::kNone;
-    return Seal(*data, reply) ? Verdict::kReplied : Verdict::kDrop;
+    return Seal(*data, reply) ? Verdict::kGarbageArgs : Verdict::kDrop;
   }
+  data->args = *args;
   *call = std::move(data);
   return Verdict::kRun;
 }
 
 bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
   DataCall& data = static_cast<DataCall&>(call);
-  const std::string plain = reply->Flatten();
-  const auto* p = reinterpret_cast<const uint8_t*>(plain.data());
-  // MSG_DENIED replies (e.g. AUTH_TOOWEAK from an export check) carry no
-  // verifier: sent as they are.
-  if (plain.size() >= 12 && ReadBigEndian(p + 8) != 0) return true;
-  // Otherwise the layout EncodeAcceptedReply writes: xid, REPLY, ACCEPTED,
-  // AUTH_NONE verifier (flavor, length 0), accept_stat, results.
+  // The layout EncodeAcceptedReply writes: xid, REPLY, reply_stat, AUTH_NONE
+  // verifier (flavor, length 0), accept_stat, then the results; MSG_DENIED
+  // replies (e.g. AUTH_TOOWEAK from an export check) carry no verifier and
+  // are sent as they are.
   constexpr size_t kPlainHeader = 24;
-  if (plain.size() < kPlainHeader || ReadBigEndian(p + 12) != kAuthNone) return false;
-  const uint32_t accept_stat = ReadBigEndian(p + 20);
-  const absl::Span<const uint8_t> results(p + kPlainHeader, plain.size() - kPlainHeader);
+  std::array<uint8_t, kPlainHeader> head{};
+  if (reply->size() < 12) return false;
+  reply->CopyTo(0, std::min(reply->size(), kPlainHeader), head.data());
+  if (ReadBigEndian(&head[8]) != 0) return true;
+  if (reply->size() < kPlainHeader || ReadBigEndian(&head[12]) != kAuthNone) return false;
+  const uint32_t accept_stat = ReadBigEndian(&head[20]);
 
   GssContext& ctx = *data.ctx;
   absl::MutexLock lock(&ctx.mu);
@@ -328,41 +308,22 @@ bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
   if (GSS_ERROR(gss_get_mic(&minor, ctx.gss, GSS_C_QOP_DEFAULT, &seq_buf, &verifier.b))) {
     return false;  // §5.3.3.4.1: no reply
   }
-  std::string body;  // seq_num, then the results
-  OutBuffer protection;
-  const bool wrap = accept_stat == static_cast<uint32_t>(AcceptStat::kSuccess) &&
-                    data.service != GssService::kNone;
-  if (wrap) {
-    body.reserve(4 + results.size());
-    body.append(reinterpret_cast<const char*>(seq.data()), seq.size());
-    body.append(reinterpret_cast<const char*>(results.data()), results.size());
-    gss_buffer_desc msg{body.size(), body.data()};
-    if (data.service == GssService::kIntegrity) {
-      if (GSS_ERROR(gss_get_mic(&minor, ctx.gss, GSS_C_QOP_DEFAULT, &msg, &protection.b))) {
-        return false;
-      }
-    } else {
-      int confidential = 0;
-      if (GSS_ERROR(gss_wrap(&minor, ctx.gss, 1, GSS_C_QOP_DEFAULT, &msg, &confidential,
-                             &protection.b)) ||
-          confidential == 0) {
-        return false;
-      }
-    }
-  }
+  // The results are not copied (integrity, none) or copied once into the
+  // sealed token (privacy): a READ's data is most of the reply.
+  xdr::BufferChain plain = std::move(*reply);
   reply->Clear();
   xdr::Encoder out(reply);
   AcceptedHeader(out, data.xid, verifier.span(), accept_stat);
+  const bool wrap = accept_stat == static_cast<uint32_t>(AcceptStat::kSuccess) &&
+                    data.service != GssService::kNone;
   if (!wrap) {
-    out.FixedOpaque(results);  // already a multiple of 4 bytes
-  } else if (data.service == GssService::kIntegrity) {
-    xdr::Encode(out, GssIntegData{
-                         .body = {reinterpret_cast<const uint8_t*>(body.data()), body.size()},
-                         .checksum = protection.span()});
-  } else {
-    xdr::Encode(out, GssPrivData{.body = protection.span()});
+    reply->AppendChain(std::move(plain), kPlainHeader);  // already a multiple of 4 bytes
+    return true;
   }
-  return true;
+  if (data.service == GssService::kIntegrity) {
+    return AppendIntegData(ctx.gss, data.seq, std::move(plain), kPlainHeader, reply);
+  }
+  return AppendPrivData(ctx.gss, data.seq, plain, kPlainHeader, reply);
 }
 
 }  // namespace nfs3d::rpc::gss

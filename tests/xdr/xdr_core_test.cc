@@ -1,7 +1,9 @@
 // Tests of the core XDR layer: Decoder, Encoder and BufferChain.
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -421,6 +423,74 @@ TEST(BufferChainTest, ReserveCommit) {
   chain.Append("7", 1);
   EXPECT_EQ(chain.Flatten(), "1234567");
   EXPECT_EQ(chain.size(), 7u);
+}
+
+// Appends bytes [offset, offset + len) of a file holding `content` as a file
+// segment; the chain's owner closes the (unlinked) file.
+void AppendFileBytes(BufferChain* chain, const std::string& content, uint64_t offset, size_t len) {
+  char path[] = "/tmp/buffer_chain_testXXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  unlink(path);
+  ASSERT_EQ(write(fd, content.data(), content.size()), static_cast<ssize_t>(content.size()));
+  auto owner = std::shared_ptr<const int>(new int(fd), [](const int* f) {
+    close(*f);
+    delete f;
+  });
+  chain->AppendFile(owner, fd, offset, len);
+}
+
+TEST(BufferChainTest, CopyToTakesAnyRangeAcrossSegmentsAndFiles) {
+  BufferChain chain;
+  chain.Append("abc", 3);
+  AppendFileBytes(&chain, "FILEDATA", 2, 4);  // "LEDA"
+  const std::string ext = "xyz";
+  chain.AppendExternal(nullptr, reinterpret_cast<const uint8_t*>(ext.data()), 3);
+  std::string out(6, '.');
+  chain.CopyTo(2, 6, reinterpret_cast<uint8_t*>(out.data()));
+  EXPECT_EQ(out, "cLEDAx");
+  EXPECT_EQ(chain.Flatten(), "abcLEDAxyz");
+}
+
+TEST(BufferChainTest, AppendChainMovesBytesWithoutCopyingThem) {
+  const std::string big(4000, 'b');
+  BufferChain other;
+  other.Append("head", 4);
+  other.AppendExternal(nullptr, reinterpret_cast<const uint8_t*>(big.data()), big.size());
+  BufferChain chain;
+  chain.Append("<", 1);
+  chain.AppendChain(std::move(other), 2);
+  EXPECT_EQ(chain.Flatten(), "<ad" + big);
+  // The external bytes are referenced, not copied.
+  bool referenced = false;
+  for (const BufferChain::Segment& s : chain.segments()) {
+    referenced |= s.data == reinterpret_cast<const uint8_t*>(big.data());
+  }
+  EXPECT_TRUE(referenced);
+}
+
+TEST(BufferChainTest, AppendChainKeepsTheOtherChainsBlocksAlive) {
+  BufferChain chain;
+  {
+    BufferChain other;
+    other.Append(std::string(3000, 'o').data(), 3000);  // past the small-copy size
+    chain.AppendChain(std::move(other));
+  }
+  EXPECT_EQ(chain.Flatten(), std::string(3000, 'o'));
+}
+
+TEST(BufferChainTest, AppendChainKeepsFileSegmentsAndReadFileSegmentsReadsThem) {
+  BufferChain other;
+  other.Append("hd", 2);
+  AppendFileBytes(&other, "0123456789", 3, 5);  // "34567"
+  BufferChain chain;
+  chain.AppendChain(std::move(other), 1);
+  EXPECT_TRUE(chain.has_file_segments());
+  EXPECT_EQ(chain.size(), 6u);
+  chain.ReadFileSegments();
+  EXPECT_FALSE(chain.has_file_segments());
+  for (const BufferChain::Segment& s : chain.segments()) EXPECT_LT(s.fd, 0);
+  EXPECT_EQ(chain.Flatten(), "d34567");
 }
 
 }  // namespace

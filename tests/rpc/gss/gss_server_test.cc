@@ -4,6 +4,8 @@
 // (scripts/krb5-kdc.sh; ctest fixture krb5, NFS3D_KRB5_DIR points at it).
 #include "rpc/gss/gss_server.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -47,10 +49,21 @@ ProcResult Bump(void* service, const CallContext&, xdr::Decoder&, xdr::Encoder& 
   out.U32(++static_cast<Counter*>(service)->runs);
   return ProcResult::kSuccess;
 }
+// Results partly in memory, partly a file segment (as READ over TCP): a
+// word, the file (its length a multiple of 4), a word.
+int g_file_fd = -1;
+constexpr size_t kFileBytes = 256 * 1024;
+ProcResult FileBacked(void*, const CallContext&, xdr::Decoder&, xdr::Encoder& out) {
+  out.U32(0x11111111);
+  out.chain()->AppendFile(nullptr, g_file_fd, 0, kFileBytes);
+  out.U32(0x22222222);
+  return ProcResult::kSuccess;
+}
 const Procedure kProcs[] = {
     {0, "NULL", Null},
     {1, "WHOAMI", WhoAmI},
     {2, "BUMP", Bump, /*idempotent=*/false},
+    {3, "FILE", FileBacked},
 };
 
 absl::Span<const uint8_t> Bytes(const std::string& s) {
@@ -238,6 +251,40 @@ TEST_F(GssServerTest, ForgedProtectionIsRefused) {
   ASSERT_TRUE(g->OpenReply(Bytes(Send(call)), seq, &h).ok());
   EXPECT_EQ(h.accept_stat, static_cast<uint32_t>(AcceptStat::kGarbageArgs));
   EXPECT_EQ(counter_.runs, 0u);
+  // Refusals count as auth errors, bad protection as garbage arguments.
+  const stats::Snapshot snap = stats_->Take();
+  const int tcp = static_cast<int>(Transport::kTcp);
+  EXPECT_EQ(snap.events[tcp][static_cast<int>(stats::RpcEvent::kAuthError)], 1u);
+  EXPECT_EQ(snap.events[tcp][static_cast<int>(stats::RpcEvent::kGarbageArgs)], 2u);
+}
+
+TEST_F(GssServerTest, BigAndFileBackedBodiesInEachService) {
+  char path[] = "/tmp/gss_server_testXXXXXX";
+  g_file_fd = mkstemp(path);
+  ASSERT_GE(g_file_fd, 0);
+  unlink(path);
+  std::string file(kFileBytes, '\0');
+  for (size_t i = 0; i < file.size(); ++i) file[i] = static_cast<char>(i * 7 + i / 4096);
+  ASSERT_EQ(write(g_file_fd, file.data(), file.size()), static_cast<ssize_t>(file.size()));
+  std::string big(700 * 1024, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 13);
+  for (GssService service : {GssService::kNone, GssService::kIntegrity, GssService::kPrivacy}) {
+    SCOPED_TRACE(static_cast<int>(service));
+    auto g = Establish("daemon", service);
+    ASSERT_NE(g, nullptr);
+    ReplyHeader h;
+    absl::StatusOr<std::string> res = Call(*g, 1, Args(big), &h);
+    ASSERT_TRUE(res.ok()) << res.status();
+    EXPECT_TRUE(ParseWhoAmI(*res).echo == big);
+    res = Call(*g, 3, "", &h);
+    ASSERT_TRUE(res.ok()) << res.status();
+    ASSERT_EQ(res->size(), kFileBytes + 8);
+    EXPECT_EQ(res->substr(0, 4), "\x11\x11\x11\x11");
+    EXPECT_TRUE(res->substr(4, kFileBytes) == file);
+    EXPECT_EQ(res->substr(4 + kFileBytes), "\x22\x22\x22\x22");
+  }
+  close(g_file_fd);
+  g_file_fd = -1;
 }
 
 TEST_F(GssServerTest, UnknownDestroyedAndExpiredContexts) {
