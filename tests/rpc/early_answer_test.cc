@@ -4,8 +4,6 @@
 // RunningCall::AnswerNow while the call is held. The client gets the late
 // service's reply at once, calls batched behind the stuck one are answered
 // by the pool's lent thread, and the stuck call's own reply is dropped.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,9 +23,12 @@
 #include "rpc/rpc_server.h"
 #include "rpc/running_call.h"
 #include "rpc/service.h"
+#include "tests/support/net.h"
 
 namespace nfs3d::rpc {
 namespace {
+
+using test_support::ConnectLoopback;
 
 constexpr uint32_t kSetattr = 2;  // an NFSv3 metadata call
 constexpr uint32_t kStuckXid = 1;
@@ -138,19 +139,6 @@ class EarlyAnswerTest : public ::testing::Test {
     service_.Release();
     if (server_) server_->Stop();
   }
-  // A socket of `type` connected to the server's port for it, with a 5 s
-  // receive timeout (a hang guard).
-  int Connect(int type, uint16_t port) {
-    const int fd = socket(AF_INET, type, 0);
-    timeval tv{5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    return fd;
-  }
   // One TCP reply record (without its mark); "" on timeout.
   static std::string ReadRecord(int fd) {
     uint8_t mark[4];
@@ -183,7 +171,8 @@ class EarlyAnswerTest : public ::testing::Test {
 };
 
 TEST_F(EarlyAnswerTest, TcpStuckCallIsAnsweredEarlyWithItsBatchAndItsOwnReplyDropped) {
-  const int fd = Connect(SOCK_STREAM, tcp_port_);
+  const int fd = ConnectLoopback(SOCK_STREAM, tcp_port_);
+  ASSERT_GE(fd, 0);
   // One write: the three metadata calls run as one batch, the stuck one first.
   const std::string calls = Record(NfsCall(kStuckXid)) + Record(NfsCall(2)) + Record(NfsCall(3));
   ASSERT_EQ(send(fd, calls.data(), calls.size(), MSG_NOSIGNAL),
@@ -205,7 +194,8 @@ TEST_F(EarlyAnswerTest, TcpStuckCallIsAnsweredEarlyWithItsBatchAndItsOwnReplyDro
 }
 
 TEST_F(EarlyAnswerTest, UdpStuckCallIsAnsweredEarlyAndItsOwnReplyDropped) {
-  const int fd = Connect(SOCK_DGRAM, udp_port_);
+  const int fd = ConnectLoopback(SOCK_DGRAM, udp_port_);
+  ASSERT_GE(fd, 0);
   const std::string stuck_call = NfsCall(kStuckXid);
   ASSERT_EQ(send(fd, stuck_call.data(), stuck_call.size(), 0),
             static_cast<ssize_t>(stuck_call.size()));
@@ -226,7 +216,8 @@ TEST_F(EarlyAnswerTest, UdpStuckCallIsAnsweredEarlyAndItsOwnReplyDropped) {
 }
 
 TEST_F(EarlyAnswerTest, CallAnsweredEarlyIsNotOfferedTwice) {
-  const int fd = Connect(SOCK_STREAM, tcp_port_);
+  const int fd = ConnectLoopback(SOCK_STREAM, tcp_port_);
+  ASSERT_GE(fd, 0);
   const std::string call = Record(NfsCall(kStuckXid));
   ASSERT_EQ(send(fd, call.data(), call.size(), MSG_NOSIGNAL), static_cast<ssize_t>(call.size()));
   RunningCall* stuck = service_.Stuck();
