@@ -40,12 +40,15 @@ inline int BindLoopback(int type, uint16_t* port) {
 }
 
 // A socket of `type` connected to 127.0.0.1:port, whose receives give up
-// after 5 s (a hang guard). The caller closes the fd (-1 on failure).
-inline int ConnectLoopback(int type, uint16_t port) {
-  int fd = socket(AF_INET, type, 0);
+// after `receive_timeout_s` (a hang guard; 0: never). The caller closes the
+// fd (-1 on failure).
+inline int ConnectLoopback(int type, uint16_t port, int receive_timeout_s = 5) {
+  int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
-  timeval tv{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  if (receive_timeout_s > 0) {
+    timeval tv{receive_timeout_s, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
