@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "nfsd/early_answers.h"
 #include "nfsd/hostname_resolver.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
@@ -118,6 +119,8 @@ struct Daemon::Impl {
   std::atomic<uint64_t> receive_count{0};
   std::unique_ptr<vfs::PosixBackend> backend;  // local directories
 #if NFS3D_HAVE_CEPHFS
+  // A ceph call past the timeout: the RPC layer answers its call JUKEBOX.
+  RunningCallRescuer rescuer;  // outlives ceph_calls
   std::unique_ptr<vfs::CephfsBackend> ceph;  // cephfs= exports, connected at the first
   // Every call to ceph, with the [ceph] timeout (a stopped cluster daemon
   // gives JUKEBOX instead of holding the server's threads).
@@ -153,6 +156,7 @@ struct Daemon::Impl {
   // RPCSEC_GSS, when an export lists a Kerberos flavour; outlives dispatcher.
   std::unique_ptr<rpc::gss::GssServer> gss;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
+  std::unique_ptr<FailFastService> late_service;  // outlives server
   std::unique_ptr<rpc::RpcServer> server;
   bool registered_with_rpcbind = false;
   bool stopped = false;
@@ -254,11 +258,12 @@ struct Daemon::Impl {
       ceph = std::move(*created);
       vfs::DeadlineOptions deadline;
       deadline.timeout = absl::Seconds(config.ceph_timeout);
-      // As many as the worker pools can ask at once (calls overrunning the
-      // timeout keep theirs, but then new calls fail at once anyway).
-      deadline.threads = config.threads + std::max<size_t>(config.metadata_threads, 8);
+      // Workers call ceph inline; these threads run only what no RPC call
+      // waits for directly (Run: locks, grace), as many as the main pool asks.
+      deadline.threads = std::max<size_t>(config.threads, 1);
       deadline.sync_unknown = [c = ceph.get()] { c->ChangeWriteVerifier(); };
       deadline.name = ceph->cluster();
+      deadline.rescuer = &rescuer;
       ceph_calls = std::make_unique<vfs::DeadlineBackend>(ceph.get(), std::move(deadline));
       router->AddHandleType(vfs::kCephHandleType, ceph_calls.get());
       ceph_connected.store(true, std::memory_order_release);
@@ -442,6 +447,10 @@ absl::Status Daemon::Start() {
     std::optional<vfs::FileHandle> fh = InlineCallHandle(call);
     return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
   };
+  // Workers run ceph calls themselves (no hand-off); one that overruns the
+  // timeout has its call answered JUKEBOX through this.
+  d.late_service = std::make_unique<FailFastService>(d.dispatcher.get());
+  options.late_service = d.late_service.get();
 #endif
   d.server = std::make_unique<rpc::RpcServer>(options, d.dispatcher.get());
 

@@ -39,6 +39,10 @@ struct TransportInfo {
   bool file_segments = false;
   // Set for one call only (the transport passes a copy of its info).
   const SplicedData* spliced = nullptr;
+  // The call is answered a second time, early, while its first run is stuck
+  // below (rpc/running_call.h): it skips the duplicate request cache, where
+  // the first run's entry is still in progress.
+  bool answered_early = false;
 };
 
 // RFC 5531 auth flavors nfs3d accepts.

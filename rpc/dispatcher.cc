@@ -197,7 +197,7 @@ bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> ar
 
   std::optional<DrcKey> drc_key;
   uint64_t drc_token = 0;
-  if (drc_ != nullptr && !row.idempotent) {
+  if (drc_ != nullptr && !row.idempotent && !transport.answered_early) {
     drc_key = DuplicateCache::MakeKey(transport, xid, header.prog, header.vers, header.proc, args);
     if (!drc_identity.empty()) drc_key->peer.append(1, '\0').append(drc_identity);
     std::string cached;

@@ -56,6 +56,18 @@ RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
   }
   pools_ = WorkerPools{workers_.get(), metadata_workers_.get(), &spare_cores_,
                        options_.call_may_block ? &options_.call_may_block : nullptr};
+  if (options_.late_service != nullptr) {
+    // Bounded by the pool's size: once calls are answered early, new ones
+    // fail at once, so no more than the pool's threads get stuck at a time.
+    extra_workers_ = std::make_unique<ExtraWorkers>(workers_.get(), options_.worker_threads);
+    if (metadata_workers_) {
+      extra_metadata_workers_ =
+          std::make_unique<ExtraWorkers>(metadata_workers_.get(), options_.metadata_threads);
+    }
+    pools_.late = options_.late_service;
+    pools_.main_extra = extra_workers_.get();
+    pools_.metadata_extra = extra_metadata_workers_.get();
+  }
   tcp_context_.set_workers(pools_);
 }
 
@@ -135,6 +147,9 @@ void RpcServer::Stop() {
     if (pool == nullptr) continue;
     pool->stop();
     pool->join();
+  }
+  for (ExtraWorkers* extra : {pools_.main_extra, pools_.metadata_extra}) {
+    if (extra != nullptr) extra->Join();
   }
   // 3. Nothing runs any more: close every socket from this thread.
   for (auto& l : tcp_listeners_) l->CloseNow();

@@ -24,6 +24,7 @@
 #include "boost/asio/executor_work_guard.hpp"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/thread_pool.hpp"
+#include "rpc/extra_workers.h"
 #include "rpc/service.h"
 #include "rpc/tcp_server.h"
 #include "rpc/udp_server.h"
@@ -52,6 +53,11 @@ struct RpcServerOptions {
   // remote (one on a CephFS file): it runs on a worker, not inline on an io
   // thread. Unset: every such call runs inline.
   std::function<bool(absl::Span<const uint8_t> call)> call_may_block;
+  // Answers a call again, at once and without waiting on anything remote,
+  // after the layers below gave up on it (rpc/running_call.h): e.g. the
+  // dispatcher with the CephFS backend failing at once. Null: calls are
+  // never answered early. Must outlive the server.
+  RpcService* late_service = nullptr;
   // Advanced after every read from a client socket (TCP and UDP), before
   // the calls read are run; null: not kept. For state that a call must see
   // if it changed before the call was sent, but that is costly to look at:
@@ -104,6 +110,8 @@ class RpcServer {
   std::vector<std::unique_ptr<UdpListener>> udp_listeners_;
   std::unique_ptr<boost::asio::thread_pool> workers_;
   std::unique_ptr<boost::asio::thread_pool> metadata_workers_;  // may be null
+  std::unique_ptr<ExtraWorkers> extra_workers_;           // for workers_
+  std::unique_ptr<ExtraWorkers> extra_metadata_workers_;  // may be null
   SpareCores spare_cores_;  // started and stopped with the io threads
   WorkerPools pools_;
   std::vector<std::thread> io_threads_;

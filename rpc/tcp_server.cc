@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -491,10 +492,10 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
   const WorkerPools& pools = context_->workers();
   if (piped != nullptr) {  // a WRITE: for the main pool
     asio::post(*pools.main, [self = shared_from_this(), record = std::move(record),
-                             piped = std::move(piped)]() mutable {
+                             piped = std::move(piped), pool = pools.main]() mutable {
       xdr::BufferChain reply;
-      const bool send = self->RunCall(std::move(record), &reply, piped.get());
-      self->Deliver(send, std::move(reply));
+      const Outcome outcome = self->RunCall(std::move(record), &reply, piped.get(), pool);
+      self->Deliver(outcome, std::move(reply));
     });
     return;
   }
@@ -504,7 +505,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
     // one sendmsg per read of pipelined GETATTRs instead of one per call.
     // The batch is bounded, so the first reply waits for a few calls only.
     xdr::BufferChain reply;
-    const bool send = RunCall(std::move(record), &reply);
+    const bool send = RunCall(std::move(record), &reply) == Outcome::kReply;
     const bool takes_writer = Enqueue(send, std::move(reply));
     if (takes_writer || held_inline_replies_ > 0) ++held_inline_replies_;
     if (held_inline_replies_ >= kInlineReplyBatch) FlushInlineReplies();
@@ -520,24 +521,63 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
     if (metadata_batch_.size() >= kMetadataBatch) FlushMetadataBatch();
     return;
   }
-  asio::post(*pools.main, [self = shared_from_this(), record = std::move(record)]() mutable {
-    xdr::BufferChain reply;
-    const bool send = self->RunCall(std::move(record), &reply);
-    self->Deliver(send, std::move(reply));
-  });
+  asio::post(*pools.main,
+             [self = shared_from_this(), record = std::move(record), pool = pools.main]() mutable {
+               xdr::BufferChain reply;
+               const Outcome outcome = self->RunCall(std::move(record), &reply, nullptr, pool);
+               self->Deliver(outcome, std::move(reply));
+             });
 }
 
 void TcpConnection::FlushMetadataBatch() {
   if (metadata_batch_.empty()) return;
-  asio::post(*context_->workers().metadata,
-             [self = shared_from_this(), batch = std::move(metadata_batch_)]() mutable {
-               std::vector<Finished> finished(batch.size());
-               for (size_t i = 0; i < batch.size(); ++i) {
-                 finished[i].send = self->RunCall(std::move(batch[i]), &finished[i].reply);
-               }
-               self->DeliverAll(std::move(finished));
-             });
+  asio::thread_pool* pool = context_->workers().metadata;
+  asio::post(*pool, [self = shared_from_this(), batch = std::move(metadata_batch_), pool]() mutable {
+    self->RunBatch(std::move(batch), pool);
+  });
   metadata_batch_.clear();
+}
+
+void TcpConnection::RunBatch(Batch batch, asio::thread_pool* pool) {
+  std::vector<Finished> finished(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    finished[i].outcome = RunCall(std::move(batch[i]), &finished[i].reply, nullptr, pool, &batch, i);
+    if (finished[i].outcome == Outcome::kAnsweredEarly) {
+      finished.resize(i + 1);  // the rest of the batch went with it (AnswerEarly)
+      break;
+    }
+  }
+  DeliverAll(std::move(finished));
+}
+
+void TcpConnection::AnswerEarly(RunningCall& call) {
+  // The worker is stuck inside this call, so the call's bytes and the rest
+  // of its batch are not touched meanwhile.
+  std::vector<uint8_t> copy(call.message().begin(), call.message().end());
+  Batch rest;
+  if (Batch* batch = static_cast<Batch*>(call.batch())) {
+    for (size_t i = call.index() + 1; i < batch->size(); ++i) rest.push_back(std::move((*batch)[i]));
+  }
+  asio::thread_pool* pool = call.pool();
+  if (ExtraWorkers* extra = context_->workers().ExtraFor(pool)) extra->Held();
+  asio::post(*pool, [self = shared_from_this(), copy = std::move(copy), rest = std::move(rest),
+                     pool]() mutable {
+    xdr::BufferChain reply;
+    const bool send = self->AnswerLate(copy, &reply);
+    self->Deliver(send ? Outcome::kReply : Outcome::kNoReply, std::move(reply));
+    if (!rest.empty()) self->RunBatch(std::move(rest), pool);
+  });
+}
+
+bool TcpConnection::AnswerLate(absl::Span<const uint8_t> message, xdr::BufferChain* reply) {
+  TransportInfo info = info_;
+  info.answered_early = true;
+  try {
+    return context_->workers().late->HandleCall(message, info, reply);
+  } catch (const std::exception& e) {
+    NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
+    return false;
+  }
 }
 
 void TcpConnection::FlushInlineReplies() {
@@ -551,8 +591,14 @@ void TcpConnection::FlushBatches() {
   FlushInlineReplies();
 }
 
-bool TcpConnection::RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
-                            PipedHole* piped) {
+TcpConnection::Outcome TcpConnection::RunCall(std::vector<uint8_t> record,
+                                              xdr::BufferChain* reply, PipedHole* piped,
+                                              asio::thread_pool* pool, Batch* batch,
+                                              size_t index) {
+  std::optional<RunningCall> running;
+  if (pool != nullptr && context_->workers().late != nullptr) {
+    running.emplace(this, record, pool, batch, index);
+  }
   bool send = false;
   try {
     if (piped == nullptr) {
@@ -576,19 +622,30 @@ bool TcpConnection::RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply
     NFS3D_LOG_ERROR("tcp: service threw: %s", e.what());
     send = false;
   }
+  const bool early = running && running->answered();
+  running.reset();
   // The reply never points into the call, so the buffer can be reused now.
   xdr::VectorPool::Records().Put(std::move(record));
   if (InflightLimit* limit = context_->limit()) limit->Release();
-  return send;
+  if (early) {
+    if (ExtraWorkers* extra = context_->workers().ExtraFor(pool)) extra->Released();
+    reply->Clear();
+    return Outcome::kAnsweredEarly;
+  }
+  return send ? Outcome::kReply : Outcome::kNoReply;
 }
 
-void TcpConnection::Deliver(bool send, xdr::BufferChain reply) {
-  if (Enqueue(send, std::move(reply))) WriteLoop();
+void TcpConnection::Deliver(Outcome outcome, xdr::BufferChain reply) {
+  if (outcome == Outcome::kAnsweredEarly) return;  // its reply went out already
+  if (Enqueue(outcome == Outcome::kReply, std::move(reply))) WriteLoop();
 }
 
 void TcpConnection::DeliverAll(std::vector<Finished> finished) {
   bool write = false;
-  for (Finished& f : finished) write |= Enqueue(f.send, std::move(f.reply));
+  for (Finished& f : finished) {
+    if (f.outcome == Outcome::kAnsweredEarly) continue;  // its reply went out already
+    write |= Enqueue(f.outcome == Outcome::kReply, std::move(f.reply));
+  }
   if (write) WriteLoop();
 }
 

@@ -28,6 +28,7 @@
 #include "boost/asio/thread_pool.hpp"
 #include "rpc/call_context.h"
 #include "rpc/record_marker.h"
+#include "rpc/running_call.h"
 #include "rpc/service.h"
 #include "rpc/splice_pipe.h"
 #include "rpc/tcp_reply_writer.h"
@@ -113,7 +114,7 @@ class TcpContext {
   std::unordered_map<TcpConnection*, std::weak_ptr<TcpConnection>> open_ ABSL_GUARDED_BY(mu_);
 };
 
-class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
+class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public EarlyAnswerer {
  public:
   using Socket = boost::asio::ip::tcp::socket;  // its executor is a strand
 
@@ -128,7 +129,18 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // thread runs.
   void CloseNow() { DoClose(); }
 
+  // EarlyAnswerer: answers the call now through WorkerPools::late, on the
+  // pool it runs on, and takes the rest of its metadata batch along.
+  void AnswerEarly(RunningCall& call) override;
+
  private:
+  using Batch = std::vector<std::vector<uint8_t>>;
+  // How a call run by RunCall ended.
+  enum class Outcome : uint8_t {
+    kNoReply,
+    kReply,
+    kAnsweredEarly,  // answered by AnswerEarly: its own reply is dropped
+  };
   struct Reply {
     std::array<uint8_t, 4> mark;
     xdr::BufferChain body;
@@ -184,9 +196,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   // Both flushes. Called whenever the reader stops feeding records, so no
   // batched call or reply waits for a read.
   void FlushBatches();
-  // Runs one call on a worker; false: no reply.
-  bool RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
-               PipedHole* piped = nullptr);
+  // Runs one call. `pool`: the worker pool running it (null: the strand;
+  // never answered early), `batch` and `index`: its metadata batch.
+  Outcome RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
+                  PipedHole* piped = nullptr, boost::asio::thread_pool* pool = nullptr,
+                  Batch* batch = nullptr, size_t index = 0);
+  // Runs a metadata batch on `pool` and delivers its replies together.
+  void RunBatch(Batch batch, boost::asio::thread_pool* pool);
+  // Runs a call answered early through WorkerPools::late; false: no reply.
+  bool AnswerLate(absl::Span<const uint8_t> message, xdr::BufferChain* reply);
   // At the server-wide in-flight limit: try reading records again shortly.
   void WaitForCapacity();
   // True while this connection may not read more calls: its in-flight bound
@@ -200,11 +218,11 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection> {
   void DoClose();
 
   // ---- Writing, on any thread.
-  // Hands over the reply of a finished call (send false: no reply).
-  void Deliver(bool send, xdr::BufferChain reply);
+  // Hands over the reply of a finished call.
+  void Deliver(Outcome outcome, xdr::BufferChain reply);
   // Deliver for several calls at once: their replies go out together.
   struct Finished {
-    bool send = false;
+    Outcome outcome = Outcome::kNoReply;
     xdr::BufferChain reply;
   };
   void DeliverAll(std::vector<Finished> finished);

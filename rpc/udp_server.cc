@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -105,10 +106,8 @@ void UdpListener::OnReadable() {
   std::vector<Datagram> batch, metadata_batch;
   auto flush_one = [this](std::vector<Datagram>& b) {
     if (b.empty()) return;
-    asio::thread_pool& pool = workers_.For(b.front().data);
-    asio::post(pool, [this, b = std::move(b)]() mutable {
-      for (Datagram& d : b) Handle(d.data, d);
-    });
+    asio::thread_pool* pool = &workers_.For(b.front().data);
+    asio::post(*pool, [this, b = std::move(b), pool]() mutable { RunBatch(std::move(b), pool); });
     b = {};
   };
   auto flush = [&] {
@@ -190,8 +189,19 @@ void UdpListener::OnReadable() {
   flush();
 }
 
-void UdpListener::Handle(absl::Span<const uint8_t> data, Datagram& d) {
+void UdpListener::RunBatch(std::vector<Datagram> batch, asio::thread_pool* pool) {
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (Handle(batch[i].data, batch[i], pool, &batch, i)) break;
+  }
+}
+
+bool UdpListener::Handle(absl::Span<const uint8_t> data, Datagram& d, asio::thread_pool* pool,
+                         std::vector<Datagram>* batch, size_t index) {
   d.info.mtu = mtu_->Get(d.ifindex);
+  std::optional<RunningCall> running;
+  if (pool != nullptr && batch != nullptr && workers_.late != nullptr) {
+    running.emplace(this, data, pool, batch, index);
+  }
   xdr::BufferChain reply;
   bool send = false;
   try {
@@ -199,7 +209,42 @@ void UdpListener::Handle(absl::Span<const uint8_t> data, Datagram& d) {
   } catch (const std::exception& e) {
     NFS3D_LOG_ERROR("udp: service threw: %s", e.what());
   }
+  const bool early = running && running->answered();
+  running.reset();
   if (limit_ != nullptr) limit_->Release();
+  if (early) {  // its reply went out already
+    if (ExtraWorkers* extra = workers_.ExtraFor(pool)) extra->Released();
+    return true;
+  }
+  if (send) Send(d, reply);
+  return false;
+}
+
+void UdpListener::AnswerEarly(RunningCall& call) {
+  // The worker is stuck inside this call, so its datagram and the rest of
+  // its batch are not touched meanwhile.
+  auto& batch = *static_cast<std::vector<Datagram>*>(call.batch());
+  Datagram stuck = batch[call.index()];
+  std::vector<Datagram> rest;
+  for (size_t i = call.index() + 1; i < batch.size(); ++i) rest.push_back(std::move(batch[i]));
+  asio::thread_pool* pool = call.pool();
+  if (ExtraWorkers* extra = workers_.ExtraFor(pool)) extra->Held();
+  asio::post(*pool, [this, stuck = std::move(stuck), rest = std::move(rest), pool]() mutable {
+    AnswerLate(stuck);
+    if (!rest.empty()) RunBatch(std::move(rest), pool);
+  });
+}
+
+void UdpListener::AnswerLate(Datagram& d) {
+  TransportInfo info = d.info;
+  info.answered_early = true;
+  xdr::BufferChain reply;
+  bool send = false;
+  try {
+    send = workers_.late->HandleCall(d.data, info, &reply);
+  } catch (const std::exception& e) {
+    NFS3D_LOG_ERROR("udp: service threw: %s", e.what());
+  }
   if (send) Send(d, reply);
 }
 

@@ -21,6 +21,7 @@
 #include "boost/asio/thread_pool.hpp"
 #include "rpc/call_context.h"
 #include "rpc/mtu_cache.h"
+#include "rpc/running_call.h"
 #include "rpc/service.h"
 #include "rpc/tcp_server.h"  // InflightLimit
 #include "rpc/worker_pools.h"
@@ -28,7 +29,7 @@
 
 namespace nfs3d::rpc {
 
-class UdpListener {
+class UdpListener : public EarlyAnswerer {
  public:
   // buffer_bytes: SO_RCVBUF/SO_SNDBUF wanted (forced when privileged).
   // limit (may be null): datagrams that find it full are dropped unread by
@@ -43,6 +44,10 @@ class UdpListener {
   // Only once no io thread and no worker runs.
   void CloseNow();
 
+  // EarlyAnswerer: answers the call now through WorkerPools::late, on the
+  // pool it runs on, and takes the rest of its batch along.
+  void AnswerEarly(RunningCall& call) override;
+
  private:
   struct Datagram {
     std::vector<uint8_t> data;
@@ -56,9 +61,18 @@ class UdpListener {
               std::atomic<uint64_t>* receive_count);
   void Wait();
   void OnReadable();
-  // On a worker thread.
-  // data: the call (dgram.data, or the receive buffer for inline calls).
-  void Handle(absl::Span<const uint8_t> data, Datagram& dgram);
+  // Runs a batch of calls on `pool`, one after another.
+  void RunBatch(std::vector<Datagram> batch, boost::asio::thread_pool* pool);
+  // Runs one call and sends its reply; true if it was answered early
+  // instead (then the rest of its batch went with it).
+  // data: the call (dgram.data, or the receive buffer for inline calls);
+  // pool: the worker pool running it (null: the io thread; never answered
+  // early), batch and index: its batch.
+  bool Handle(absl::Span<const uint8_t> data, Datagram& dgram,
+              boost::asio::thread_pool* pool = nullptr, std::vector<Datagram>* batch = nullptr,
+              size_t index = 0);
+  // Runs a call answered early through WorkerPools::late and sends the reply.
+  void AnswerLate(Datagram& dgram);
   void Send(const Datagram& dgram, const xdr::BufferChain& reply);
 
   boost::asio::ip::udp::socket socket_;

@@ -13,7 +13,9 @@
 
 #include "absl/types/span.h"
 #include "boost/asio/thread_pool.hpp"
+#include "rpc/extra_workers.h"
 #include "rpc/inline_calls.h"
+#include "rpc/service.h"
 #include "rpc/spare_cores.h"
 
 namespace nfs3d::rpc {
@@ -25,6 +27,16 @@ struct WorkerPools {
   // True for an inline call (rpc/inline_calls.h) that may wait on something
   // remote and so must run on a worker instead; null: none does.
   const std::function<bool(absl::Span<const uint8_t> call)>* may_block = nullptr;
+  // Answers a call again once the layers below gave up on it and answer it
+  // early (rpc/running_call.h); null: calls are never answered early.
+  RpcService* late = nullptr;
+  // Threads lent to each pool meanwhile; null for a pool without.
+  ExtraWorkers* main_extra = nullptr;
+  ExtraWorkers* metadata_extra = nullptr;
+
+  ExtraWorkers* ExtraFor(const boost::asio::thread_pool* pool) const {
+    return pool == main ? main_extra : pool == metadata ? metadata_extra : nullptr;
+  }
 
   // True if `call`, an inline call, may run on the io thread.
   bool MayRunInline(absl::Span<const uint8_t> call) const {

@@ -11,7 +11,22 @@
 
 namespace nfs3d::vfs {
 
-// One call. Lock order: a Job's mu before the backend's mu_.
+namespace {
+
+// Set by FailFastScope.
+thread_local bool t_fail_fast = false;
+// The slot of the DeadlineBackend whose id_ is `backend`, for this thread.
+struct SlotCache {
+  uint64_t backend = 0;
+  void* slot = nullptr;
+};
+thread_local SlotCache t_slot;
+std::atomic<uint64_t> next_backend_id{1};
+constexpr uint64_t kOverrunBit = 1;
+
+}  // namespace
+
+// A handed-off call. Lock order: a Job's mu before the backend's mu_.
 struct DeadlineBackend::Job {
   std::function<void()> call;
   bool syncs = false;
@@ -21,11 +36,29 @@ struct DeadlineBackend::Job {
   bool abandoned ABSL_GUARDED_BY(mu) = false;  // its caller answered without it
 };
 
+// One thread's inline calls. Lock order: mu_ before a Slot's mu.
+struct DeadlineBackend::Slot {
+  std::thread::id thread;
+  // 0: no call; else the tick at the call's start << 1, | kOverrunBit once
+  // the watchdog took it as overrun.
+  std::atomic<uint64_t> state{0};
+  // Of the running call; written by its thread before `state`.
+  void* request = nullptr;
+  bool syncs = false;
+  absl::Mutex mu;  // held by the watchdog while it answers the slot's request
+};
+
+DeadlineBackend::FailFastScope::FailFastScope() : outer_(t_fail_fast) { t_fail_fast = true; }
+DeadlineBackend::FailFastScope::~FailFastScope() { t_fail_fast = outer_; }
+
 DeadlineBackend::DeadlineBackend(Backend* inner, DeadlineOptions options)
-    : inner_(inner), options_(std::move(options)) {
+    : inner_(inner),
+      options_(std::move(options)),
+      id_(next_backend_id.fetch_add(1, std::memory_order_relaxed)) {
   const size_t n = options_.threads == 0 ? 1 : options_.threads;
   threads_.reserve(n);
   for (size_t i = 0; i < n; ++i) threads_.emplace_back([this] { Loop(); });
+  if (options_.rescuer != nullptr) watchdog_ = std::thread([this] { Watch(); });
 }
 
 DeadlineBackend::~DeadlineBackend() {
@@ -33,12 +66,91 @@ DeadlineBackend::~DeadlineBackend() {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
+  if (watchdog_.joinable()) watchdog_.join();
   for (std::thread& t : threads_) t.join();
 }
 
-bool DeadlineBackend::stalled() const {
+absl::Status DeadlineBackend::Refusal() const {
+  if (t_fail_fast) {
+    return ErrnoError(kErrJukebox, absl::StrCat(options_.name, ": answered without waiting"));
+  }
+  if (overrun_.load(std::memory_order_acquire) > 0) {
+    return ErrnoError(kErrJukebox, absl::StrCat(options_.name, " is not answering"));
+  }
+  return absl::OkStatus();
+}
+
+void DeadlineBackend::NoteOverrun() {
+  if (overrun_.fetch_add(1, std::memory_order_acq_rel) == 0) {
+    NFS3D_LOG_WARNING("%s did not answer within %s: calls fail with JUKEBOX until it does",
+                      options_.name.c_str(), absl::FormatDuration(options_.timeout).c_str());
+  }
+}
+
+void DeadlineBackend::NoteOverrunReturned() {
+  if (overrun_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    NFS3D_LOG_WARNING("%s answers again: calls resume", options_.name.c_str());
+  }
+}
+
+DeadlineBackend::Slot* DeadlineBackend::SlotHere() {
+  if (t_slot.backend == id_) return static_cast<Slot*>(t_slot.slot);
+  const std::thread::id me = std::this_thread::get_id();
+  Slot* slot = nullptr;
   absl::MutexLock lock(&mu_);
-  return overrun_ > 0;
+  for (const std::unique_ptr<Slot>& s : slots_) {
+    if (s->thread == me) slot = s.get();
+  }
+  if (slot == nullptr) {
+    slots_.push_back(std::make_unique<Slot>());
+    slot = slots_.back().get();
+    slot->thread = me;
+  }
+  t_slot = {id_, slot};
+  return slot;
+}
+
+template <typename R, typename F>
+std::optional<R> DeadlineBackend::Inline(bool syncs, F&& call) {
+  void* request = options_.rescuer != nullptr ? options_.rescuer->Current() : nullptr;
+  if (request == nullptr && !t_fail_fast) return std::nullopt;
+  if (absl::Status refused = Refusal(); !refused.ok()) return R(std::move(refused));
+  Slot* slot = SlotHere();
+  // A call inside a call (none today): the outer one is watched.
+  if (slot->state.load(std::memory_order_relaxed) != 0) return R(call());
+  slot->request = request;
+  slot->syncs = syncs;
+  slot->state.store(tick_.load(std::memory_order_relaxed) << 1, std::memory_order_release);
+  R result = call();
+  if (slot->state.exchange(0, std::memory_order_acq_rel) & kOverrunBit) OverrunReturned(slot);
+  return result;
+}
+
+void DeadlineBackend::OverrunReturned(Slot* slot) {
+  { absl::MutexLock wait(&slot->mu); }  // until the watchdog has answered the request
+  NoteOverrunReturned();
+}
+
+void DeadlineBackend::Watch() {
+  const absl::Duration tick = options_.timeout / static_cast<int64_t>(kTicks);
+  absl::MutexLock lock(&mu_);
+  while (!mu_.AwaitWithTimeout(absl::Condition(&stopping_), tick)) {
+    const uint64_t now = tick_.fetch_add(1, std::memory_order_relaxed) + 1;
+    for (const std::unique_ptr<Slot>& slot : slots_) {
+      uint64_t state = slot->state.load(std::memory_order_acquire);
+      // Began at tick `state >> 1`, anywhere within it: overrun once kTicks
+      // whole ticks have passed since.
+      if (state == 0 || (state & kOverrunBit) != 0 || (state >> 1) + kTicks + 1 > now) continue;
+      absl::MutexLock answering(&slot->mu);
+      if (!slot->state.compare_exchange_strong(state, state | kOverrunBit,
+                                               std::memory_order_acq_rel)) {
+        continue;  // it returned meanwhile
+      }
+      NoteOverrun();
+      if (slot->syncs && options_.sync_unknown) options_.sync_unknown();
+      options_.rescuer->AnswerNow(slot->request);
+    }
+  }
 }
 
 void DeadlineBackend::Loop() {
@@ -47,9 +159,8 @@ void DeadlineBackend::Loop() {
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
-          +[](DeadlineBackend* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
-            return b->stopping_ || !b->queue_.empty();
-          },
+          +[](DeadlineBackend* b)
+               ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) { return b->stopping_ || !b->queue_.empty(); },
           this));
       if (queue_.empty()) return;  // stopping
       job = std::move(queue_.front());
@@ -68,24 +179,18 @@ void DeadlineBackend::Loop() {
 void DeadlineBackend::Finished(Job& job) {
   absl::MutexLock lock(&job.mu);
   job.done = true;
-  if (!job.abandoned) return;
-  absl::MutexLock backend_lock(&mu_);
-  if (--overrun_ == 0) {
-    NFS3D_LOG_WARNING("%s answers again: calls resume", options_.name.c_str());
-  }
+  if (job.abandoned) NoteOverrunReturned();
 }
 
 absl::Status DeadlineBackend::RunTask(std::function<void()> call, bool syncs, bool* ran) {
   *ran = false;
   const absl::Time deadline = absl::Now() + options_.timeout;
+  if (absl::Status refused = Refusal(); !refused.ok()) return refused;
   auto job = std::make_shared<Job>();
   job->call = std::move(call);
   job->syncs = syncs;
   {
     absl::MutexLock lock(&mu_);
-    if (overrun_ > 0) {
-      return ErrnoError(kErrJukebox, absl::StrCat(options_.name, " is not answering"));
-    }
     queue_.push_back(job);
   }
   absl::MutexLock lock(&job->mu);
@@ -97,13 +202,7 @@ absl::Status DeadlineBackend::RunTask(std::function<void()> call, bool syncs, bo
   if (!job->started) {
     return ErrnoError(kErrJukebox, absl::StrCat(options_.name, ": too many calls waiting"));
   }
-  {
-    absl::MutexLock backend_lock(&mu_);
-    if (overrun_++ == 0) {
-      NFS3D_LOG_WARNING("%s did not answer within %s: calls fail with JUKEBOX until it does",
-                        options_.name.c_str(), absl::FormatDuration(options_.timeout).c_str());
-    }
-  }
+  NoteOverrun();
   if (job->syncs && options_.sync_unknown) options_.sync_unknown();
   return ErrnoError(kErrJukebox, absl::StrCat(options_.name, " did not answer in time"));
 }
@@ -127,15 +226,15 @@ void CopyBack(Tuple& outs, std::index_sequence<I...>, Outs*... dest) {
 // Runs call with copies of the out-parameters (nullptr where the caller gave
 // none) that live as long as the job; copies them back when it answered.
 template <typename R, typename... Outs>
-R DeadlineBackend::Call(std::type_identity_t<std::function<R(Backend*, Outs*...)>> call,
-                        bool syncs, Outs*... outs) {
+R DeadlineBackend::Call(std::type_identity_t<std::function<R(Backend*, Outs*...)>> call, bool syncs,
+                        Outs*... outs) {
   auto box = std::make_shared<std::pair<std::optional<R>, std::tuple<Outs...>>>();
   const std::array<bool, sizeof...(Outs)> wanted{(outs != nullptr)...};
   bool ran = false;
   absl::Status st = RunTask(
       [box, wanted, call = std::move(call), inner = inner_]() {
-        box->first.emplace(Apply<R>(call, inner, box->second, wanted,
-                                    std::index_sequence_for<Outs...>()));
+        box->first.emplace(
+            Apply<R>(call, inner, box->second, wanted, std::index_sequence_for<Outs...>()));
       },
       syncs, &ran);
   if (!ran) return st;
@@ -148,13 +247,20 @@ absl::Status DeadlineBackend::Run(std::function<absl::Status()> call) {
 }
 
 absl::StatusOr<FileHandle> DeadlineBackend::RootHandle(uint32_t export_id) {
+  if (std::optional<absl::StatusOr<FileHandle>> r = Inline<absl::StatusOr<FileHandle>>(
+          false, [&] { return inner_->RootHandle(export_id); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<FileHandle>>(
       [export_id](Backend* b) { return b->RootHandle(export_id); }, false);
 }
 
 absl::Status DeadlineBackend::RefreshExport(uint32_t export_id) {
-  return Call<absl::Status>([export_id](Backend* b) { return b->RefreshExport(export_id); },
-                            false);
+  if (std::optional<absl::Status> r =
+          Inline<absl::Status>(false, [&] { return inner_->RefreshExport(export_id); })) {
+    return std::move(*r);
+  }
+  return Call<absl::Status>([export_id](Backend* b) { return b->RefreshExport(export_id); }, false);
 }
 
 absl::StatusOr<uint32_t> DeadlineBackend::ExportOf(const FileHandle& fh) {
@@ -162,13 +268,21 @@ absl::StatusOr<uint32_t> DeadlineBackend::ExportOf(const FileHandle& fh) {
 }
 
 absl::StatusOr<Attributes> DeadlineBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
-  return Call<absl::StatusOr<Attributes>>(
-      [cred, fh](Backend* b) { return b->GetAttr(cred, fh); }, false);
+  if (std::optional<absl::StatusOr<Attributes>> r =
+          Inline<absl::StatusOr<Attributes>>(false, [&] { return inner_->GetAttr(cred, fh); })) {
+    return std::move(*r);
+  }
+  return Call<absl::StatusOr<Attributes>>([cred, fh](Backend* b) { return b->GetAttr(cred, fh); },
+                                          false);
 }
 
 absl::Status DeadlineBackend::SetAttr(const Cred& cred, const FileHandle& fh,
-                                      const SetAttributes& attrs,
-                                      std::optional<Time> guard_ctime, Wcc* wcc) {
+                                      const SetAttributes& attrs, std::optional<Time> guard_ctime,
+                                      Wcc* wcc) {
+  if (std::optional<absl::Status> r = Inline<absl::Status>(
+          false, [&] { return inner_->SetAttr(cred, fh, attrs, guard_ctime, wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::Status, Wcc>(
       [cred, fh, attrs, guard_ctime](Backend* b, Wcc* w) {
         return b->SetAttr(cred, fh, attrs, guard_ctime, w);
@@ -179,6 +293,10 @@ absl::Status DeadlineBackend::SetAttr(const Cred& cred, const FileHandle& fh,
 absl::StatusOr<LookupResult> DeadlineBackend::Lookup(const Cred& cred, const FileHandle& dir,
                                                      std::string_view name,
                                                      std::optional<Attributes>* dir_attributes) {
+  if (std::optional<absl::StatusOr<LookupResult>> r = Inline<absl::StatusOr<LookupResult>>(
+          false, [&] { return inner_->Lookup(cred, dir, name, dir_attributes); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<LookupResult>, std::optional<Attributes>>(
       [cred, dir, n = std::string(name)](Backend* b, std::optional<Attributes>* a) {
         return b->Lookup(cred, dir, n, a);
@@ -189,6 +307,11 @@ absl::StatusOr<LookupResult> DeadlineBackend::Lookup(const Cred& cred, const Fil
 std::vector<absl::StatusOr<LookupResult>> DeadlineBackend::LookupEach(
     const Cred& cred, const FileHandle& dir, absl::Span<const std::string_view> names) {
   using Results = std::vector<absl::StatusOr<LookupResult>>;
+  if (std::optional<absl::StatusOr<Results>> r = Inline<absl::StatusOr<Results>>(
+          false, [&] { return absl::StatusOr<Results>(inner_->LookupEach(cred, dir, names)); })) {
+    if (!r->ok()) return Results(names.size(), r->status());
+    return std::move(**r);
+  }
   auto out = std::make_shared<Results>();
   std::vector<std::string> own(names.begin(), names.end());
   absl::Status st = Run([inner = inner_, cred, dir, own = std::move(own), out] {
@@ -203,6 +326,10 @@ std::vector<absl::StatusOr<LookupResult>> DeadlineBackend::LookupEach(
 absl::StatusOr<AccessResult> DeadlineBackend::Access(const Cred& cred, const FileHandle& fh,
                                                      uint32_t requested,
                                                      std::optional<Attributes>* attributes) {
+  if (std::optional<absl::StatusOr<AccessResult>> r = Inline<absl::StatusOr<AccessResult>>(
+          false, [&] { return inner_->Access(cred, fh, requested, attributes); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<AccessResult>, std::optional<Attributes>>(
       [cred, fh, requested](Backend* b, std::optional<Attributes>* a) {
         return b->Access(cred, fh, requested, a);
@@ -212,6 +339,10 @@ absl::StatusOr<AccessResult> DeadlineBackend::Access(const Cred& cred, const Fil
 
 absl::StatusOr<std::string> DeadlineBackend::Readlink(const Cred& cred, const FileHandle& fh,
                                                       std::optional<Attributes>* attributes) {
+  if (std::optional<absl::StatusOr<std::string>> r = Inline<absl::StatusOr<std::string>>(
+          false, [&] { return inner_->Readlink(cred, fh, attributes); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<std::string>, std::optional<Attributes>>(
       [cred, fh](Backend* b, std::optional<Attributes>* a) { return b->Readlink(cred, fh, a); },
       false, attributes);
@@ -219,6 +350,10 @@ absl::StatusOr<std::string> DeadlineBackend::Readlink(const Cred& cred, const Fi
 
 absl::StatusOr<ReadResult> DeadlineBackend::Read(const Cred& cred, const FileHandle& fh,
                                                  uint64_t offset, uint32_t count, uint8_t* buf) {
+  if (std::optional<absl::StatusOr<ReadResult>> r = Inline<absl::StatusOr<ReadResult>>(
+          false, [&] { return inner_->Read(cred, fh, offset, count, buf); })) {
+    return std::move(*r);
+  }
   std::shared_ptr<uint8_t[]> data(new uint8_t[count]);  // the call's own buffer
   absl::StatusOr<ReadResult> r = Call<absl::StatusOr<ReadResult>>(
       [cred, fh, offset, count, data](Backend* b) {
@@ -230,9 +365,13 @@ absl::StatusOr<ReadResult> DeadlineBackend::Read(const Cred& cred, const FileHan
 }
 
 absl::StatusOr<WriteResult> DeadlineBackend::Write(const Cred& cred, const FileHandle& fh,
-                                                   uint64_t offset,
-                                                   absl::Span<const uint8_t> data,
+                                                   uint64_t offset, absl::Span<const uint8_t> data,
                                                    StableHow stable, Wcc* wcc) {
+  if (std::optional<absl::StatusOr<WriteResult>> r = Inline<absl::StatusOr<WriteResult>>(
+          stable != StableHow::kUnstable,
+          [&] { return inner_->Write(cred, fh, offset, data, stable, wcc); })) {
+    return std::move(*r);
+  }
   auto copy = std::make_shared<std::vector<uint8_t>>(data.begin(), data.end());
   return Call<absl::StatusOr<WriteResult>, Wcc>(
       [cred, fh, offset, copy, stable](Backend* b, Wcc* w) {
@@ -245,6 +384,10 @@ absl::StatusOr<CreateResult> DeadlineBackend::Create(const Cred& cred, const Fil
                                                      std::string_view name, CreateMode mode,
                                                      const SetAttributes& attrs,
                                                      const Verifier& verifier, Wcc* dir_wcc) {
+  if (std::optional<absl::StatusOr<CreateResult>> r = Inline<absl::StatusOr<CreateResult>>(
+          false, [&] { return inner_->Create(cred, dir, name, mode, attrs, verifier, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<CreateResult>, Wcc>(
       [cred, dir, n = std::string(name), mode, attrs, verifier](Backend* b, Wcc* w) {
         return b->Create(cred, dir, n, mode, attrs, verifier, w);
@@ -255,6 +398,10 @@ absl::StatusOr<CreateResult> DeadlineBackend::Create(const Cred& cred, const Fil
 absl::StatusOr<CreateResult> DeadlineBackend::Mkdir(const Cred& cred, const FileHandle& dir,
                                                     std::string_view name,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
+  if (std::optional<absl::StatusOr<CreateResult>> r = Inline<absl::StatusOr<CreateResult>>(
+          false, [&] { return inner_->Mkdir(cred, dir, name, attrs, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<CreateResult>, Wcc>(
       [cred, dir, n = std::string(name), attrs](Backend* b, Wcc* w) {
         return b->Mkdir(cred, dir, n, attrs, w);
@@ -266,6 +413,10 @@ absl::StatusOr<CreateResult> DeadlineBackend::Symlink(const Cred& cred, const Fi
                                                       std::string_view name,
                                                       std::string_view target,
                                                       const SetAttributes& attrs, Wcc* dir_wcc) {
+  if (std::optional<absl::StatusOr<CreateResult>> r = Inline<absl::StatusOr<CreateResult>>(
+          false, [&] { return inner_->Symlink(cred, dir, name, target, attrs, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<CreateResult>, Wcc>(
       [cred, dir, n = std::string(name), t = std::string(target), attrs](Backend* b, Wcc* w) {
         return b->Symlink(cred, dir, n, t, attrs, w);
@@ -277,6 +428,11 @@ absl::StatusOr<CreateResult> DeadlineBackend::Mknod(const Cred& cred, const File
                                                     std::string_view name, FileType type,
                                                     uint32_t major, uint32_t minor,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
+  if (std::optional<absl::StatusOr<CreateResult>> r = Inline<absl::StatusOr<CreateResult>>(
+          false,
+          [&] { return inner_->Mknod(cred, dir, name, type, major, minor, attrs, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<CreateResult>, Wcc>(
       [cred, dir, n = std::string(name), type, major, minor, attrs](Backend* b, Wcc* w) {
         return b->Mknod(cred, dir, n, type, major, minor, attrs, w);
@@ -284,15 +440,23 @@ absl::StatusOr<CreateResult> DeadlineBackend::Mknod(const Cred& cred, const File
       false, dir_wcc);
 }
 
-absl::Status DeadlineBackend::Remove(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, Wcc* dir_wcc) {
+absl::Status DeadlineBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     Wcc* dir_wcc) {
+  if (std::optional<absl::Status> r =
+          Inline<absl::Status>(false, [&] { return inner_->Remove(cred, dir, name, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::Status, Wcc>(
       [cred, dir, n = std::string(name)](Backend* b, Wcc* w) { return b->Remove(cred, dir, n, w); },
       false, dir_wcc);
 }
 
-absl::Status DeadlineBackend::Rmdir(const Cred& cred, const FileHandle& dir,
-                                    std::string_view name, Wcc* dir_wcc) {
+absl::Status DeadlineBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                    Wcc* dir_wcc) {
+  if (std::optional<absl::Status> r =
+          Inline<absl::Status>(false, [&] { return inner_->Rmdir(cred, dir, name, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::Status, Wcc>(
       [cred, dir, n = std::string(name)](Backend* b, Wcc* w) { return b->Rmdir(cred, dir, n, w); },
       false, dir_wcc);
@@ -301,6 +465,11 @@ absl::Status DeadlineBackend::Rmdir(const Cred& cred, const FileHandle& dir,
 absl::Status DeadlineBackend::Rename(const Cred& cred, const FileHandle& from_dir,
                                      std::string_view from_name, const FileHandle& to_dir,
                                      std::string_view to_name, Wcc* from_wcc, Wcc* to_wcc) {
+  if (std::optional<absl::Status> r = Inline<absl::Status>(false, [&] {
+        return inner_->Rename(cred, from_dir, from_name, to_dir, to_name, from_wcc, to_wcc);
+      })) {
+    return std::move(*r);
+  }
   return Call<absl::Status, Wcc, Wcc>(
       [cred, from_dir, f = std::string(from_name), to_dir, t = std::string(to_name)](
           Backend* b, Wcc* fw, Wcc* tw) { return b->Rename(cred, from_dir, f, to_dir, t, fw, tw); },
@@ -310,6 +479,10 @@ absl::Status DeadlineBackend::Rename(const Cred& cred, const FileHandle& from_di
 absl::Status DeadlineBackend::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                                    std::string_view name,
                                    std::optional<Attributes>* file_attributes, Wcc* dir_wcc) {
+  if (std::optional<absl::Status> r = Inline<absl::Status>(
+          false, [&] { return inner_->Link(cred, fh, dir, name, file_attributes, dir_wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::Status, std::optional<Attributes>, Wcc>(
       [cred, fh, dir, n = std::string(name)](Backend* b, std::optional<Attributes>* a, Wcc* w) {
         return b->Link(cred, fh, dir, n, a, w);
@@ -331,6 +504,11 @@ absl::Status DeadlineBackend::ReadDir(const Cred& cred, const FileHandle& dir, u
                                       Verifier* verifier,
                                       const std::function<bool(const DirEntry&)>& emit, bool* eof,
                                       std::optional<Attributes>* dir_attributes) {
+  if (std::optional<absl::Status> r = Inline<absl::Status>(false, [&] {
+        return inner_->ReadDir(cred, dir, cookie, verifier, emit, eof, dir_attributes);
+      })) {
+    return std::move(*r);
+  }
   auto entries = std::make_shared<std::vector<GatheredEntry>>();
   Verifier in = verifier ? *verifier : Verifier{};
   bool inner_eof = false;
@@ -359,6 +537,10 @@ absl::Status DeadlineBackend::ReadDir(const Cred& cred, const FileHandle& dir, u
 
 absl::StatusOr<FsStat> DeadlineBackend::StatFs(const Cred& cred, const FileHandle& fh,
                                                std::optional<Attributes>* attributes) {
+  if (std::optional<absl::StatusOr<FsStat>> r = Inline<absl::StatusOr<FsStat>>(
+          false, [&] { return inner_->StatFs(cred, fh, attributes); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<FsStat>, std::optional<Attributes>>(
       [cred, fh](Backend* b, std::optional<Attributes>* a) { return b->StatFs(cred, fh, a); },
       false, attributes);
@@ -366,6 +548,10 @@ absl::StatusOr<FsStat> DeadlineBackend::StatFs(const Cred& cred, const FileHandl
 
 absl::StatusOr<PathConf> DeadlineBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
                                                       std::optional<Attributes>* attributes) {
+  if (std::optional<absl::StatusOr<PathConf>> r = Inline<absl::StatusOr<PathConf>>(
+          false, [&] { return inner_->GetPathConf(cred, fh, attributes); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<PathConf>, std::optional<Attributes>>(
       [cred, fh](Backend* b, std::optional<Attributes>* a) { return b->GetPathConf(cred, fh, a); },
       false, attributes);
@@ -373,8 +559,14 @@ absl::StatusOr<PathConf> DeadlineBackend::GetPathConf(const Cred& cred, const Fi
 
 absl::StatusOr<Verifier> DeadlineBackend::Commit(const Cred& cred, const FileHandle& fh,
                                                  uint64_t offset, uint32_t count, Wcc* wcc) {
+  if (std::optional<absl::StatusOr<Verifier>> r = Inline<absl::StatusOr<Verifier>>(
+          true, [&] { return inner_->Commit(cred, fh, offset, count, wcc); })) {
+    return std::move(*r);
+  }
   return Call<absl::StatusOr<Verifier>, Wcc>(
-      [cred, fh, offset, count](Backend* b, Wcc* w) { return b->Commit(cred, fh, offset, count, w); },
+      [cred, fh, offset, count](Backend* b, Wcc* w) {
+        return b->Commit(cred, fh, offset, count, w);
+      },
       true, wcc);
 }
 

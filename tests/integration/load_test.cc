@@ -52,17 +52,7 @@ long RssKb(pid_t pid) {
 }
 
 int ConnectTcp(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
+  return test_support::ConnectLoopback(SOCK_STREAM, port, /*receive_timeout_s=*/0);
 }
 
 class LoadTest : public ::testing::Test {

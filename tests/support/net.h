@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -35,6 +36,27 @@ inline int BindLoopback(int type, uint16_t* port) {
   socklen_t len = sizeof(a);
   getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
   *port = ntohs(a.sin_port);
+  return fd;
+}
+
+// A socket of `type` connected to 127.0.0.1:port, whose receives give up
+// after `receive_timeout_s` (a hang guard; 0: never). The caller closes the
+// fd (-1 on failure).
+inline int ConnectLoopback(int type, uint16_t port, int receive_timeout_s = 5) {
+  int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (receive_timeout_s > 0) {
+    timeval tv{receive_timeout_s, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    close(fd);
+    return -1;
+  }
   return fd;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <set>
@@ -40,9 +41,12 @@ class StallingBackend : public BackendRouter {
   }
 
   absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override {
+    last_thread_ = std::this_thread::get_id();
     Wait();
     return BackendRouter::GetAttr(cred, fh);
   }
+  // The thread the last GETATTR ran on.
+  std::thread::id last_thread() const { return last_thread_; }
   absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,
                                       std::string_view name, CreateMode mode,
                                       const SetAttributes& attrs, const Verifier& verifier,
@@ -67,7 +71,45 @@ class StallingBackend : public BackendRouter {
   }
   absl::Mutex mu_;
   std::shared_ptr<absl::Notification> gate_ ABSL_GUARDED_BY(mu_);
+  std::atomic<std::thread::id> last_thread_;
 };
+
+// The RPC layer's part, faked: a thread serves the request it names with
+// Serving; AnswerNow records the requests answered early.
+class FakeRescuer : public RequestRescuer {
+ public:
+  class Serving {
+   public:
+    explicit Serving(int* request) { current_ = request; }
+    ~Serving() { current_ = nullptr; }
+  };
+  void* Current() const override { return current_; }
+  void AnswerNow(void* request) override {
+    absl::MutexLock lock(&mu_);
+    answered_.push_back(static_cast<int*>(request));
+  }
+  // Waits (hang guard 10 s) until `request` was answered early.
+  bool Answered(int* request) {
+    absl::MutexLock lock(&mu_);
+    waiting_for_ = request;
+    return mu_.AwaitWithTimeout(absl::Condition(this, &FakeRescuer::WaitedForIsAnswered),
+                                absl::Seconds(10));
+  }
+  size_t answered() {
+    absl::MutexLock lock(&mu_);
+    return answered_.size();
+  }
+
+ private:
+  bool WaitedForIsAnswered() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return std::find(answered_.begin(), answered_.end(), waiting_for_) != answered_.end();
+  }
+  static thread_local int* current_;
+  mutable absl::Mutex mu_;
+  std::vector<int*> answered_ ABSL_GUARDED_BY(mu_);
+  int* waiting_for_ ABSL_GUARDED_BY(mu_) = nullptr;
+};
+thread_local int* FakeRescuer::current_ = nullptr;
 
 class DeadlineBackendTest : public ::testing::Test {
  protected:
@@ -87,6 +129,7 @@ class DeadlineBackendTest : public ::testing::Test {
     options.threads = 2;
     options.sync_unknown = [this] { ++sync_unknown_; };
     options.name = "test cluster";
+    options.rescuer = rescuer();
     backend_ = std::make_unique<DeadlineBackend>(stalling_.get(), options);
     auto root = backend_->RootHandle(kExport);
     ASSERT_TRUE(root.ok()) << root.status();
@@ -98,6 +141,8 @@ class DeadlineBackendTest : public ::testing::Test {
     stalling_.reset();
     posix_.reset();
   }
+  virtual RequestRescuer* rescuer() { return nullptr; }
+  void ExpectResultsAndOutParametersPassThrough();
   absl::StatusOr<CreateResult> Create(const std::string& name, Wcc* wcc = nullptr) {
     return backend_->Create(kRoot, root_, name, CreateMode::kGuarded, {}, {}, wcc);
   }
@@ -115,7 +160,108 @@ class DeadlineBackendTest : public ::testing::Test {
   FileHandle root_;
 };
 
+// The same, with a rescuer: calls made while serving a request run inline.
+class InlineDeadlineBackendTest : public DeadlineBackendTest {
+ protected:
+  RequestRescuer* rescuer() override { return &rescuer_; }
+  FakeRescuer rescuer_;
+};
+
 TEST_F(DeadlineBackendTest, AnsweredCallsPassResultsAndOutParametersThrough) {
+  ExpectResultsAndOutParametersPassThrough();
+}
+
+TEST_F(InlineDeadlineBackendTest, InlineCallsPassResultsAndOutParametersThrough) {
+  int request = 0;
+  FakeRescuer::Serving serving(&request);
+  ExpectResultsAndOutParametersPassThrough();
+  EXPECT_EQ(rescuer_.answered(), 0u);
+}
+
+TEST_F(InlineDeadlineBackendTest, CallsRunOnTheCallersThreadOnlyWhileItServesARequest) {
+  auto file = Create("f");
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE(backend_->GetAttr(kRoot, file->handle).ok());
+  EXPECT_NE(stalling_->last_thread(), std::this_thread::get_id());  // handed off
+  int request = 0;
+  FakeRescuer::Serving serving(&request);
+  ASSERT_TRUE(backend_->GetAttr(kRoot, file->handle).ok());
+  EXPECT_EQ(stalling_->last_thread(), std::this_thread::get_id());
+}
+
+TEST_F(InlineDeadlineBackendTest, OverrunInlineCallIsAnsweredEarlyOthersFailFastUntilItReturns) {
+  auto file = Create("f");
+  ASSERT_TRUE(file.ok());
+  stalling_->Stall();
+  int stuck = 0;
+  absl::StatusOr<Attributes> late = absl::UnknownError("not returned");
+  std::thread worker([&] {
+    FakeRescuer::Serving serving(&stuck);
+    late = backend_->GetAttr(kRoot, file->handle);
+  });
+  // Past the timeout the watchdog has the stuck call's request answered,
+  // while the call itself keeps its thread.
+  EXPECT_TRUE(rescuer_.Answered(&stuck));
+  EXPECT_TRUE(backend_->stalled());
+  EXPECT_EQ(rescuer_.answered(), 1u);
+  // Meanwhile calls fail at once, inline or handed off.
+  int other = 0;
+  {
+    FakeRescuer::Serving serving(&other);
+    EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, file->handle).status()), kErrJukebox);
+    const std::vector<std::string_view> names = {"f"};
+    EXPECT_EQ(ErrnoOf(backend_->LookupEach(kRoot, root_, names)[0].status()), kErrJukebox);
+  }
+  EXPECT_EQ(ErrnoOf(Create("g").status()), kErrJukebox);
+  // The backend answers again: the stuck call returns with its own result
+  // (its request's reply is the caller's to drop), service resumes.
+  stalling_->Resume();
+  worker.join();
+  EXPECT_TRUE(late.ok()) << late.status();
+  ASSERT_TRUE(Recovers());
+  {
+    FakeRescuer::Serving serving(&other);
+    EXPECT_TRUE(backend_->GetAttr(kRoot, file->handle).ok());
+  }
+  EXPECT_EQ(rescuer_.answered(), 1u);
+  EXPECT_EQ(sync_unknown_, 0);
+}
+
+TEST_F(InlineDeadlineBackendTest, OverrunInlineCommitMakesTheSyncOutcomeUnknown) {
+  auto file = Create("f");
+  ASSERT_TRUE(file.ok());
+  stalling_->Stall();
+  int stuck = 0;
+  std::thread worker([&] {
+    FakeRescuer::Serving serving(&stuck);
+    Wcc wcc;
+    (void)backend_->Commit(kRoot, file->handle, 0, 0, &wcc);
+  });
+  EXPECT_TRUE(rescuer_.Answered(&stuck));
+  EXPECT_EQ(sync_unknown_, 1);
+  stalling_->Resume();
+  worker.join();
+  ASSERT_TRUE(Recovers());
+}
+
+TEST_F(InlineDeadlineBackendTest, FailFastScopeRefusesCallsWithoutCallingTheBackend) {
+  auto file = Create("f");
+  ASSERT_TRUE(file.ok());
+  stalling_->Stall();  // a call that reached the backend would hang
+  int request = 0;
+  {
+    DeadlineBackend::FailFastScope fail_fast;
+    EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, file->handle).status()), kErrJukebox);
+    FakeRescuer::Serving serving(&request);
+    EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, file->handle).status()), kErrJukebox);
+    EXPECT_EQ(ErrnoOf(backend_->Run([] { return absl::OkStatus(); })), kErrJukebox);
+  }
+  EXPECT_FALSE(backend_->stalled());
+  stalling_->Resume();
+  EXPECT_TRUE(backend_->GetAttr(kRoot, file->handle).ok());
+}
+
+void DeadlineBackendTest::ExpectResultsAndOutParametersPassThrough() {
   Wcc wcc;
   auto created = Create("f", &wcc);
   ASSERT_TRUE(created.ok()) << created.status();
