@@ -4,7 +4,7 @@
 //
 // Per data call (§5.3.3): the credential names a live context; the verifier
 // is a MIC over the call header up to the credential; the sequence number is
-// inside the window and new (§5.3.3.1; else the call is dropped silently);
+// new and not too old (§5.3.3.1, seq_window.h; else the call is dropped silently);
 // krb5i arguments carry a MIC over (seq_num, arguments), krb5p arguments are
 // GSS_Wrap'ed; both must repeat the credential's seq_num. Replies carry a MIC
 // over the seq_num as verifier and the results protected the same way.

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "rpc/dispatcher.h"
 #include "rpc/gss/rpcsec_gss_types.h"
+#include "rpc/gss/seq_window.h"
 #include "rpc/program.h"
 #include "stats/server_stats.h"
 #include "xdr/buffer_chain.h"
@@ -209,19 +210,25 @@ TEST_F(GssServerTest, PrivacyHidesArgumentsAndResults) {
   EXPECT_EQ(ParseWhoAmI(*res).echo, secret);
 }
 
-TEST_F(GssServerTest, ReplaysAndCallsBelowTheWindowAreDropped) {
+TEST_F(GssServerTest, ReplaysAndCallsTooOldAreDropped) {
   auto g = Establish("daemon", GssService::kIntegrity);
   ASSERT_NE(g, nullptr);
   const std::string first = g->EncodeCall(500, kProg, kVers, 0, {}, 1);
   EXPECT_FALSE(Send(first).empty());
   EXPECT_TRUE(Send(first).empty());  // the same sequence number again
-  // Move the window far past 2, then offer 2 (never used): too old.
+  // A call overtaken on the server by more than the announced window of
+  // later calls (it waited behind a slow one) is still answered, once.
   const std::string late = g->EncodeCall(501, kProg, kVers, 0, {}, 2);
   const uint32_t high = 2 + g->seq_window() + 5;
   EXPECT_FALSE(Send(g->EncodeCall(502, kProg, kVers, 0, {}, high)).empty());
+  EXPECT_FALSE(Send(late).empty());
   EXPECT_TRUE(Send(late).empty());
   // Inside the window, unused: accepted out of order.
   EXPECT_FALSE(Send(g->EncodeCall(503, kProg, kVers, 0, {}, high - 3)).empty());
+  // Beyond what the window remembers: dropped unseen.
+  const std::string ancient = g->EncodeCall(504, kProg, kVers, 0, {}, 3);
+  EXPECT_FALSE(Send(g->EncodeCall(505, kProg, kVers, 0, {}, 3 + SeqWindow::kTracked)).empty());
+  EXPECT_TRUE(Send(ancient).empty());
 }
 
 TEST_F(GssServerTest, ForgedProtectionIsRefused) {
