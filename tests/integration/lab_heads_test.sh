@@ -130,18 +130,7 @@ echo "written through head3" > "$DATA/from-head3"
 # Every head started its grace period: wait it out before the guest locks.
 tool3 from-head3 test --wait-grace >/dev/null || fail "from-head3 is locked"
 
-cat > "$WORK/holder.py" <<'EOF'
-# Holds an exclusive lock on argv[1] until /tmp/release exists.
-import fcntl, os, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
-fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)
-open(sys.argv[2], "w").close()
-print("HEADTEST holder has the lock", flush=True)
-while not os.path.exists("/tmp/release"):
-    time.sleep(0.2)
-fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
-print("HEADTEST holder released", flush=True)
-EOF
+cp "$REPO/tests/integration/guest_lock_holder.py" "$WORK/holder.py"
 {
   echo "cat > /tmp/holder.py <<'PYEOF'"
   cat "$WORK/holder.py"
@@ -216,7 +205,7 @@ log "after the grace period head3 still refuses it: the guest reclaimed through 
 
 rc=0
 wait "$run_pid" || rc=$?
-grep -h "HEADTEST\|VM ran" "$out.log" >&2 || true
+grep -h "HEADTEST\|LOCKTEST\|VM ran" "$out.log" >&2 || true
 [ "$rc" = 0 ] && grep -q "HEADTEST DONE" "$out.log" \
   || { cat "$out.log" >&2; tail -30 "$WORK/head1.log" >&2; fail "guest workload (status $rc)"; }
 ! grep -qiE "Input/output error|not responding, timed out|Stale file handle" "$out.log" \

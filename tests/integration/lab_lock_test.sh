@@ -200,18 +200,7 @@ except OSError as e:
     sys.exit(1 if e.errno in (errno.EAGAIN, errno.EACCES) else 2)
 EOF
 
-cat > "$WORK/holder.py" <<'EOF'
-# Holds an exclusive lock across the server restart until /tmp/release exists.
-import fcntl, os, sys, time
-fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
-fcntl.lockf(fd, fcntl.LOCK_EX, 0, 0)
-open(sys.argv[2], "w").close()
-print("LOCKTEST holder has the lock", flush=True)
-while not os.path.exists("/tmp/release"):
-    time.sleep(0.2)
-fcntl.lockf(fd, fcntl.LOCK_UN, 0, 0)
-print("LOCKTEST holder released", flush=True)
-EOF
+cp "$REPO/tests/integration/guest_lock_holder.py" "$WORK/holder.py"
 
 { echo "PY=$PY"; embed "$WORK/trylock.py"; } > "$WORK/guest_cross.sh"
 cat >> "$WORK/guest_cross.sh" <<'EOF'
