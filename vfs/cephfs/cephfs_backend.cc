@@ -21,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/malloc_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/siphash.h"
@@ -508,6 +509,7 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
   if (!dir.ok()) return dir.status();
   absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
   if (!secret.ok()) return secret.status();
+  KeepWriteBuffersInMallocArenas();
   const bool clustered = !options.node_id.empty();
   const std::string uuid =
       clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
