@@ -41,7 +41,8 @@ struct TransportInfo {
   const SplicedData* spliced = nullptr;
   // The call is answered a second time, early, while its first run is stuck
   // below (rpc/running_call.h): it skips the duplicate request cache, where
-  // the first run's entry is still in progress.
+  // the first run's entry is still in progress, and RPCSEC_GSS's replay
+  // window, which has seen its sequence number.
   bool answered_early = false;
 };
 

@@ -122,7 +122,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   // generally: an unauthenticated caller learns nothing about our programs.
   if (wrapping_ != nullptr && header.cred.flavor == wrapping_->flavor()) {
     std::unique_ptr<WrappingFlavor::Call> call;
-    switch (wrapping_->Accept(message, header, in.position(), &call, reply)) {
+    switch (wrapping_->Accept(message, header, in.position(), transport, &call, reply)) {
       case WrappingFlavor::Verdict::kReplied:
         return true;
       case WrappingFlavor::Verdict::kRefused:

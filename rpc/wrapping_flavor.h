@@ -44,10 +44,11 @@ class WrappingFlavor {
   virtual uint32_t flavor() const = 0;
 
   // `message` is the whole call; `header` was decoded from it and its
-  // arguments start at args_offset.
+  // arguments start at args_offset; `transport` is how it came (a call
+  // answered early has passed Accept once already).
   virtual Verdict Accept(absl::Span<const uint8_t> message, const CallHeader& header,
-                         size_t args_offset, std::unique_ptr<Call>* call,
-                         xdr::BufferChain* reply) = 0;
+                         size_t args_offset, const TransportInfo& transport,
+                         std::unique_ptr<Call>* call, xdr::BufferChain* reply) = 0;
 
   // Rewrites the plain reply to `call` (AUTH_NONE verifier, plain results)
   // into what the flavor sends. False: the reply cannot be protected; send

@@ -55,7 +55,8 @@ class GssServer : public WrappingFlavor {
 
   uint32_t flavor() const override;
   Verdict Accept(absl::Span<const uint8_t> message, const CallHeader& header, size_t args_offset,
-                 std::unique_ptr<Call>* call, xdr::BufferChain* reply) override;
+                 const TransportInfo& transport, std::unique_ptr<Call>* call,
+                 xdr::BufferChain* reply) override;
   bool Seal(Call& call, xdr::BufferChain* reply) override;
 
   size_t contexts() const { return table_.size(); }
@@ -67,8 +68,9 @@ class GssServer : public WrappingFlavor {
   Verdict Init(const CallHeader& header, absl::Span<const uint8_t> handle, bool first,
                absl::Span<const uint8_t> args, xdr::BufferChain* reply);
   // Verifies the call's protection and fills *call; kRun or a refusal.
+  // `rerun`: the call was accepted before (TransportInfo::answered_early).
   Verdict Data(absl::Span<const uint8_t> message, const CallHeader& header, size_t args_offset,
-               std::unique_ptr<Call>* call, xdr::BufferChain* reply);
+               bool rerun, std::unique_ptr<Call>* call, xdr::BufferChain* reply);
 
   GssServerOptions options_;
   gss_cred_id_t cred_;

@@ -231,6 +231,23 @@ TEST_F(GssServerTest, ReplaysAndCallsTooOldAreDropped) {
   EXPECT_TRUE(Send(ancient).empty());
 }
 
+// A call stuck in a backend is answered early by running its bytes again
+// (rpc/running_call.h): that second run must not be taken for a replay, or
+// the client would hear nothing until it retransmits.
+TEST_F(GssServerTest, CallAnsweredEarlyIsNotAReplay) {
+  auto g = Establish("daemon", GssService::kIntegrity);
+  ASSERT_NE(g, nullptr);
+  const std::string call = g->EncodeCall(600, kProg, kVers, 0, {}, 7);
+  EXPECT_FALSE(Send(call).empty());
+  transport_.answered_early = true;
+  const std::string early = Send(call);
+  transport_.answered_early = false;
+  ASSERT_FALSE(early.empty());
+  ReplyHeader header;
+  EXPECT_TRUE(g->OpenReply(Bytes(early), 7, &header).ok());
+  EXPECT_TRUE(Send(call).empty());  // from a client it is still a replay
+}
+
 TEST_F(GssServerTest, ForgedProtectionIsRefused) {
   auto g = Establish("daemon", GssService::kIntegrity);
   ASSERT_NE(g, nullptr);
