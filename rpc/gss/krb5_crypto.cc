@@ -1,8 +1,6 @@
 #include "rpc/gss/krb5_crypto.h"
 
-#include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
@@ -209,37 +207,51 @@ bool AesCts::DecryptImpl(absl::Span<uint8_t> data, PlainSink sink, void* arg) co
 }
 
 absl::StatusOr<HmacSha1> HmacSha1::Create(absl::Span<const uint8_t> key) {
-  EVP_MAC* mac = EVP_MAC_fetch(nullptr, OSSL_MAC_NAME_HMAC, nullptr);
-  if (mac == nullptr) return absl::InternalError("OpenSSL has no HMAC");
-  MacCtx ctx(EVP_MAC_CTX_new(mac));
-  EVP_MAC_free(mac);  // the context keeps its own reference
-  char digest[] = "SHA1";
-  const OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0), OSSL_PARAM_END};
-  if (ctx == nullptr || EVP_MAC_init(ctx.get(), key.data(), key.size(), params) != 1) {
-    return absl::InternalError("HMAC-SHA1 setup failed");
+  constexpr size_t kShaBlock = 64;
+  if (key.size() > kShaBlock) return absl::InvalidArgumentError("HMAC key too long");
+  uint8_t ipad[kShaBlock];
+  uint8_t opad[kShaBlock];
+  for (size_t i = 0; i < kShaBlock; ++i) {
+    const uint8_t k = i < key.size() ? key[i] : 0;
+    ipad[i] = k ^ 0x36;
+    opad[i] = k ^ 0x5c;
   }
-  return HmacSha1(std::move(ctx));
+  MdCtx inner(EVP_MD_CTX_new());
+  MdCtx outer(EVP_MD_CTX_new());
+  const bool ok = inner != nullptr && outer != nullptr &&
+                  EVP_DigestInit_ex(inner.get(), EVP_sha1(), nullptr) == 1 &&
+                  EVP_DigestUpdate(inner.get(), ipad, kShaBlock) == 1 &&
+                  EVP_DigestInit_ex(outer.get(), EVP_sha1(), nullptr) == 1 &&
+                  EVP_DigestUpdate(outer.get(), opad, kShaBlock) == 1;
+  OPENSSL_cleanse(ipad, sizeof(ipad));
+  OPENSSL_cleanse(opad, sizeof(opad));
+  if (!ok) return absl::InternalError("SHA-1 setup failed");
+  return HmacSha1(std::move(inner), std::move(outer));
 }
 
 HmacSha1::Run HmacSha1::Start() const {
   Run r;
-  r.ctx_.reset(EVP_MAC_CTX_dup(prepared_.get()));
-  r.ok_ = r.ctx_ != nullptr;
+  r.keys_ = this;
+  r.ctx_.reset(EVP_MD_CTX_new());
+  r.ok_ = r.ctx_ != nullptr && EVP_MD_CTX_copy_ex(r.ctx_.get(), inner_.get()) == 1;
   return r;
 }
 
 void HmacSha1::Run::Update(absl::Span<const uint8_t> bytes) {
-  if (ok_ && !bytes.empty()) ok_ = EVP_MAC_update(ctx_.get(), bytes.data(), bytes.size()) == 1;
+  if (ok_ && !bytes.empty()) ok_ = EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size()) == 1;
 }
 
 bool HmacSha1::Run::Final96(uint8_t out[kChecksumLen]) {
-  uint8_t full[EVP_MAX_MD_SIZE];
-  size_t len = 0;
-  if (!ok_ || EVP_MAC_final(ctx_.get(), full, &len, sizeof(full)) != 1 || len < kChecksumLen) {
+  // H(key ^ opad, H(key ^ ipad, message))
+  uint8_t digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!ok_ || EVP_DigestFinal_ex(ctx_.get(), digest, &len) != 1 ||
+      EVP_MD_CTX_copy_ex(ctx_.get(), keys_->outer_.get()) != 1 ||
+      EVP_DigestUpdate(ctx_.get(), digest, len) != 1 ||
+      EVP_DigestFinal_ex(ctx_.get(), digest, &len) != 1 || len < kChecksumLen) {
     return false;
   }
-  std::memcpy(out, full, kChecksumLen);
+  std::memcpy(out, digest, kChecksumLen);
   return true;
 }
 

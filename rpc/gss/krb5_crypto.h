@@ -48,11 +48,11 @@ absl::StatusOr<std::vector<uint8_t>> DeriveKey(absl::Span<const uint8_t> base,
 struct CipherCtxFree {
   void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
 };
-struct MacCtxFree {
-  void operator()(EVP_MAC_CTX* c) const { EVP_MAC_CTX_free(c); }
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
 };
 using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
-using MacCtx = std::unique_ptr<EVP_MAC_CTX, MacCtxFree>;
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
 // AES-CBC with ciphertext stealing as RFC 3962 uses it: initial vector
 // zero, the last two blocks always swapped (CBC-CS3); at least one block.
@@ -83,7 +83,10 @@ class AesCts {
   CipherCtx dec_;
 };
 
-// HMAC-SHA1 with a key set once.
+// HMAC-SHA1 (RFC 2104) with a key set once: SHA-1 states with the inner
+// and outer padded key already absorbed, copied for each computation (two
+// small copies, where OpenSSL's EVP_MAC duplicates several contexts per
+// call, which dominated the cost of a MIC over a short message).
 class HmacSha1 {
  public:
   static absl::StatusOr<HmacSha1> Create(absl::Span<const uint8_t> key);
@@ -96,14 +99,16 @@ class HmacSha1 {
 
    private:
     friend class HmacSha1;
-    MacCtx ctx_;
+    const HmacSha1* keys_ = nullptr;
+    MdCtx ctx_;
     bool ok_ = false;
   };
   Run Start() const;
 
  private:
-  explicit HmacSha1(MacCtx prepared) : prepared_(std::move(prepared)) {}
-  MacCtx prepared_;  // key set, initialised
+  HmacSha1(MdCtx inner, MdCtx outer) : inner_(std::move(inner)), outer_(std::move(outer)) {}
+  MdCtx inner_;  // SHA-1 after key XOR ipad
+  MdCtx outer_;  // SHA-1 after key XOR opad
 };
 
 // The keys RFC 3961 derives from a protocol key for one usage number:
