@@ -75,6 +75,10 @@ class AesCts {
 
  private:
   using PlainSink = void (*)(void*, absl::Span<const uint8_t>);
+  template <typename F>
+  static void CallSink(void* f, absl::Span<const uint8_t> plain) {
+    (*static_cast<F*>(f))(plain);
+  }
   bool EncryptImpl(absl::Span<uint8_t> data, PlainSink sink, void* arg) const;
   bool DecryptImpl(absl::Span<uint8_t> data, PlainSink sink, void* arg) const;
   AesCts(CipherCtx enc, CipherCtx dec) : enc_(std::move(enc)), dec_(std::move(dec)) {}
@@ -136,22 +140,12 @@ class UsageKeys {
 
 template <typename F>
 bool AesCts::Encrypt(absl::Span<uint8_t> data, F&& each_plain) const {
-  return EncryptImpl(
-      data,
-      [](void* f, absl::Span<const uint8_t> p) {
-        (*static_cast<std::remove_reference_t<F>*>(f))(p);
-      },
-      &each_plain);
+  return EncryptImpl(data, &CallSink<std::remove_reference_t<F>>, &each_plain);
 }
 
 template <typename F>
 bool AesCts::Decrypt(absl::Span<uint8_t> data, F&& each_plain) const {
-  return DecryptImpl(
-      data,
-      [](void* f, absl::Span<const uint8_t> p) {
-        (*static_cast<std::remove_reference_t<F>*>(f))(p);
-      },
-      &each_plain);
+  return DecryptImpl(data, &CallSink<std::remove_reference_t<F>>, &each_plain);
 }
 
 }  // namespace nfs3d::rpc::gss::krb5

