@@ -4,6 +4,7 @@
 #include <gssapi/gssapi_krb5.h>
 
 #include <array>
+#include <atomic>
 #include <optional>
 #include <utility>
 
@@ -46,12 +47,15 @@ absl::StatusOr<gss_name_t> ImportName(const std::string& name) {
 }
 
 // The initiator credential: the principal's key from the client keytab, its
-// tickets kept in a private in-memory cache.
-absl::StatusOr<gss_cred_id_t> AcquireCred(const GssInitiatorOptions& o, const void* owner) {
+// tickets kept in a private in-memory cache. Each cache gets a name of its
+// own: MEMORY caches outlive the credential, and one left by another
+// principal under the same name makes the acquisition fail.
+absl::StatusOr<gss_cred_id_t> AcquireCred(const GssInitiatorOptions& o) {
   if (o.principal.empty()) return GSS_C_NO_CREDENTIAL;
   absl::StatusOr<gss_name_t> name = ImportName(o.principal);
   if (!name.ok()) return name.status();
-  const std::string ccache = absl::StrCat("MEMORY:nfs3d-", reinterpret_cast<uintptr_t>(owner));
+  static std::atomic<uint64_t> caches{0};
+  const std::string ccache = absl::StrCat("MEMORY:nfs3d-", caches.fetch_add(1));
   gss_key_value_element_desc elements[] = {{"client_keytab", o.client_keytab.c_str()},
                                            {"ccache", ccache.c_str()}};
   gss_key_value_set_desc store{2, elements};
@@ -71,7 +75,7 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
     const Exchange& exchange) {
   std::unique_ptr<GssInitiator> g(new GssInitiator());
   g->service_ = options.service;
-  absl::StatusOr<gss_cred_id_t> cred = AcquireCred(options, g.get());
+  absl::StatusOr<gss_cred_id_t> cred = AcquireCred(options);
   if (!cred.ok()) return cred.status();
   absl::StatusOr<gss_name_t> target = ImportName(options.target);
   if (!target.ok()) return target.status();
@@ -149,6 +153,8 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
       major = gss_verify_mic(&minor, g->ctx_, &msg, &mic, nullptr);
       if (header.verf.flavor != rpc::gss::kRpcsecGss || GSS_ERROR(major)) {
         status = absl::UnauthenticatedError("INIT reply verifier does not check");
+      } else if ((g->protection_ = rpc::gss::TakeOver(&g->ctx_, options.gssapi_only)) == nullptr) {
+        status = absl::InternalError("GSS-API lost the context");
       }
       break;
     }
@@ -185,17 +191,16 @@ void GssInitiator::EncodeCallTo(uint32_t xid, uint32_t prog, uint32_t vers, uint
   std::array<uint8_t, 8 * 4 + 4 * 4 + 4 + rpc::gss::kMaxHandle> head;
   const size_t head_len = out->size() - start;
   out->CopyTo(start, head_len, head.data());
-  gss_buffer_desc head_buf = In(absl::MakeConstSpan(head.data(), head_len));
-  OM_uint32 minor = 0;
-  OutBuffer mic;
-  gss_get_mic(&minor, ctx_, GSS_C_QOP_DEFAULT, &head_buf, &mic.b);
-  xdr::Encode(e, rpc::OpaqueAuth{rpc::gss::kRpcsecGss, mic.span()});
+  const absl::Span<const uint8_t> head_piece[] = {absl::MakeConstSpan(head.data(), head_len)};
+  rpc::gss::GssProtection::Mic mic;
+  protection_->GetMic(head_piece, &mic);
+  xdr::Encode(e, rpc::OpaqueAuth{rpc::gss::kRpcsecGss, mic});
   if (service_ == GssService::kNone || gss_proc != GssProc::kData) {
     out->AppendChain(std::move(args));
   } else if (service_ == GssService::kIntegrity) {
-    rpc::gss::AppendIntegData(ctx_, seq, std::move(args), 0, out);
+    rpc::gss::AppendIntegData(*protection_, seq, std::move(args), 0, out);
   } else {
-    rpc::gss::AppendPrivData(ctx_, seq, args, 0, out);
+    rpc::gss::AppendPrivData(*protection_, seq, args, 0, out);
   }
 }
 
@@ -228,22 +233,21 @@ absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(
     return absl::DataLossError("undecodable reply header");
   }
   if (header->reply_stat != 0) return absl::Span<const uint8_t>();
-  OM_uint32 minor = 0;
   const std::array<uint8_t, 4> seq_be = BigEndian(seq);
-  gss_buffer_desc msg = In(seq_be);
-  gss_buffer_desc mic = In(header->verf.body);
+  const absl::Span<const uint8_t> seq_piece[] = {seq_be};
   if (header->verf.flavor != rpc::gss::kRpcsecGss ||
-      GSS_ERROR(gss_verify_mic(&minor, ctx_, &msg, &mic, nullptr))) {
+      protection_->VerifyMic(seq_piece, header->verf.body) !=
+          rpc::gss::GssProtection::Check::kGood) {
     return absl::UnauthenticatedError("reply verifier does not check");
   }
   if (header->accept_stat != 0) return absl::Span<const uint8_t>();
   if (service_ == GssService::kNone) return results;
   std::optional<absl::Span<const uint8_t>> plain;
   if (service_ == GssService::kIntegrity) {
-    plain = rpc::gss::OpenIntegData(ctx_, seq, results);
+    plain = rpc::gss::OpenIntegData(*protection_, seq, results);
   } else {
     const size_t at = static_cast<size_t>(results.data() - reply.data());
-    plain = rpc::gss::OpenPrivData(ctx_, seq, reply.subspan(at));
+    plain = rpc::gss::OpenPrivData(*protection_, seq, reply.subspan(at));
   }
   if (!plain.has_value()) {
     return absl::UnauthenticatedError("reply body does not check or carries another sequence number");

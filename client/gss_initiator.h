@@ -2,6 +2,8 @@
 // nfs3bench: establishes a context (INIT/CONTINUE_INIT over any transport the
 // caller provides), encodes calls with the RPCSEC_GSS credential and header
 // MIC and the arguments protected per service, and checks and opens replies.
+// Per-message tokens come from a GssProtection (rpc/gss/gss_protection.h),
+// the same as the server's.
 #ifndef NFS3D_CLIENT_GSS_INITIATOR_H_
 #define NFS3D_CLIENT_GSS_INITIATOR_H_
 
@@ -15,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "client/call_security.h"
+#include "rpc/gss/gss_protection.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/rpc_message.h"
 #include "xdr/buffer_chain.h"
@@ -29,6 +32,8 @@ struct GssInitiatorOptions {
   // Acceptor: "nfs/host[@REALM]" or "nfs@host".
   std::string target = "nfs/localhost";
   rpc::gss::GssService service = rpc::gss::GssService::kNone;
+  // Per-message tokens by GSS-API even for AES contexts (tests).
+  bool gssapi_only = false;
 };
 
 class GssInitiator : public CallSecurity {
@@ -80,7 +85,8 @@ class GssInitiator : public CallSecurity {
  private:
   GssInitiator() = default;
 
-  gss_ctx_id_t ctx_ = GSS_C_NO_CONTEXT;
+  gss_ctx_id_t ctx_ = GSS_C_NO_CONTEXT;  // while establishing
+  std::unique_ptr<rpc::gss::GssProtection> protection_;  // once established
   std::string handle_;
   uint32_t seq_window_ = 0;
   uint32_t next_seq_ = 1;

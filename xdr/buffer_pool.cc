@@ -1,5 +1,6 @@
 #include "xdr/buffer_pool.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace nfs3d::xdr {
@@ -72,7 +73,17 @@ std::vector<uint8_t> VectorPool::Get(size_t capacity) {
 void VectorPool::Put(std::vector<uint8_t> v) {
   if (v.capacity() < min_capacity_) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (free_.size() < max_free_) free_.push_back(std::move(v));
+  if (free_.size() < max_free_) {
+    free_.push_back(std::move(v));
+    return;
+  }
+  // Full: keep the bigger one. Otherwise a pool filled with one workload's
+  // small records turns every 1 MiB record of the next (krb5i/krb5p WRITEs,
+  // which are not spliced) into a fresh mmap()ed, zero-filled allocation.
+  auto smallest = std::min_element(free_.begin(), free_.end(), [](const auto& a, const auto& b) {
+    return a.capacity() < b.capacity();
+  });
+  if (smallest->capacity() < v.capacity()) smallest->swap(v);  // v, now the smaller, goes
 }
 
 size_t VectorPool::free_vectors() const {

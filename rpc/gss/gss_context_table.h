@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "rpc/gss/gss_protection.h"
 #include "rpc/gss/seq_window.h"
 
 namespace nfs3d::rpc::gss {
@@ -40,11 +41,13 @@ struct GssContext {
   GssContext& operator=(const GssContext&) = delete;
 
   std::array<uint8_t, 16> handle{};
-  // GSS-API calls on one context change its state (sequence numbers), so
-  // they are serialised per context.
   absl::Mutex mu;
+  // The context while it is being established (INIT, CONTINUE_INIT).
   gss_ctx_id_t gss ABSL_GUARDED_BY(mu) = GSS_C_NO_CONTEXT;
   SeqWindow window ABSL_GUARDED_BY(mu);
+  // Per-message tokens once established: set once, under mu, before
+  // `established`; used without mu after (GssProtection is thread-safe).
+  std::unique_ptr<GssProtection> protection;
   // Set once, under mu, when the context is established; read-only after.
   std::atomic<bool> established{false};
   absl::Time expiry = absl::InfiniteFuture();

@@ -159,15 +159,17 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
       ctx->expiry = now + (time_rec == GSS_C_INDEFINITE
                                ? options_.max_lifetime
                                : std::min(options_.max_lifetime, absl::Seconds(time_rec)));
-      // §5.2.3.1: the verifier is a MIC over the window size.
+      // §5.2.3.1: the verifier is a MIC over the window size. Then the
+      // context's per-message tokens leave GSS-API's hands (TakeOver).
       const std::array<uint8_t, 4> window = BigEndian(res.seq_window);
       gss_buffer_desc msg = In(window);
-      if (GSS_ERROR(gss_get_mic(&minor, ctx->gss, GSS_C_QOP_DEFAULT, &msg, &mic.b))) {
+      if (GSS_ERROR(gss_get_mic(&minor, ctx->gss, GSS_C_QOP_DEFAULT, &msg, &mic.b)) ||
+          (ctx->protection = TakeOver(&ctx->gss, options_.gssapi_only)) == nullptr) {
         res.major = GSS_S_FAILURE;
       } else {
         ctx->established.store(true);
-        NFS3D_LOG_DEBUG("rpcsec_gss: context for %s (uid %u)", ctx->identity.principal,
-                        ctx->identity.uid);
+        NFS3D_LOG_DEBUG("rpcsec_gss: context for %s (uid %u), tokens by %s",
+                        ctx->identity.principal, ctx->identity.uid, ctx->protection->kind());
       }
     }
     if (initiator != GSS_C_NO_NAME) gss_release_name(&minor, &initiator);
@@ -211,20 +213,18 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
   // of the credential (whose body the decoder borrowed from the message).
   const size_t cred_end = static_cast<size_t>(header.cred.body.data() - message.data()) +
                           xdr::PadTo4(header.cred.body.size());
-  OM_uint32 major = 0;
+  GssProtection& protection = *ctx->protection;
+  const absl::Span<const uint8_t> head[] = {message.first(cred_end)};
+  const GssProtection::Check check = protection.VerifyMic(head, header.verf.body);
   bool fresh = false;
-  {
-    absl::MutexLock lock(&ctx->mu);
-    gss_buffer_desc head = In(message.first(cred_end));
-    gss_buffer_desc verf = In(header.verf.body);
-    OM_uint32 minor = 0;
-    major = gss_verify_mic(&minor, ctx->gss, &head, &verf, nullptr);
+  if (check == GssProtection::Check::kGood) {
     // Only after the MIC: a forged header must not move the window. A rerun
     // (the same bytes, answered early by the server itself) was in it.
-    fresh = !GSS_ERROR(major) && (rerun || ctx->window.Accept(cred.seq_num));
+    absl::MutexLock lock(&ctx->mu);
+    fresh = rerun || ctx->window.Accept(cred.seq_num);
   }
-  if (GSS_ERROR(major)) {
-    const bool expired = GSS_ROUTINE_ERROR(major) == GSS_S_CONTEXT_EXPIRED;
+  if (check != GssProtection::Check::kGood) {
+    const bool expired = check == GssProtection::Check::kExpired;
     if (expired) table_.Erase(ctx->handle);
     AuthError(reply, header.xid, expired ? kAuthStatCtxProblem : kAuthStatCredProblem);
     return Verdict::kRefused;
@@ -261,18 +261,15 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
     case GssService::kNone:
       args = wire;
       break;
-    case GssService::kIntegrity: {
-      absl::MutexLock lock(&ctx->mu);
-      args = OpenIntegData(ctx->gss, cred.seq_num, wire);
+    case GssService::kIntegrity:
+      args = OpenIntegData(protection, cred.seq_num, wire);
       break;
-    }
     case GssService::kPrivacy: {
       // Unwrapped in place, in a copy the call owns (the message is not ours
       // to change).
       data->plain = std::make_unique_for_overwrite<uint8_t[]>(wire.size());
       std::copy(wire.begin(), wire.end(), data->plain.get());
-      absl::MutexLock lock(&ctx->mu);
-      args = OpenPrivData(ctx->gss, cred.seq_num, absl::MakeSpan(data->plain.get(), wire.size()));
+      args = OpenPrivData(protection, cred.seq_num, absl::MakeSpan(data->plain.get(), wire.size()));
       break;
     }
   }
@@ -301,21 +298,17 @@ bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
   if (reply->size() < kPlainHeader || ReadBigEndian(&head[12]) != kAuthNone) return false;
   const uint32_t accept_stat = ReadBigEndian(&head[20]);
 
-  GssContext& ctx = *data.ctx;
-  absl::MutexLock lock(&ctx.mu);
-  OM_uint32 minor = 0;
+  GssProtection& protection = *data.ctx->protection;
   const std::array<uint8_t, 4> seq = BigEndian(data.seq);
-  gss_buffer_desc seq_buf = In(seq);
-  OutBuffer verifier;
-  if (GSS_ERROR(gss_get_mic(&minor, ctx.gss, GSS_C_QOP_DEFAULT, &seq_buf, &verifier.b))) {
-    return false;  // §5.3.3.4.1: no reply
-  }
+  const absl::Span<const uint8_t> seq_piece[] = {seq};
+  GssProtection::Mic verifier;
+  if (!protection.GetMic(seq_piece, &verifier)) return false;  // §5.3.3.4.1: no reply
   // The results are not copied (integrity, none) or copied once into the
   // sealed token (privacy): a READ's data is most of the reply.
   xdr::BufferChain plain = std::move(*reply);
   reply->Clear();
   xdr::Encoder out(reply);
-  AcceptedHeader(out, data.xid, verifier.span(), accept_stat);
+  AcceptedHeader(out, data.xid, verifier, accept_stat);
   const bool wrap = accept_stat == static_cast<uint32_t>(AcceptStat::kSuccess) &&
                     data.service != GssService::kNone;
   if (!wrap) {
@@ -323,9 +316,9 @@ bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
     return true;
   }
   if (data.service == GssService::kIntegrity) {
-    return AppendIntegData(ctx.gss, data.seq, std::move(plain), kPlainHeader, reply);
+    return AppendIntegData(protection, data.seq, std::move(plain), kPlainHeader, reply);
   }
-  return AppendPrivData(ctx.gss, data.seq, plain, kPlainHeader, reply);
+  return AppendPrivData(protection, data.seq, plain, kPlainHeader, reply);
 }
 
 }  // namespace nfs3d::rpc::gss

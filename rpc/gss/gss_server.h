@@ -1,6 +1,9 @@
 // RPCSEC_GSS version 1 (RFC 2203), server side, on MIT Kerberos' GSS-API:
 // context creation (INIT, CONTINUE_INIT), data calls with the services none
-// (krb5), integrity (krb5i) and privacy (krb5p), and DESTROY.
+// (krb5), integrity (krb5i) and privacy (krb5p), and DESTROY. Once a context
+// is established its per-message tokens come from a GssProtection
+// (gss_protection.h: OpenSSL for the AES enctypes, else GSS-API), used
+// without the context's lock; only the sequence window takes it.
 //
 // Per data call (§5.3.3): the credential names a live context; the verifier
 // is a MIC over the call header up to the credential; the sequence number is
@@ -44,6 +47,8 @@ struct GssServerOptions {
   std::function<absl::Time()> now = [] { return absl::Now(); };
   // Principal → identity; default MapInitiator (gss_identity.h).
   std::function<GssIdentity(gss_name_t)> map = nullptr;
+  // Per-message tokens by GSS-API even for AES contexts (tests).
+  bool gssapi_only = false;
 };
 
 class GssServer : public WrappingFlavor {

@@ -75,5 +75,16 @@ TEST(VectorPoolTest, SmallOnesAreNotKeptAndTheBoundHolds) {
   EXPECT_EQ(pool.free_vectors(), 2u);
 }
 
+TEST(VectorPoolTest, AFullPoolKeepsTheBiggerVectors) {
+  VectorPool pool(1024, 2);
+  pool.Put(std::vector<uint8_t>(2048));
+  pool.Put(std::vector<uint8_t>(2048));
+  std::vector<uint8_t> big(1 << 20, 1);
+  const uint8_t* data = big.data();
+  pool.Put(std::move(big));
+  EXPECT_EQ(pool.free_vectors(), 2u);
+  EXPECT_EQ(pool.Get(1 << 20).data(), data);  // reused, not allocated anew
+}
+
 }  // namespace
 }  // namespace nfs3d::xdr

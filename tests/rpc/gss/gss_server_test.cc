@@ -106,10 +106,11 @@ class GssServerTest : public ::testing::Test {
   }
 
   std::unique_ptr<client::GssInitiator> Establish(const std::string& principal,
-                                                  GssService service) {
+                                                  GssService service, bool gssapi_only = false) {
     client::GssInitiatorOptions o{.principal = principal,
                                   .client_keytab = dir_ + "/client.keytab",
-                                  .service = service};
+                                  .service = service,
+                                  .gssapi_only = gssapi_only};
     auto g = client::GssInitiator::Establish(
         o, kProg, kVers, xid_, [this](const std::string& m) -> absl::StatusOr<std::string> {
           return Send(m);
@@ -309,6 +310,31 @@ TEST_F(GssServerTest, BigAndFileBackedBodiesInEachService) {
   }
   close(g_file_fd);
   g_file_fd = -1;
+}
+
+// Tokens made by nfs3d (OpenSSL) on one side and by MIT's GSS-API on the
+// other, in each service and both directions.
+TEST_F(GssServerTest, OwnTokensAndGssApiTokensInterwork) {
+  std::string big(300 * 1024 + 4, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 31 + i / 977);
+  for (bool server_gssapi : {false, true}) {
+    GssServerOptions options;
+    options.gssapi_only = server_gssapi;
+    MakeServer(options);
+    for (GssService service : {GssService::kNone, GssService::kIntegrity, GssService::kPrivacy}) {
+      SCOPED_TRACE(testing::Message() << "server on GSS-API " << server_gssapi << ", service "
+                                      << static_cast<int>(service));
+      auto g = Establish("daemon", service, /*gssapi_only=*/!server_gssapi);
+      ASSERT_NE(g, nullptr);
+      for (const std::string& payload : {std::string("short"), big}) {
+        ReplyHeader h;
+        absl::StatusOr<std::string> res = Call(*g, 1, Args(payload), &h);
+        ASSERT_TRUE(res.ok()) << res.status();
+        ASSERT_EQ(h.accept_stat, 0u);
+        EXPECT_TRUE(ParseWhoAmI(*res).echo == payload);
+      }
+    }
+  }
 }
 
 TEST_F(GssServerTest, UnknownDestroyedAndExpiredContexts) {
