@@ -1,0 +1,117 @@
+#!/bin/bash
+# Kerberos benchmark (issue 17; a benchmark, not a test): what each RPCSEC_GSS
+# service costs next to AUTH_SYS on the same nfs3d, the same tmpfs export and
+# the same workloads, run interleaved (sys, krb5, krb5i, krb5p, then again)
+# so machine noise hits all alike. A throw-away KDC (scripts/krb5-kdc.sh) and
+# nfs3d run in a private network and mount namespace this script makes; the
+# load client is nfs3bench with --sec. One row per (workload, flavour):
+# median rate, its ratio to sys, server CPU per GB or per call, client CPU.
+# Needs root.
+#   bench/krb5.sh [--nfs3d BIN] [--nfs3bench BIN] [--rounds N] [--time SEC]
+#                 [--workloads "write read getattr"] [--flavours "sys krb5 krb5i krb5p"]
+#   env: NFS3D_KRB5_GSSAPI=1 makes both ends use MIT's GSS-API for every
+#        message (the A/B against nfs3d's own OpenSSL tokens).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${NFS3D_IN_NS:-}" != 1 ]; then
+  exec env NFS3D_IN_NS=1 unshare --net --mount --propagation private "$0" "$@"
+fi
+NFS3D=$REPO/build-release/nfsd/nfs3d
+BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
+ROUNDS=3
+TIME=4
+WORKLOADS="write read getattr"
+FLAVOURS="sys krb5 krb5i krb5p"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --nfs3d) NFS3D=$2; shift 2 ;;
+    --nfs3bench) BENCH=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --time) TIME=$2; shift 2 ;;
+    --workloads) WORKLOADS=$2; shift 2 ;;
+    --flavours) FLAVOURS=$2; shift 2 ;;
+    *) echo "usage: see the head of $0" >&2; exit 2 ;;
+  esac
+done
+ip link set lo up
+mount -t tmpfs tmpfs /run
+D=$(mktemp -d /var/tmp/nfs3d-krb5bench.XXXXXX)
+NFS3D_PID=
+cleanup() {
+  [ -z "$NFS3D_PID" ] || { kill "$NFS3D_PID" 2>/dev/null || true; wait "$NFS3D_PID" 2>/dev/null || true; }
+  "$REPO/scripts/krb5-kdc.sh" stop "$D/kdc" >/dev/null 2>&1 || true
+  umount "$D/export" 2>/dev/null || true
+  rm -rf "$D"
+}
+trap cleanup EXIT
+
+mkdir -p "$D/state" "$D/export"
+mount -t tmpfs tmpfs "$D/export"
+"$REPO/scripts/krb5-kdc.sh" start "$D/kdc" >/dev/null
+# shellcheck disable=SC1091
+. "$D/kdc/env"
+export KRB5_CONFIG
+echo "$D/export 127.0.0.1(rw,insecure,no_root_squash,sec=sys:krb5:krb5i:krb5p)" >"$D/exports"
+cat >"$D/nfs3d.conf" <<EOF
+[nfsd]
+port = 2049
+mountd_port = 20048
+portmapper = off
+[paths]
+state_dir = $D/state
+exports = $D/exports
+[kerberos]
+keytab = $D/kdc/nfs.keytab
+principal = *
+EOF
+"$NFS3D" --config "$D/nfs3d.conf" --foreground 2>"$D/nfs3d.log" &
+NFS3D_PID=$!
+for _ in $(seq 50); do
+  "$BENCH" run "127.0.0.1:$D/export" --port 2049 --mount-port 20048 --workload getattr \
+    --time 0.1 >/dev/null 2>&1 && break
+  sleep 0.2
+done
+
+echo "# bench/krb5.sh: $ROUNDS rounds x ${TIME}s, $(nproc) CPUs, $(uptime | sed 's/.*load/load/')"
+echo "# ${NFS3D_KRB5_GSSAPI:+NFS3D_KRB5_GSSAPI=1 (MIT GSS-API per message) }nfs3d $NFS3D"
+for w in $WORKLOADS; do
+  args=(--workload "$w" --outstanding 16 --bs 1m)
+  [ "$w" = read ] && args+=(--file-size 128m)
+  [ "$w" = getattr ] && args=(--workload getattr --outstanding 32)
+  for round in $(seq "$ROUNDS"); do
+    for sec in $FLAVOURS; do
+      extra=()
+      [ "$sec" = sys ] || extra=(--sec "$sec" --krb5-principal daemon
+                                 --krb5-keytab "$D/kdc/client.keytab" --krb5-target nfs@localhost)
+      "$BENCH" run "127.0.0.1:$D/export" --port 2049 --mount-port 20048 --time "$TIME" \
+        --server-pid "$NFS3D_PID" "${args[@]}" "${extra[@]}" 2>/dev/null |
+        grep '^{' | sed "s/^/$w $sec $round /"
+    done
+  done
+done | python3 -c '
+import json, statistics, sys
+rows = {}
+for line in sys.stdin:
+    w, sec, _, js = line.split(" ", 3)
+    rows.setdefault((w, sec), []).append(json.loads(js))
+def med(runs, f): return statistics.median(f(r) for r in runs)
+print("| workload | flavour | rate | vs sys | server CPU | client CPU | runs |")
+print("|---|---|---|---|---|---|---|")
+for (w, sec), runs in rows.items():
+    bulk = w != "getattr"
+    rate = med(runs, lambda r: r["MBps"] if bulk else r["calls_per_sec"])
+    sys_runs = rows.get((w, "sys"))
+    base = med(sys_runs, lambda r: r["MBps"] if bulk else r["calls_per_sec"]) if sys_runs else 0
+    if bulk:
+        cpu = med(runs, lambda r: r["server_cpu_sec"] / max(r["bytes"], 1) * 1e9)
+        ccpu = med(runs, lambda r: r["client_cpu_sec"] / max(r["bytes"], 1) * 1e9)
+        unit, rate_s = "s/GB", "%.0f MB/s" % rate
+    else:
+        cpu = med(runs, lambda r: r["server_cpu_sec"] / max(r["calls"], 1) * 1e6)
+        ccpu = med(runs, lambda r: r["client_cpu_sec"] / max(r["calls"], 1) * 1e6)
+        unit, rate_s = "us/call", "%.0f calls/s" % rate
+    ratio = "%.2fx" % (rate / base) if base else "-"
+    bad = sum(1 for r in runs if r.get("error") or r.get("verified") == "bad")
+    print("| %s | %s | %s | %s | %.2f %s | %.2f %s | %d%s |" % (
+        w, sec, rate_s, ratio, cpu, unit, ccpu, unit, len(runs), ", %d failed" % bad if bad else ""))
+'
