@@ -13,9 +13,7 @@
 #        message (the A/B against nfs3d's own OpenSSL tokens).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-if [ "${NFS3D_IN_NS:-}" != 1 ]; then
-  exec env NFS3D_IN_NS=1 unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$REPO/bench/private_ns.sh" "$@"
 NFS3D=$REPO/build-release/nfsd/nfs3d
 BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
 ROUNDS=3
@@ -33,8 +31,6 @@ while [ $# -gt 0 ]; do
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
-ip link set lo up
-mount -t tmpfs tmpfs /run
 D=$(mktemp -d /var/tmp/nfs3d-krb5bench.XXXXXX)
 NFS3D_PID=
 cleanup() {

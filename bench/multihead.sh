@@ -11,9 +11,7 @@
 #                      [--heads "1 2 3"] [--workloads "getattr create write read"]
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-if [ "${NFS3D_IN_NS:-}" != 1 ]; then
-  exec env NFS3D_IN_NS=1 unshare --net --mount --propagation private "$0" "$@"
-fi
+. "$REPO/bench/private_ns.sh" "$@"
 NFS3D=$REPO/build-release/nfsd/nfs3d
 BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
 CLIENTS=3
@@ -31,8 +29,6 @@ while [ $# -gt 0 ]; do
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
-ip link set lo up
-mount -t tmpfs tmpfs /run
 D=$(mktemp -d /var/tmp/nfs3d-multihead.XXXXXX)
 HEAD_PIDS=()
 cleanup() {
