@@ -1,11 +1,15 @@
 #include "vfs/posix/directory_move_watch.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -14,16 +18,28 @@
 namespace nfs3d::vfs {
 namespace {
 
+// The watch covers a whole file system, so directories that other tests
+// (run in parallel) move under /tmp would move the generation too. Each test
+// gets a tmpfs of its own, mounted in a mount namespace of its own.
 class DirectoryMoveWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
+    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, "size=1m") != 0) {
+      GTEST_SKIP() << "a private tmpfs needs CAP_SYS_ADMIN (as fanotify does): " << strerror(errno);
+    }
+    mounted_ = true;
     absl::Status watched = watch_.Watch(dir_.path());
     if (!watched.ok()) GTEST_SKIP() << "fanotify unavailable here: " << watched;
+  }
+  void TearDown() override {
+    if (mounted_) umount2(dir_.path().c_str(), MNT_DETACH);  // so TempDir can remove it
   }
   std::string Path(const std::string& name) const { return dir_.path() + "/" + name; }
 
   test_support::TempDir dir_{"directory_move_watch_test"};
+  bool mounted_ = false;
   DirectoryMoveWatch watch_;
 };
 
