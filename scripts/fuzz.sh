@@ -3,12 +3,15 @@
 # instrumented: -fsanitize=fuzzer-no-link,address,undefined) in build-fuzz/
 # and runs each for a bounded time, starting from its seed corpus.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+#   scripts/fuzz.sh --build-only   (builds every target, runs none)
 # Environment: BUILD_DIR (default <repo>/build-fuzz), FUZZ_JOBS (parallel
 # targets, default 2). New corpus entries go to BUILD_DIR/corpus/<target>,
 # crashes to BUILD_DIR/artifacts/<target>/; the script fails if any target
 # finds a crash, a leak, undefined behaviour or a timeout.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_ONLY=0
+if [ "${1:-}" = --build-only ]; then BUILD_ONLY=1; shift; fi
 SECONDS_PER_TARGET=${1:-60}
 shift || true
 BUILD=${BUILD_DIR:-$REPO/build-fuzz}
@@ -25,6 +28,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 fi
 ninja -C "$BUILD" -j2 "${TARGETS[@]}"
+[ "$BUILD_ONLY" = 1 ] && exit 0
 
 run_one() {
   local t=$1 corpus="$BUILD/corpus/$1" art="$BUILD/artifacts/$1/"

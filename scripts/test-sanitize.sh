@@ -4,6 +4,7 @@
 # ones (ctest -LE lab): unit tests and the end-to-end tests of the binary,
 # which then also runs instrumented.
 #   scripts/test-sanitize.sh [extra ctest arguments, e.g. -R drc]
+#   scripts/test-sanitize.sh --build-only   (what .ci/run makes during the lab tests)
 # Environment: BUILD_DIR (default <repo>/build-asan), JOBS (default 2).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +16,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" >/dev/null
 fi
 ninja -C "$BUILD" -j"$JOBS"
+[ "${1:-}" = --build-only ] && exit 0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$BUILD"
