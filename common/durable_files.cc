@@ -90,12 +90,35 @@ class LocalFiles : public DurableFiles {
     if (d == nullptr) return ErrnoError("opendir " + dir_);
     std::vector<std::string> names;
     while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name == "." || name == ".." || absl::EndsWith(name, kTempSuffix)) continue;
-      names.push_back(std::move(name));
+      if (Listed(e->d_name)) names.emplace_back(e->d_name);
     }
     closedir(d);
     return names;
+  }
+
+  absl::StatusOr<std::map<std::string, std::string>> ReadAll(const std::string& prefix) override {
+    DIR* d = opendir(dir_.c_str());
+    if (d == nullptr) return ErrnoError("opendir " + dir_);
+    std::map<std::string, std::string> files;
+    absl::Status status;
+    while (dirent* e = readdir(d)) {
+      unsigned char type = e->d_type;
+      struct stat st;
+      if (type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISDIR(st.st_mode)) {
+        type = DT_DIR;  // some file systems do not fill d_type
+      }
+      if (!ReadByReadAll(e->d_name, type, prefix)) continue;
+      absl::StatusOr<std::optional<std::string>> contents = Read(e->d_name);
+      if (!contents.ok()) {
+        status = contents.status();
+        break;
+      }
+      if (contents->has_value()) files.emplace(e->d_name, std::move(**contents));
+    }
+    closedir(d);
+    if (!status.ok()) return status;
+    return files;
   }
 
   absl::StatusOr<std::unique_ptr<DurableFiles>> Sub(const std::string& name) override {
@@ -109,6 +132,15 @@ class LocalFiles : public DurableFiles {
 };
 
 }  // namespace
+
+bool DurableFiles::Listed(absl::string_view name) {
+  return name != "." && name != ".." && !absl::EndsWith(name, kTempSuffix);
+}
+
+bool DurableFiles::ReadByReadAll(absl::string_view name, unsigned char d_type,
+                                 absl::string_view prefix) {
+  return d_type != DT_DIR && Listed(name) && absl::StartsWith(name, prefix);
+}
 
 absl::StatusOr<std::unique_ptr<DurableFiles>> OpenLocalFiles(const std::string& dir) {
   if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoError("mkdir " + dir);

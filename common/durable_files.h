@@ -8,6 +8,7 @@
 #ifndef NFS3D_COMMON_DURABLE_FILES_H_
 #define NFS3D_COMMON_DURABLE_FILES_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace nfs3d {
 
@@ -34,8 +36,18 @@ class DurableFiles {
   virtual absl::Status Remove(const std::string& name) = 0;
   // The names of the files (no temp files, no "." or "..").
   virtual absl::StatusOr<std::vector<std::string>> List() = 0;
+  // The contents of the files whose names start with `prefix`, by name (no
+  // sub-directories; a file removed meanwhile is left out). One call, so
+  // that on a cluster it is one trip: a clustered head reads every head's
+  // grace file before each new lock.
+  virtual absl::StatusOr<std::map<std::string, std::string>> ReadAll(const std::string& prefix) = 0;
   // The files of sub-directory `name`, which is created if missing.
   virtual absl::StatusOr<std::unique_ptr<DurableFiles>> Sub(const std::string& name) = 0;
+
+  // For implementations: whether a directory entry is listed (List), and
+  // whether ReadAll reads it (d_type as readdir(3) gives it).
+  static bool Listed(absl::string_view name);
+  static bool ReadByReadAll(absl::string_view name, unsigned char d_type, absl::string_view prefix);
 };
 
 // The files of local directory `dir`, created (mode 0700) if missing.

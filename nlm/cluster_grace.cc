@@ -1,8 +1,9 @@
 #include "nlm/cluster_grace.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -24,16 +25,12 @@ absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, ab
 }
 
 absl::StatusOr<absl::Time> LatestGraceEnd(DurableFiles& shared) {
-  absl::StatusOr<std::vector<std::string>> names = shared.List();
-  if (!names.ok()) return names.status();
+  absl::StatusOr<std::map<std::string, std::string>> files = shared.ReadAll(std::string(kPrefix));
+  if (!files.ok()) return files.status();
   absl::Time latest = absl::InfinitePast();
-  for (const std::string& name : *names) {
-    if (!absl::StartsWith(name, kPrefix)) continue;
-    absl::StatusOr<std::optional<std::string>> text = shared.Read(name);
-    if (!text.ok()) return text.status();
-    if (!text->has_value()) continue;  // replaced while listed
+  for (const auto& [name, text] : *files) {
     int64_t seconds = 0;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(**text), &seconds)) {
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &seconds)) {
       return absl::DataLossError(absl::StrCat(shared.where(), "/", name, " does not hold a time"));
     }
     latest = std::max(latest, absl::FromUnixSeconds(seconds));

@@ -4,6 +4,7 @@
 #define NFS3D_TESTS_SUPPORT_DURABLE_FILES_CONTRACT_H_
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ inline void CheckDurableFilesContract(DurableFiles& files) {
   ASSERT_TRUE((*sub)->Write("c", "in dir").ok());
   EXPECT_EQ(files.Sub("dir").value()->Read("c").value(), std::optional<std::string>("in dir"));
   EXPECT_EQ(list(), (std::vector<std::string>{"a", "b", "dir", "empty"}));
+  // ReadAll: the files by prefix, in one call; not the sub-directory.
+  absl::StatusOr<std::map<std::string, std::string>> all = files.ReadAll("");
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(*all, (std::map<std::string, std::string>{
+                      {"a", "second"}, {"b", std::string(10000, 'x')}, {"empty", ""}}));
+  EXPECT_EQ(files.ReadAll("e").value(), (std::map<std::string, std::string>{{"empty", ""}}));
+  EXPECT_TRUE(files.ReadAll("d").value().empty());
 
   ASSERT_TRUE(files.Remove("a").ok());
   ASSERT_TRUE(files.Remove("a").ok());  // already gone: not an error

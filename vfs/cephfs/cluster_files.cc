@@ -5,10 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <optional>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 #include <cephfs/libcephfs.h>
@@ -26,22 +27,9 @@ class CephFiles : public DurableFiles {
   absl::StatusOr<std::optional<std::string>> Read(const std::string& name) override {
     auto out = std::make_shared<std::optional<std::string>>();
     absl::Status s = run_([cm = cm_, path = Path(name), out, this_cluster = cluster_] {
-      const int fd = ceph_open(cm, path.c_str(), O_RDONLY, 0);
-      if (fd == -ENOENT) return absl::OkStatus();
-      if (fd < 0) return Failed(this_cluster, "opening " + path, fd);
-      std::string contents;
-      char buf[4096];
-      for (;;) {
-        const int n = ceph_read(cm, fd, buf, sizeof(buf), static_cast<int64_t>(contents.size()));
-        if (n < 0) {
-          ceph_close(cm, fd);
-          return Failed(this_cluster, "reading " + path, n);
-        }
-        if (n == 0) break;
-        contents.append(buf, static_cast<size_t>(n));
-      }
-      ceph_close(cm, fd);
-      *out = std::move(contents);
+      absl::StatusOr<std::optional<std::string>> contents = ReadFile(cm, path, this_cluster);
+      if (!contents.ok()) return contents.status();
+      *out = std::move(*contents);
       return absl::OkStatus();
     });
     if (!s.ok()) return s;
@@ -78,19 +66,29 @@ class CephFiles : public DurableFiles {
   absl::StatusOr<std::vector<std::string>> List() override {
     auto names = std::make_shared<std::vector<std::string>>();
     absl::Status s = run_([cm = cm_, dir = dir_, names, this_cluster = cluster_] {
-      ceph_dir_result* listing = nullptr;
-      const int rc = ceph_opendir(cm, dir.c_str(), &listing);
-      if (rc < 0) return Failed(this_cluster, "listing " + dir, rc);
-      while (dirent* entry = ceph_readdir(cm, listing)) {
-        std::string name = entry->d_name;
-        if (name == "." || name == ".." || absl::EndsWith(name, kTempSuffix)) continue;
-        names->push_back(std::move(name));
-      }
-      ceph_closedir(cm, listing);
-      return absl::OkStatus();
+      return ForEachEntry(cm, dir, this_cluster, [&](const dirent& entry) {
+        if (Listed(entry.d_name)) names->emplace_back(entry.d_name);
+        return absl::OkStatus();
+      });
     });
     if (!s.ok()) return s;
     return std::move(*names);
+  }
+
+  absl::StatusOr<std::map<std::string, std::string>> ReadAll(const std::string& prefix) override {
+    auto files = std::make_shared<std::map<std::string, std::string>>();
+    absl::Status s = run_([cm = cm_, dir = dir_, prefix, files, this_cluster = cluster_] {
+      return ForEachEntry(cm, dir, this_cluster, [&](const dirent& entry) {
+        if (!ReadByReadAll(entry.d_name, entry.d_type, prefix)) return absl::OkStatus();
+        absl::StatusOr<std::optional<std::string>> contents =
+            ReadFile(cm, absl::StrCat(dir, "/", entry.d_name), this_cluster);
+        if (!contents.ok()) return contents.status();
+        if (contents->has_value()) files->emplace(entry.d_name, std::move(**contents));
+        return absl::OkStatus();
+      });
+    });
+    if (!s.ok()) return s;
+    return std::move(*files);
   }
 
   absl::StatusOr<std::unique_ptr<DurableFiles>> Sub(const std::string& name) override {
@@ -103,6 +101,44 @@ class CephFiles : public DurableFiles {
   }
 
  private:
+  // These make libcephfs calls: only inside run_.
+  static absl::StatusOr<std::optional<std::string>> ReadFile(ceph_mount_info* cm,
+                                                             const std::string& path,
+                                                             const std::string& cluster) {
+    const int fd = ceph_open(cm, path.c_str(), O_RDONLY, 0);
+    if (fd == -ENOENT) return std::nullopt;
+    if (fd < 0) return Failed(cluster, "opening " + path, fd);
+    std::string contents;
+    char buf[4096];
+    for (;;) {
+      const int n = ceph_read(cm, fd, buf, sizeof(buf), static_cast<int64_t>(contents.size()));
+      if (n < 0) {
+        ceph_close(cm, fd);
+        return Failed(cluster, "reading " + path, n);
+      }
+      if (n == 0) break;
+      contents.append(buf, static_cast<size_t>(n));
+    }
+    ceph_close(cm, fd);
+    return contents;
+  }
+
+  static absl::Status ForEachEntry(ceph_mount_info* cm, const std::string& dir,
+                                   const std::string& cluster,
+                                   const std::function<absl::Status(const dirent&)>& visit) {
+    ceph_dir_result* listing = nullptr;
+    const int rc = ceph_opendir(cm, dir.c_str(), &listing);
+    if (rc < 0) return Failed(cluster, "listing " + dir, rc);
+    absl::Status status;
+    while (status.ok()) {
+      const dirent* entry = ceph_readdir(cm, listing);
+      if (entry == nullptr) break;
+      status = visit(*entry);
+    }
+    ceph_closedir(cm, listing);
+    return status;
+  }
+
   std::string Path(const std::string& name) const { return absl::StrCat(dir_, "/", name); }
 
   ceph_mount_info* const cm_;
