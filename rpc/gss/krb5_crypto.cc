@@ -1,3 +1,5 @@
+// SHA1_Init/Update/Final: see HmacSha1 in the header.
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include "rpc/gss/krb5_crypto.h"
 
 #include <openssl/crypto.h>
@@ -216,42 +218,35 @@ absl::StatusOr<HmacSha1> HmacSha1::Create(absl::Span<const uint8_t> key) {
     ipad[i] = k ^ 0x36;
     opad[i] = k ^ 0x5c;
   }
-  MdCtx inner(EVP_MD_CTX_new());
-  MdCtx outer(EVP_MD_CTX_new());
-  const bool ok = inner != nullptr && outer != nullptr &&
-                  EVP_DigestInit_ex(inner.get(), EVP_sha1(), nullptr) == 1 &&
-                  EVP_DigestUpdate(inner.get(), ipad, kShaBlock) == 1 &&
-                  EVP_DigestInit_ex(outer.get(), EVP_sha1(), nullptr) == 1 &&
-                  EVP_DigestUpdate(outer.get(), opad, kShaBlock) == 1;
+  SHA_CTX inner;
+  SHA_CTX outer;
+  const bool ok = SHA1_Init(&inner) == 1 && SHA1_Update(&inner, ipad, kShaBlock) == 1 &&
+                  SHA1_Init(&outer) == 1 && SHA1_Update(&outer, opad, kShaBlock) == 1;
   OPENSSL_cleanse(ipad, sizeof(ipad));
   OPENSSL_cleanse(opad, sizeof(opad));
   if (!ok) return absl::InternalError("SHA-1 setup failed");
-  return HmacSha1(std::move(inner), std::move(outer));
+  HmacSha1 keys(inner, outer);
+  OPENSSL_cleanse(&inner, sizeof(inner));
+  OPENSSL_cleanse(&outer, sizeof(outer));
+  return keys;
 }
 
-HmacSha1::Run HmacSha1::Start() const {
-  Run r;
-  r.keys_ = this;
-  r.ctx_.reset(EVP_MD_CTX_new());
-  r.ok_ = r.ctx_ != nullptr && EVP_MD_CTX_copy_ex(r.ctx_.get(), inner_.get()) == 1;
-  return r;
-}
+HmacSha1::Run::~Run() { OPENSSL_cleanse(&ctx_, sizeof(ctx_)); }
 
 void HmacSha1::Run::Update(absl::Span<const uint8_t> bytes) {
-  if (ok_ && !bytes.empty()) ok_ = EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size()) == 1;
+  if (ok_ && !bytes.empty()) ok_ = SHA1_Update(&ctx_, bytes.data(), bytes.size()) == 1;
 }
 
 bool HmacSha1::Run::Final96(uint8_t out[kChecksumLen]) {
   // H(key ^ opad, H(key ^ ipad, message))
-  uint8_t digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (!ok_ || EVP_DigestFinal_ex(ctx_.get(), digest, &len) != 1 ||
-      EVP_MD_CTX_copy_ex(ctx_.get(), keys_->outer_.get()) != 1 ||
-      EVP_DigestUpdate(ctx_.get(), digest, len) != 1 ||
-      EVP_DigestFinal_ex(ctx_.get(), digest, &len) != 1 || len < kChecksumLen) {
+  uint8_t digest[SHA_DIGEST_LENGTH];
+  if (!ok_ || SHA1_Final(digest, &ctx_) != 1) return false;
+  ctx_ = keys_.outer_;
+  if (SHA1_Update(&ctx_, digest, sizeof(digest)) != 1 || SHA1_Final(digest, &ctx_) != 1) {
     return false;
   }
   std::memcpy(out, digest, kChecksumLen);
+  OPENSSL_cleanse(digest, sizeof(digest));
   return true;
 }
 

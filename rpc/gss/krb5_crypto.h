@@ -13,6 +13,7 @@
 #define NFS3D_RPC_GSS_KRB5_CRYPTO_H_
 
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 
 #include <array>
 #include <cstddef>
@@ -48,11 +49,7 @@ absl::StatusOr<std::vector<uint8_t>> DeriveKey(absl::Span<const uint8_t> base,
 struct CipherCtxFree {
   void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
 };
-struct MdCtxFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
 using CipherCtx = std::unique_ptr<EVP_CIPHER_CTX, CipherCtxFree>;
-using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 
 // AES-CBC with ciphertext stealing as RFC 3962 uses it: initial vector
 // zero, the last two blocks always swapped (CBC-CS3); at least one block.
@@ -88,31 +85,37 @@ class AesCts {
 };
 
 // HMAC-SHA1 (RFC 2104) with a key set once: SHA-1 states with the inner
-// and outer padded key already absorbed, copied for each computation (two
-// small copies, where OpenSSL's EVP_MAC duplicates several contexts per
-// call, which dominated the cost of a MIC over a short message).
+// and outer padded key already absorbed, copied for each computation. They
+// are OpenSSL's plain SHA_CTX structs (deprecated since OpenSSL 3.0, still
+// the same SHA-NI code): an EVP_MD_CTX copy allocates and frees a provider
+// context, and EVP_MAC duplicates several, which cost more than the hashing
+// of a short message (a GETATTR's MICs).
 class HmacSha1 {
  public:
   static absl::StatusOr<HmacSha1> Create(absl::Span<const uint8_t> key);
   // One computation over any number of pieces.
   class Run {
    public:
+    ~Run();
+    Run(const Run&) = delete;
+    Run& operator=(const Run&) = delete;
     void Update(absl::Span<const uint8_t> bytes);
     // The first 12 bytes of the HMAC; false if OpenSSL failed.
     bool Final96(uint8_t out[kChecksumLen]);
 
    private:
     friend class HmacSha1;
-    const HmacSha1* keys_ = nullptr;
-    MdCtx ctx_;
-    bool ok_ = false;
+    explicit Run(const HmacSha1& keys) : keys_(keys), ctx_(keys.inner_) {}
+    const HmacSha1& keys_;
+    SHA_CTX ctx_;
+    bool ok_ = true;
   };
-  Run Start() const;
+  Run Start() const { return Run(*this); }
 
  private:
-  HmacSha1(MdCtx inner, MdCtx outer) : inner_(std::move(inner)), outer_(std::move(outer)) {}
-  MdCtx inner_;  // SHA-1 after key XOR ipad
-  MdCtx outer_;  // SHA-1 after key XOR opad
+  HmacSha1(const SHA_CTX& inner, const SHA_CTX& outer) : inner_(inner), outer_(outer) {}
+  SHA_CTX inner_;  // after key XOR ipad
+  SHA_CTX outer_;  // after key XOR opad
 };
 
 // The keys RFC 3961 derives from a protocol key for one usage number:
