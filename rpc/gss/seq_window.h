@@ -36,16 +36,20 @@ class SeqWindow {
   // highest so far; the window then moves up to it if it is the highest.
   bool Accept(uint32_t seq) {
     if (!started_ || seq > highest_) {
-      const uint32_t shift = started_ ? seq - highest_ : kTracked;
-      seen_ = shift >= kTracked ? std::bitset<kTracked>() : seen_ << shift;
-      seen_.set(0);
+      // Numbers skipped on the way up are unseen: clear their slots, which
+      // held numbers kTracked lower. Usually the window moves by one.
+      if (!started_ || seq - highest_ >= kTracked) {
+        seen_.reset();
+      } else {
+        for (uint32_t s = highest_ + 1; s != seq; ++s) seen_.reset(s % kTracked);
+      }
+      seen_.set(seq % kTracked);
       highest_ = seq;
       started_ = true;
       return true;
     }
-    const uint32_t age = highest_ - seq;
-    if (age >= kTracked || seen_.test(age)) return false;
-    seen_.set(age);
+    if (highest_ - seq >= kTracked || seen_.test(seq % kTracked)) return false;
+    seen_.set(seq % kTracked);
     return true;
   }
 
@@ -53,7 +57,9 @@ class SeqWindow {
   uint32_t size_;
   bool started_ = false;
   uint32_t highest_ = 0;
-  std::bitset<kTracked> seen_;  // bit i: highest_ - i was accepted
+  // A ring: bit seq % kTracked tells whether seq was accepted, for the
+  // kTracked numbers up to highest_ (no shifting of 512 bytes per call).
+  std::bitset<kTracked> seen_;
 };
 
 }  // namespace nfs3d::rpc::gss

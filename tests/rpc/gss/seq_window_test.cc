@@ -1,5 +1,8 @@
 #include "rpc/gss/seq_window.h"
 
+#include <random>
+#include <set>
+
 #include "gtest/gtest.h"
 
 namespace nfs3d::rpc::gss {
@@ -61,6 +64,45 @@ TEST(SeqWindowTest, ShiftsBeyondTheBitsetClearIt) {
   EXPECT_FALSE(w.Accept(1));
   EXPECT_TRUE(w.Accept(2));
   EXPECT_FALSE(w.Accept(2));
+}
+
+// The bits are a ring indexed by seq % kTracked: a slot is reused only for a
+// number kTracked higher, and the slots of numbers skipped on the way up
+// are cleared, not left saying "seen" for the number kTracked below.
+TEST(SeqWindowTest, SkippedNumbersReuseRingSlotsAsUnseen) {
+  SeqWindow w(8);
+  for (uint32_t seq = 1; seq <= SeqWindow::kTracked; ++seq) ASSERT_TRUE(w.Accept(seq));
+  const uint32_t top = SeqWindow::kTracked + 100;
+  EXPECT_TRUE(w.Accept(top));
+  EXPECT_TRUE(w.Accept(SeqWindow::kTracked + 50));  // its slot held kTracked + 50 - kTracked
+  EXPECT_FALSE(w.Accept(SeqWindow::kTracked + 50));
+  EXPECT_FALSE(w.Accept(100));  // age == kTracked: out of reach
+  EXPECT_FALSE(w.Accept(101));  // seen, still within reach
+}
+
+// Against a plain model of the rule: a number is accepted once, unless it is
+// kTracked or more below the highest accepted so far.
+TEST(SeqWindowTest, AgreesWithAModelOnRandomOrders) {
+  std::mt19937 rng(20261202);
+  for (int round = 0; round < 20; ++round) {
+    SeqWindow w(128);
+    std::set<uint32_t> accepted;
+    uint32_t highest = 0;
+    uint32_t next = 1 + rng() % 1000;
+    for (int i = 0; i < 20000; ++i) {
+      uint32_t seq;
+      switch (rng() % 4) {
+        case 0: seq = next++; break;                                            // in order
+        case 1: next += rng() % (SeqWindow::kTracked * 2); seq = next; break;   // jump
+        case 2: seq = next - std::min<uint32_t>(next, rng() % 300); break;      // late
+        default: seq = next - std::min<uint32_t>(next, rng() % (SeqWindow::kTracked + 50));
+      }
+      const bool model = (accepted.empty() || seq > highest || highest - seq < SeqWindow::kTracked) &&
+                         accepted.insert(seq).second;
+      if (model && seq > highest) highest = seq;
+      ASSERT_EQ(w.Accept(seq), model) << "round " << round << " call " << i << " seq " << seq;
+    }
+  }
 }
 
 }  // namespace
