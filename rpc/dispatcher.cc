@@ -137,7 +137,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
       case WrappingFlavor::Verdict::kRun:
         break;
     }
-    ctx.cred = call->cred;
+    ctx.cred = std::move(call->cred);  // Seal needs the call, not its credential
     rec.AuthFlavor(ctx.cred.flavor);
     // A DRC replay is sealed afresh too: the cache holds the plain reply, and
     // the retransmission's new sequence number needs a new verifier.
@@ -155,11 +155,11 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     return true;
   }
   rec.AuthFlavor(ctx.cred.flavor);
-  return Dispatch(header, in.Rest(), ctx, std::string(), rec, reply);
+  return Dispatch(header, in.Rest(), ctx, {}, rec, reply);
 }
 
 bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> args,
-                          CallContext& ctx, const std::string& drc_identity,
+                          CallContext& ctx, std::string_view drc_identity,
                           stats::CallRecorder& rec, xdr::BufferChain* reply) {
   const uint32_t xid = header.xid;
   const TransportInfo& transport = *ctx.transport;

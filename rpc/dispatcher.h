@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -54,7 +55,7 @@ class Dispatcher : public RpcService {
   // Everything after authentication: program lookup, the duplicate request
   // cache and the procedure. `drc_identity` joins the cache key.
   bool Dispatch(const CallHeader& header, absl::Span<const uint8_t> args, CallContext& ctx,
-                const std::string& drc_identity, stats::CallRecorder& rec,
+                std::string_view drc_identity, stats::CallRecorder& rec,
                 xdr::BufferChain* reply);
 
   std::vector<const Program*> programs_;  // few entries: linear search wins

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/types/span.h"
 #include "rpc/call_context.h"
@@ -29,8 +30,9 @@ class WrappingFlavor {
     absl::Span<const uint8_t> args;  // plain procedure arguments
     // Who the caller is, beyond the address: part of the duplicate request
     // cache key (RPCSEC_GSS: the principal), so a reply cached for one user
-    // never answers another user on the same host.
-    std::string drc_identity;
+    // never answers another user on the same host. It points into state the
+    // flavour keeps alive while the call lives (RPCSEC_GSS: its context).
+    std::string_view drc_identity;
   };
 
   enum class Verdict : uint8_t {

@@ -253,7 +253,7 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
   data->cred.uid = id.uid;
   data->cred.gid = id.gid;
   data->cred.gids = id.gids;
-  data->drc_identity = id.principal;
+  data->drc_identity = id.principal;  // data->ctx keeps it alive
 
   const absl::Span<const uint8_t> wire = message.subspan(args_offset);
   std::optional<absl::Span<const uint8_t>> args;
