@@ -6,9 +6,13 @@
 # nfs3d run in a private network and mount namespace this script makes; the
 # load client is nfs3bench with --sec. One row per (workload, flavour):
 # median rate, its ratio to sys, server CPU per GB or per call, client CPU.
-# Needs root.
+# Under the table, what the bulk rows can reach here at most: the CPU per GB
+# that krb5i and krb5p add at the two ends (bench/krb5_crypto_floor.cc) on
+# top of the sys row's server and client CPU, when client and server share
+# this machine's cores. Needs root.
 #   bench/krb5.sh [--nfs3d BIN] [--nfs3bench BIN] [--rounds N] [--time SEC]
-#                 [--workloads "write read getattr"] [--flavours "sys krb5 krb5i krb5p"]
+#                 [--floor BIN] [--workloads "write read getattr"]
+#                 [--flavours "sys krb5 krb5i krb5p"]
 #   env: NFS3D_KRB5_GSSAPI=1 makes both ends use MIT's GSS-API for every
 #        message (the A/B against nfs3d's own OpenSSL tokens).
 set -euo pipefail
@@ -16,6 +20,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/bench/private_ns.sh" "$@"
 NFS3D=$REPO/build-release/nfsd/nfs3d
 BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
+FLOOR=$REPO/build-release/bench/krb5_crypto_floor
 ROUNDS=3
 TIME=4
 WORKLOADS="write read getattr"
@@ -24,6 +29,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --nfs3d) NFS3D=$2; shift 2 ;;
     --nfs3bench) BENCH=$2; shift 2 ;;
+    --floor) FLOOR=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
@@ -68,6 +74,8 @@ for _ in $(seq 50); do
   sleep 0.2
 done
 
+CRYPTO_FLOOR=$("$FLOOR" 512)
+export CRYPTO_FLOOR NCPU=$(nproc)
 echo "# bench/krb5.sh: $ROUNDS rounds x ${TIME}s, $(nproc) CPUs, $(uptime | sed 's/.*load/load/')"
 echo "# ${NFS3D_KRB5_GSSAPI:+NFS3D_KRB5_GSSAPI=1 (MIT GSS-API per message) }nfs3d $NFS3D"
 for w in $WORKLOADS; do
@@ -85,7 +93,7 @@ for w in $WORKLOADS; do
     done
   done
 done | python3 -c '
-import json, statistics, sys
+import json, os, statistics, sys
 rows = {}
 for line in sys.stdin:
     w, sec, _, js = line.split(" ", 3)
@@ -110,4 +118,27 @@ for (w, sec), runs in rows.items():
     bad = sum(1 for r in runs if r.get("error") or r.get("verified") == "bad")
     print("| %s | %s | %s | %s | %.2f %s | %.2f %s | %d%s |" % (
         w, sec, rate_s, ratio, cpu, unit, ccpu, unit, len(runs), ", %d failed" % bad if bad else ""))
+
+# The most a bulk row can reach when its two ends share NCPU cores: every GB
+# costs at least the server and client CPU of the sys row plus the crypto of
+# both ends (an upper bound: it leaves out the copies that sys avoids).
+floor = json.loads(os.environ["CRYPTO_FLOOR"])
+added = {"krb5": 0.0, "krb5i": floor["mic_s_per_gb"] + floor["verify_s_per_gb"],
+         "krb5p": floor["seal_s_per_gb"] + floor["unseal_s_per_gb"]}
+ncpu = int(os.environ["NCPU"])
+print()
+print("crypto CPU per GB, one thread (bench/krb5_crypto_floor): MIC %.2f s, verify %.2f s, "
+      "seal %.2f s, unseal %.2f s" % (floor["mic_s_per_gb"], floor["verify_s_per_gb"],
+                                       floor["seal_s_per_gb"], floor["unseal_s_per_gb"]))
+print("| workload | flavour | ceiling on %d shared CPUs | ceiling vs sys | measured / ceiling |" % ncpu)
+print("|---|---|---|---|---|")
+for (w, sec), runs in rows.items():
+    sys_runs = rows.get((w, "sys"))
+    if w == "getattr" or sec not in added or not sys_runs:
+        continue
+    per_gb = lambda r: (r["server_cpu_sec"] + r["client_cpu_sec"]) / max(r["bytes"], 1) * 1e9
+    ceiling = ncpu / (med(sys_runs, per_gb) + added[sec]) * 1000  # MB/s
+    base = med(sys_runs, lambda r: r["MBps"])
+    print("| %s | %s | %.0f MB/s | %.2fx | %.2f |" % (
+        w, sec, ceiling, ceiling / base, med(runs, lambda r: r["MBps"]) / ceiling))
 '
