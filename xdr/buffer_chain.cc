@@ -155,6 +155,23 @@ void BufferChain::ReadFileSegments() {
   has_file_segments_ = false;
 }
 
+uint8_t* BufferChain::ResizeRange(size_t offset, size_t old_len, size_t new_len) {
+  if (segments_.size() != 1 || blocks_.size() != 1 || !owners_.empty()) return nullptr;
+  Block& block = blocks_[0];
+  Segment& segment = segments_[0];
+  if (segment.data != block.bytes.get() || segment.len != block.used ||
+      offset > segment.len || old_len > segment.len - offset ||
+      new_len > block.capacity - block.used + old_len) {
+    return nullptr;
+  }
+  uint8_t* at = block.bytes.get() + offset;
+  std::memmove(at + new_len, at + old_len, segment.len - offset - old_len);
+  block.used = block.used - old_len + new_len;
+  segment.len = block.used;
+  size_ = block.used;
+  return at;
+}
+
 void BufferChain::Clear() {
   segments_.clear();
   blocks_.clear();

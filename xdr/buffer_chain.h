@@ -71,6 +71,11 @@ class BufferChain {
   // that must look at all of them, e.g. to checksum a reply).
   void ReadFileSegments();
   void Clear();
+  // Gives the bytes [offset, offset + old_len) a new length, new_len, moving
+  // the bytes after them, and returns where they start, for the caller to
+  // fill. Only for a small chain (one segment, all of it in its one block,
+  // with room to grow): otherwise nullptr, and nothing changed.
+  uint8_t* ResizeRange(size_t offset, size_t old_len, size_t new_len);
 
  private:
   struct Block {

@@ -192,7 +192,40 @@ class Counter {
   size_t n_ = 0;
 };
 
-// Encodes (Out = Encoder) or measures (Out = Counter) a value.
+// Writes into a span sized beforehand with SizeOf: a few bytes patched into
+// place (WriteVisitor<SpanWriter>, through EncodeInto).
+class SpanWriter {
+ public:
+  explicit SpanWriter(absl::Span<uint8_t> out) : out_(out) {}
+  void U32(uint32_t v) {
+    for (int shift = 24; shift >= 0; shift -= 8) out_[n_++] = static_cast<uint8_t>(v >> shift);
+  }
+  void U64(uint64_t v) {
+    U32(static_cast<uint32_t>(v >> 32));
+    U32(static_cast<uint32_t>(v));
+  }
+  void Bool(bool v) { U32(v ? 1 : 0); }
+  void FixedOpaque(absl::Span<const uint8_t> b) {
+    uint8_t* p = out_.subspan(n_, PadTo4(b.size())).data();
+    if (!b.empty()) std::memcpy(p, b.data(), b.size());
+    std::memset(p + b.size(), 0, PadTo4(b.size()) - b.size());
+    n_ += PadTo4(b.size());
+  }
+  void Opaque(absl::Span<const uint8_t> b) {
+    U32(static_cast<uint32_t>(b.size()));
+    FixedOpaque(b);
+  }
+  void String(std::string_view s) {
+    Opaque(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(s.data()), s.size()));
+  }
+
+ private:
+  absl::Span<uint8_t> out_;
+  size_t n_ = 0;
+};
+
+// Encodes (Out = Encoder), measures (Out = Counter) or patches in (Out =
+// SpanWriter) a value.
 template <typename Out>
 class WriteVisitor {
  public:
@@ -282,6 +315,14 @@ bool Decode(Decoder& d, T* x) {
 template <Visitable T>
 void Encode(Encoder& e, const T& x) {
   WriteVisitor<Encoder> v(e);
+  v.Field(x);
+}
+
+// Encodes x into out, which holds exactly SizeOf(x) bytes.
+template <Visitable T>
+void EncodeInto(absl::Span<uint8_t> out, const T& x) {
+  SpanWriter w(out);
+  WriteVisitor<SpanWriter> v(w);
   v.Field(x);
 }
 

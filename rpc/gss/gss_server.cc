@@ -16,6 +16,7 @@
 #include "rpc/gss/gss_util.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "xdr/decoder.h"
+#include "xdr/describe.h"
 #include "xdr/encoder.h"
 
 namespace nfs3d::rpc::gss {
@@ -291,6 +292,8 @@ bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
   // replies (e.g. AUTH_TOOWEAK from an export check) carry no verifier and
   // are sent as they are.
   constexpr size_t kPlainHeader = 24;
+  constexpr size_t kPlainVerifierAt = 12;
+  constexpr size_t kPlainVerifierLen = 8;
   std::array<uint8_t, kPlainHeader> head{};
   if (reply->size() < 12) return false;
   reply->CopyTo(0, std::min(reply->size(), kPlainHeader), head.data());
@@ -303,14 +306,24 @@ bool GssServer::Seal(Call& call, xdr::BufferChain* reply) {
   const absl::Span<const uint8_t> seq_piece[] = {seq};
   GssProtection::Mic verifier;
   if (!protection.GetMic(seq_piece, &verifier)) return false;  // §5.3.3.4.1: no reply
+  const bool wrap = accept_stat == static_cast<uint32_t>(AcceptStat::kSuccess) &&
+                    data.service != GssService::kNone;
+  if (!wrap) {
+    // Only the verifier changes: in place when the reply is small (most
+    // sec=krb5 replies), sparing a new chain per call.
+    const OpaqueAuth verf{kRpcsecGss, verifier};
+    const size_t verf_len = xdr::SizeOf(verf);
+    if (uint8_t* at = reply->ResizeRange(kPlainVerifierAt, kPlainVerifierLen, verf_len)) {
+      xdr::EncodeInto(absl::MakeSpan(at, verf_len), verf);
+      return true;
+    }
+  }
   // The results are not copied (integrity, none) or copied once into the
   // sealed token (privacy): a READ's data is most of the reply.
   xdr::BufferChain plain = std::move(*reply);
   reply->Clear();
   xdr::Encoder out(reply);
   AcceptedHeader(out, data.xid, verifier, accept_stat);
-  const bool wrap = accept_stat == static_cast<uint32_t>(AcceptStat::kSuccess) &&
-                    data.service != GssService::kNone;
   if (!wrap) {
     reply->AppendChain(std::move(plain), kPlainHeader);  // already a multiple of 4 bytes
     return true;

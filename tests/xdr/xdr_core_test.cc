@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
+#include "xdr/describe.h"
 #include "xdr/encoder.h"
 
 namespace nfs3d::xdr {
@@ -412,6 +413,62 @@ TEST(BufferChainTest, ClearEmpties) {
   EXPECT_EQ(chain.Flatten(), "");
   chain.Append("a", 1);
   EXPECT_EQ(chain.Flatten(), "a");
+}
+
+TEST(BufferChainTest, ResizeRangeGrowsAndShrinksInPlace) {
+  BufferChain chain;
+  chain.Append("head--tail", 10);
+  uint8_t* at = chain.ResizeRange(4, 2, 5);
+  ASSERT_NE(at, nullptr);
+  std::memcpy(at, "12345", 5);
+  EXPECT_EQ(chain.Flatten(), "head12345tail");
+  EXPECT_EQ(chain.size(), 13u);
+  at = chain.ResizeRange(0, 4, 0);
+  ASSERT_NE(at, nullptr);
+  EXPECT_EQ(chain.Flatten(), "12345tail");
+  at = chain.ResizeRange(9, 0, 2);  // at the very end
+  ASSERT_NE(at, nullptr);
+  std::memcpy(at, "!!", 2);
+  EXPECT_EQ(chain.Flatten(), "12345tail!!");
+  EXPECT_EQ(chain.segments().size(), 1u);
+  chain.Append("more", 4);  // still appends after the moved bytes
+  EXPECT_EQ(chain.Flatten(), "12345tail!!more");
+}
+
+TEST(BufferChainTest, ResizeRangeRefusesChainsItCannotChangeInPlace) {
+  BufferChain chain;
+  chain.Append("abcdef", 6);
+  EXPECT_EQ(chain.ResizeRange(4, 3, 1), nullptr);  // past the end
+  EXPECT_EQ(chain.ResizeRange(7, 0, 1), nullptr);
+  EXPECT_EQ(chain.ResizeRange(0, 0, 1 << 20), nullptr);  // no room in the block
+  chain.AppendExternal(std::make_shared<int>(1), reinterpret_cast<const uint8_t*>("q"), 1);
+  EXPECT_EQ(chain.ResizeRange(0, 1, 2), nullptr);  // two segments
+  EXPECT_EQ(chain.Flatten(), "abcdefq");
+  BufferChain empty;
+  EXPECT_EQ(empty.ResizeRange(0, 0, 4), nullptr);
+}
+
+TEST(XdrEncodeIntoTest, WritesWhatTheEncoderWrites) {
+  struct Sample {
+    uint32_t a = 7;
+    uint64_t b = 0x0102030405060708;
+    bool c = true;
+    std::string s = "hello";
+    absl::Span<const uint8_t> o = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>("xyz"), 3);
+  } x;
+  auto describe = [](auto& v, const Sample& y) {
+    v(y.a, y.b, y.c, Bounded(y.s, 64), Bounded(y.o, 64));
+  };
+  BufferChain chain;
+  Encoder e(&chain);
+  WriteVisitor<Encoder> ve(e);
+  describe(ve, x);
+  std::string patched(Measure(x, describe), '\xee');
+  SpanWriter w(absl::MakeSpan(reinterpret_cast<uint8_t*>(patched.data()), patched.size()));
+  WriteVisitor<SpanWriter> vw(w);
+  describe(vw, x);
+  EXPECT_EQ(patched, chain.Flatten());
+  EXPECT_EQ(patched.size(), 4u + 8u + 4u + (4u + 8u) + (4u + 4u));
 }
 
 TEST(BufferChainTest, ReserveCommit) {
