@@ -231,6 +231,11 @@ absl::StatusOr<HmacSha1> HmacSha1::Create(absl::Span<const uint8_t> key) {
   return keys;
 }
 
+HmacSha1::~HmacSha1() {
+  OPENSSL_cleanse(&inner_, sizeof(inner_));
+  OPENSSL_cleanse(&outer_, sizeof(outer_));
+}
+
 HmacSha1::Run::~Run() { OPENSSL_cleanse(&ctx_, sizeof(ctx_)); }
 
 void HmacSha1::Run::Update(absl::Span<const uint8_t> bytes) {

@@ -93,6 +93,9 @@ class AesCts {
 class HmacSha1 {
  public:
   static absl::StatusOr<HmacSha1> Create(absl::Span<const uint8_t> key);
+  HmacSha1(const HmacSha1&) = default;
+  HmacSha1& operator=(const HmacSha1&) = default;
+  ~HmacSha1();  // wipes the keyed states
   // One computation over any number of pieces.
   class Run {
    public:
