@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -86,38 +87,25 @@ class LocalFiles : public DurableFiles {
   }
 
   absl::StatusOr<std::vector<std::string>> List() override {
-    DIR* d = opendir(dir_.c_str());
-    if (d == nullptr) return ErrnoError("opendir " + dir_);
     std::vector<std::string> names;
-    while (dirent* e = readdir(d)) {
-      if (Listed(e->d_name)) names.emplace_back(e->d_name);
-    }
-    closedir(d);
+    absl::Status s = ForEachEntry([&](const char* name, unsigned char) {
+      if (Listed(name)) names.emplace_back(name);
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
     return names;
   }
 
   absl::StatusOr<std::map<std::string, std::string>> ReadAll(const std::string& prefix) override {
-    DIR* d = opendir(dir_.c_str());
-    if (d == nullptr) return ErrnoError("opendir " + dir_);
     std::map<std::string, std::string> files;
-    absl::Status status;
-    while (dirent* e = readdir(d)) {
-      unsigned char type = e->d_type;
-      struct stat st;
-      if (type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISDIR(st.st_mode)) {
-        type = DT_DIR;  // some file systems do not fill d_type
-      }
-      if (!ReadByReadAll(e->d_name, type, prefix)) continue;
-      absl::StatusOr<std::optional<std::string>> contents = Read(e->d_name);
-      if (!contents.ok()) {
-        status = contents.status();
-        break;
-      }
-      if (contents->has_value()) files.emplace(e->d_name, std::move(**contents));
-    }
-    closedir(d);
-    if (!status.ok()) return status;
+    absl::Status s = ForEachEntry([&](const char* name, unsigned char type) {
+      if (!ReadByReadAll(name, type, prefix)) return absl::OkStatus();
+      absl::StatusOr<std::optional<std::string>> contents = Read(name);
+      if (!contents.ok()) return contents.status();
+      if (contents->has_value()) files.emplace(name, std::move(**contents));
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
     return files;
   }
 
@@ -126,6 +114,28 @@ class LocalFiles : public DurableFiles {
   }
 
  private:
+  // Each entry of the directory with its type (DT_DIR even where the file
+  // system leaves d_type unknown), until visit fails.
+  absl::Status ForEachEntry(
+      const std::function<absl::Status(const char* name, unsigned char type)>& visit) {
+    DIR* d = opendir(dir_.c_str());
+    if (d == nullptr) return ErrnoError("opendir " + dir_);
+    absl::Status status;
+    while (status.ok()) {
+      const dirent* e = readdir(d);
+      if (e == nullptr) break;
+      unsigned char type = e->d_type;
+      struct stat st;
+      if (type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          S_ISDIR(st.st_mode)) {
+        type = DT_DIR;
+      }
+      status = visit(e->d_name, type);
+    }
+    closedir(d);
+    return status;
+  }
+
   std::string Path(const std::string& name) const { return absl::StrCat(dir_, "/", name); }
 
   const std::string dir_;
