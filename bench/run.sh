@@ -23,7 +23,7 @@
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep] [--ceph]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
 #        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
-#        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile: off, the default, or on),
+#        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, off or on; unset: nfs3d's default),
 #        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default)
 # Needs root. Stops only the processes it started.
 set -euo pipefail
@@ -32,7 +32,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${NFS3D_BENCH_BUILD:-$REPO/build-release}
 DISK_PARENT=${NFS3D_BENCH_DISK:-/var/tmp}
 NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}  # nfs3d [nfsd] threads; 16 lets a sync gather 16 calls
-NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-off}  # on: READ data spliced from the page cache
+NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-}  # off: READ data copied through user space
 NFS3D_SPLICE_WRITES=${NFS3D_BENCH_SPLICE_WRITES:-}  # e.g. off, or 64K: WRITE data spliced to the file
 RUNS=3
 SECS=3
@@ -189,7 +189,7 @@ mountd_port = 20048
 portmapper = off
 threads = $NFS3D_THREADS
 [tcp]
-sendfile = $NFS3D_SENDFILE
+${NFS3D_SENDFILE:+sendfile = $NFS3D_SENDFILE}
 ${NFS3D_SPLICE_WRITES:+splice_writes = $NFS3D_SPLICE_WRITES}
 [paths]
 state_dir = $dir/state
@@ -425,5 +425,5 @@ done
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
   "$WORK/cephfs_ceiling.jsonl"
-echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, [tcp] sendfile = $NFS3D_SENDFILE${NFS3D_SPLICE_WRITES:+, splice_writes = $NFS3D_SPLICE_WRITES}, other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
+echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, ${NFS3D_SENDFILE:+[tcp] sendfile = $NFS3D_SENDFILE, }${NFS3D_SPLICE_WRITES:+[tcp] splice_writes = $NFS3D_SPLICE_WRITES, }other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

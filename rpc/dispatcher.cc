@@ -138,6 +138,12 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
         break;
     }
     ctx.cred = std::move(call->cred);  // Seal needs the call, not its credential
+    TransportInfo in_memory;
+    if (call->seal_reads_results && transport.file_segments) {
+      in_memory = transport;
+      in_memory.file_segments = false;  // READ data read once, into memory
+      ctx.transport = &in_memory;
+    }
     rec.AuthFlavor(ctx.cred.flavor);
     // A DRC replay is sealed afresh too: the cache holds the plain reply, and
     // the retransmission's new sequence number needs a new verifier.

@@ -33,6 +33,10 @@ class WrappingFlavor {
     // never answers another user on the same host. It points into state the
     // flavour keeps alive while the call lives (RPCSEC_GSS: its context).
     std::string_view drc_identity;
+    // Seal reads every byte of the results (RPCSEC_GSS integrity and
+    // privacy), so the procedure should put them in memory rather than leave
+    // file segments for the transport to splice.
+    bool seal_reads_results = false;
   };
 
   enum class Verdict : uint8_t {

@@ -281,6 +281,7 @@ WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
     return Seal(*data, reply) ? Verdict::kGarbageArgs : Verdict::kDrop;
   }
   data->args = *args;
+  data->seal_reads_results = cred.service != GssService::kNone;
   *call = std::move(data);
   return Verdict::kRun;
 }

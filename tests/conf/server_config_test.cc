@@ -50,7 +50,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(c.udp);
   EXPECT_TRUE(c.tcp);
   EXPECT_EQ(c.max_record_size, 1114112u);
-  EXPECT_FALSE(c.tcp_sendfile);
+  EXPECT_TRUE(c.tcp_sendfile);
   EXPECT_EQ(c.tcp_splice_writes, 65536u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
   EXPECT_EQ(c.max_connections, 1024u);
@@ -162,7 +162,7 @@ rsize_max = 512K
 rsize_pref = 256k
 wsize_max = 1M
 wsize_pref = 65536
-sendfile = on
+sendfile = off
 
 [udp]
 rsize_max = 63K
@@ -193,7 +193,7 @@ syslog = true
   EXPECT_EQ(c.max_requests_per_connection, 8u);
   EXPECT_EQ(c.max_requests, 100u);
   EXPECT_EQ(c.tcp_sizes, (TransferSizes{524288, 262144, 1048576, 65536, false}));
-  EXPECT_TRUE(c.tcp_sendfile);
+  EXPECT_FALSE(c.tcp_sendfile);
   EXPECT_EQ(c.udp_sizes.rsize_max, 64512u);
   EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
   EXPECT_EQ(c.udp_sizes.rsize_pref, 32768u);  // the fallback

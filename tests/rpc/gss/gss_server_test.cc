@@ -60,11 +60,17 @@ ProcResult FileBacked(void*, const CallContext&, xdr::Decoder&, xdr::Encoder& ou
   out.U32(0x22222222);
   return ProcResult::kSuccess;
 }
+// Whether the procedure may leave file segments to the transport.
+ProcResult MaySplice(void*, const CallContext& ctx, xdr::Decoder&, xdr::Encoder& out) {
+  out.U32(ctx.transport->file_segments ? 1 : 0);
+  return ProcResult::kSuccess;
+}
 const Procedure kProcs[] = {
     {0, "NULL", Null},
     {1, "WHOAMI", WhoAmI},
     {2, "BUMP", Bump, /*idempotent=*/false},
     {3, "FILE", FileBacked},
+    {4, "MAYSPLICE", MaySplice},
 };
 
 absl::Span<const uint8_t> Bytes(const std::string& s) {
@@ -310,6 +316,22 @@ TEST_F(GssServerTest, BigAndFileBackedBodiesInEachService) {
   }
   close(g_file_fd);
   g_file_fd = -1;
+}
+
+// Integrity and privacy read every byte of the results, so procedures of
+// those calls are told to keep them in memory; krb5 alone splices as sys does.
+TEST_F(GssServerTest, ProtectedResultsAreNotLeftAsFileSegments) {
+  transport_.file_segments = true;
+  for (GssService service : {GssService::kNone, GssService::kIntegrity, GssService::kPrivacy}) {
+    SCOPED_TRACE(static_cast<int>(service));
+    auto g = Establish("daemon", service);
+    ASSERT_NE(g, nullptr);
+    ReplyHeader h;
+    absl::StatusOr<std::string> res = Call(*g, 4, "", &h);
+    ASSERT_TRUE(res.ok()) << res.status();
+    EXPECT_EQ(*res, service == GssService::kNone ? std::string("\0\0\0\1", 4)
+                                                 : std::string(4, '\0'));
+  }
 }
 
 // Tokens made by nfs3d (OpenSSL) on one side and by MIT's GSS-API on the
