@@ -38,6 +38,7 @@ void TcpReplyWriter::Clear() {
   pipe_ = SplicePipe();
   in_pipe_ = 0;
   pieces_.clear();
+  copies_.clear();
   next_ = 0;
   next_off_ = 0;
 }
@@ -104,6 +105,8 @@ TcpReplyWriter::Progress TcpReplyWriter::SendFile(int socket_fd, int* error) {
     } else if (n == 0 && in_pipe_ == 0) {
       ZeroRestOfPiece();
       return Progress::kDone;
+    } else if (n < 0 && errno == EINVAL && in_pipe_ == 0) {
+      return CopyRestOfPiece(error);
     } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
       *error = errno;
       return Progress::kError;
@@ -145,9 +148,24 @@ TcpReplyWriter::Progress TcpReplyWriter::SendFileDirect(int socket_fd, int* erro
     }
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return Progress::kWouldBlock;
+    if (errno == EINVAL) return CopyRestOfPiece(error);
     *error = errno;
     return Progress::kError;
   }
+}
+
+TcpReplyWriter::Progress TcpReplyWriter::CopyRestOfPiece(int* error) {
+  Piece& p = pieces_[next_];
+  const size_t len = p.len - next_off_;
+  auto bytes = std::make_unique_for_overwrite<uint8_t[]>(len);
+  if (!xdr::BufferChain::ReadFileBytes(p, next_off_, p.len, bytes.get())) {
+    *error = errno;
+    return Progress::kError;
+  }
+  p = Piece{bytes.get(), len};
+  next_off_ = 0;
+  copies_.push_back(std::move(bytes));
+  return Progress::kDone;
 }
 
 void TcpReplyWriter::ZeroRestOfPiece() {

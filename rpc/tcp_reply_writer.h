@@ -2,13 +2,15 @@
 // record mark and its body chain. Memory segments go out gathered with
 // sendmsg; file segments (READ data over TCP) are spliced from the file into
 // a pooled pipe and from there into the socket (sendfile when no pipe can be
-// had), so file data is never copied in user space. The writer only moves
+// had), so file data is never copied in user space (unless its file system
+// cannot splice: then it is read into memory). The writer only moves
 // bytes; waiting for the socket to become writable is the caller's job.
 #ifndef NFS3D_RPC_TCP_REPLY_WRITER_H_
 #define NFS3D_RPC_TCP_REPLY_WRITER_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "rpc/splice_pipe.h"
@@ -44,6 +46,10 @@ class TcpReplyWriter {
   // The file piece at next_ ended early (the file shrank): what is left of
   // it becomes zeros, so the record keeps its promised length.
   void ZeroRestOfPiece();
+  // The file at next_ cannot be spliced or sent with sendfile (EINVAL: its
+  // file system has no splice_read): what is left of the piece is read into
+  // memory and sent from there. kError if that read fails.
+  Progress CopyRestOfPiece(int* error);
   void Advance(size_t n);
 
   std::vector<Piece> pieces_;
@@ -51,6 +57,7 @@ class TcpReplyWriter {
   size_t next_off_ = 0;  // bytes of pieces_[next_] already sent
   SplicePipe pipe_;      // held while a file piece is being sent
   size_t in_pipe_ = 0;   // bytes of pieces_[next_] spliced into pipe_, not sent
+  std::vector<std::unique_ptr<uint8_t[]>> copies_;  // of CopyRestOfPiece
 };
 
 }  // namespace nfs3d::rpc

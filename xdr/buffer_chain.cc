@@ -75,22 +75,20 @@ void BufferChain::AppendIovecs(std::vector<iovec>* out) const {
   }
 }
 
-namespace {
-
-// Bytes [skip, end) of a file segment; zeros where the file has shrunk.
-void ReadSegment(const BufferChain::Segment& s, size_t skip, size_t end, uint8_t* out) {
+bool BufferChain::ReadFileBytes(const Segment& s, size_t skip, size_t end, uint8_t* out) {
   size_t done = skip;
+  bool ok = true;
   while (done < end) {
     ssize_t got = pread(s.fd, out + done - skip, end - done,
                         static_cast<off_t>(s.file_offset + done));
     if (got < 0 && errno == EINTR) continue;
+    ok = got >= 0;
     if (got <= 0) break;
     done += static_cast<size_t>(got);
   }
   std::memset(out + done - skip, 0, end - done);
+  return ok;
 }
-
-}  // namespace
 
 std::string BufferChain::Flatten() const {
   std::string out;
@@ -110,7 +108,7 @@ void BufferChain::CopyTo(size_t from, size_t len, uint8_t* out) const {
     if (s.fd < 0) {
       std::memcpy(out, s.data + from, end - from);
     } else {
-      ReadSegment(s, from, end, out);
+      ReadFileBytes(s, from, end, out);
     }
     out += end - from;
     len -= end - from;
@@ -148,7 +146,7 @@ void BufferChain::ReadFileSegments() {
   for (Segment& s : segments_) {
     if (s.fd < 0) continue;
     auto bytes = std::make_unique_for_overwrite<uint8_t[]>(s.len);
-    ReadSegment(s, 0, s.len, bytes.get());
+    ReadFileBytes(s, 0, s.len, bytes.get());
     s = Segment{bytes.get(), s.len};
     blocks_.push_back(Block{std::move(bytes), s.len, s.len});
   }

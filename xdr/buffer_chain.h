@@ -70,6 +70,9 @@ class BufferChain {
   // Reads file segments into memory, so every segment is bytes (for code
   // that must look at all of them, e.g. to checksum a reply).
   void ReadFileSegments();
+  // Reads bytes [skip, end) of file segment s into out; zeros where the
+  // file has shrunk. False if reading failed (those bytes are zeros too).
+  static bool ReadFileBytes(const Segment& s, size_t skip, size_t end, uint8_t* out);
   void Clear();
   // Gives the bytes [offset, offset + old_len) a new length, new_len, moving
   // the bytes after them, and returns where they start, for the caller to

@@ -1,8 +1,8 @@
 // TcpReplyWriter against a real socket pair: gathered memory pieces, file
 // pieces spliced through a pipe (or sent with sendfile when no pipe can be
 // made), a full socket (kWouldBlock and resume), a batch abandoned with bytes
-// still in its pipe, and a file that shrank before it was sent (zeros keep
-// the promised length).
+// still in its pipe, a file that shrank before it was sent (zeros keep
+// the promised length), and a file that cannot be spliced (copied instead).
 #include "rpc/tcp_reply_writer.h"
 
 #include <fcntl.h>
@@ -80,6 +80,24 @@ class TcpReplyWriterTest : public ::testing::Test {
     return got;
   }
 
+  // WriteAll while no descriptor can be made (EMFILE) and the pool is
+  // empty: the writer gets no pipe.
+  std::string WriteAllWithoutPipes(TcpReplyWriter& w) {
+    rlimit saved;
+    EXPECT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    rlimit none = saved;
+    none.rlim_cur = 3;
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &none), 0);
+    std::vector<SplicePipe> pooled;
+    for (SplicePipe p = SplicePipe::Take(); p.valid(); p = SplicePipe::Take()) {
+      pooled.push_back(std::move(p));
+    }
+    std::string got = WriteAll(w);
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    for (SplicePipe& p : pooled) SplicePipe::Put(std::move(p));
+    return got;
+  }
+
   void Drain(std::string* got) {
     char buf[65536];
     ssize_t n;
@@ -129,24 +147,34 @@ TEST_F(TcpReplyWriterTest, FileShorterThanPromisedIsPaddedWithZeros) {
 TEST_F(TcpReplyWriterTest, WithoutAPipeFileDataGoesBySendfile) {
   const std::string content = WriteLetters('A', 23);
   xdr::BufferChain body = HeadFileTail(7, 250000);
-  // No descriptor can be made (EMFILE) and the pool is emptied: the writer
-  // gets no pipe.
-  rlimit saved;
-  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
-  rlimit none = saved;
-  none.rlim_cur = 3;
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &none), 0);
-  std::vector<SplicePipe> pooled;
-  for (SplicePipe p = SplicePipe::Take(); p.valid(); p = SplicePipe::Take()) {
-    pooled.push_back(std::move(p));
-  }
   TcpReplyWriter w;
   w.Add(body);
-  const std::string got = WriteAll(w);
-  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
-  for (SplicePipe& p : pooled) SplicePipe::Put(std::move(p));
-  EXPECT_EQ(got, "head" + content.substr(7, 250000) + "tail");
+  EXPECT_EQ(WriteAllWithoutPipes(w), "head" + content.substr(7, 250000) + "tail");
   EXPECT_GT(would_block_, 0);  // sendfile resumed after a full socket
+}
+
+// A file whose file system cannot splice (EINVAL from splice and sendfile;
+// /proc/self/cmdline has no splice_read) is read into memory and sent.
+TEST_F(TcpReplyWriterTest, FileThatCannotBeSplicedIsCopied) {
+  const int proc = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(proc, 0);
+  char buf[4096];
+  const ssize_t len = pread(proc, buf, sizeof(buf), 0);
+  ASSERT_GT(len, 10);
+  const std::string content(buf, static_cast<size_t>(len));
+  for (bool with_pipe : {true, false}) {
+    SCOPED_TRACE(with_pipe ? "spliced" : "sendfile");
+    xdr::BufferChain body;
+    body.Append("head", 4);
+    body.AppendFile(nullptr, proc, 3, content.size() - 3);
+    body.Append("tail", 4);
+    TcpReplyWriter w;
+    w.Add(body);
+    const std::string got = with_pipe ? WriteAll(w) : WriteAllWithoutPipes(w);
+    EXPECT_EQ(got, "head" + content.substr(3) + "tail");
+    EXPECT_TRUE(w.done());
+  }
+  close(proc);
 }
 
 TEST_F(TcpReplyWriterTest, AbandonedBatchLeavesNothingForTheNext) {
