@@ -138,11 +138,11 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
         break;
     }
     ctx.cred = std::move(call->cred);  // Seal needs the call, not its credential
-    TransportInfo in_memory;
+    std::optional<TransportInfo> in_memory;  // made only when needed: most calls splice as is
     if (call->seal_reads_results && transport.file_segments) {
-      in_memory = transport;
-      in_memory.file_segments = false;  // READ data read once, into memory
-      ctx.transport = &in_memory;
+      in_memory.emplace(transport);
+      in_memory->file_segments = false;  // READ data read once, into memory
+      ctx.transport = &*in_memory;
     }
     rec.AuthFlavor(ctx.cred.flavor);
     // A DRC replay is sealed afresh too: the cache holds the plain reply, and
