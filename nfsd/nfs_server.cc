@@ -75,7 +75,7 @@ bool NfsServer::PrivilegedPort(const rpc::TransportInfo& transport) {
 }
 
 vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
-                                      const conf::ExportOptions& options) {
+                                      const conf::ExportOptions& options) const {
   vfs::Cred out;
   const bool gss = cred.flavor >= 390003 && cred.flavor <= 390005;  // RFC 2623 krb5*
   if ((cred.flavor != rpc::kAuthSys && !gss) || cred.anonymous) {
@@ -85,7 +85,10 @@ vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
     out.gid = options.anongid;
     return out;
   }
-  conf::SquashedIdentity id = options.Squash(cred.uid, cred.gid, cred.gids);
+  conf::SquashedIdentity id =
+      cred.flavor == rpc::kAuthSys && managed_gids_.enabled()
+          ? options.Squash(cred.uid, cred.gid, managed_gids_.GroupsOf(cred.uid))
+          : options.Squash(cred.uid, cred.gid, cred.gids);
   out.uid = id.uid;
   out.gid = id.gid;
   out.groups = std::move(id.gids);
