@@ -1,5 +1,5 @@
 #!/bin/bash
-# Kerberos benchmark (issue 17; a benchmark, not a test): what each RPCSEC_GSS
+# Kerberos benchmark (a benchmark, not a test): what each RPCSEC_GSS
 # service costs next to AUTH_SYS on the same nfs3d, the same tmpfs export and
 # the same workloads, run interleaved (sys, krb5, krb5i, krb5p, then again)
 # so machine noise hits all alike. A throw-away KDC (tests/fixtures/krb5-kdc.sh) and

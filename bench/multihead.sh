@@ -1,5 +1,5 @@
 #!/bin/bash
-# Multi-head benchmark (issue 18; a benchmark, not a test). One CephFS
+# Multi-head benchmark (a benchmark, not a test). One CephFS
 # cluster (tests/fixtures/ceph-cluster.sh), then 1, 2 and 3 nfs3d heads of one
 # [cluster] on 127.0.0.1 (NFS port 2049+i, MOUNT 20048+i), and CLIENTS
 # nfs3bench clients spread round-robin over the heads, all running at once,

@@ -104,7 +104,7 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
                             .handle = Bytes(g->handle_)});
     const std::string cred_body = cred_chain.Flatten();
     xdr::Encode(e, rpc::CallHeader{.xid = xid++, .prog = prog, .vers = vers, .proc = 0,
-                                   .cred = {rpc::gss::kRpcsecGss, Bytes(cred_body)}});
+                                   .cred = {kRpcsecGss, Bytes(cred_body)}});
     xdr::Encode(e, GssInitArg{.token = token.span()});
     absl::StatusOr<std::string> reply = exchange(chain.Flatten());
     if (!reply.ok()) {
@@ -151,7 +151,7 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
       gss_buffer_desc msg = In(window);
       gss_buffer_desc mic = In(header.verf.body);
       major = gss_verify_mic(&minor, g->ctx_, &msg, &mic, nullptr);
-      if (header.verf.flavor != rpc::gss::kRpcsecGss || GSS_ERROR(major)) {
+      if (header.verf.flavor != kRpcsecGss || GSS_ERROR(major)) {
         status = absl::UnauthenticatedError("INIT reply verifier does not check");
       } else if ((g->protection_ = rpc::gss::TakeOver(&g->ctx_, options.gssapi_only)) == nullptr) {
         status = absl::InternalError("GSS-API lost the context");
@@ -183,7 +183,7 @@ void GssInitiator::EncodeCallTo(uint32_t xid, uint32_t prog, uint32_t vers, uint
   e.U32(prog);
   e.U32(vers);
   e.U32(proc);
-  e.U32(rpc::gss::kRpcsecGss);
+  e.U32(kRpcsecGss);
   // rpc_gss_cred_vers_1_t: four words, then the handle.
   e.U32(static_cast<uint32_t>(4 * 4 + 4 + xdr::PadTo4(handle_.size())));
   xdr::Encode(e, GssCred{.proc = gss_proc, .seq_num = seq, .service = service_,
@@ -194,7 +194,7 @@ void GssInitiator::EncodeCallTo(uint32_t xid, uint32_t prog, uint32_t vers, uint
   const absl::Span<const uint8_t> head_piece[] = {absl::MakeConstSpan(head.data(), head_len)};
   rpc::gss::GssProtection::Mic mic;
   protection_->GetMic(head_piece, &mic);
-  xdr::Encode(e, rpc::OpaqueAuth{rpc::gss::kRpcsecGss, mic});
+  xdr::Encode(e, rpc::OpaqueAuth{kRpcsecGss, mic});
   if (service_ == GssService::kNone || gss_proc != GssProc::kData) {
     out->AppendChain(std::move(args));
   } else if (service_ == GssService::kIntegrity) {
@@ -235,7 +235,7 @@ absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(
   if (header->reply_stat != 0) return absl::Span<const uint8_t>();
   const std::array<uint8_t, 4> seq_be = BigEndian(seq);
   const absl::Span<const uint8_t> seq_piece[] = {seq_be};
-  if (header->verf.flavor != rpc::gss::kRpcsecGss ||
+  if (header->verf.flavor != kRpcsecGss ||
       protection_->VerifyMic(seq_piece, header->verf.body) !=
           rpc::gss::GssProtection::Check::kGood) {
     return absl::UnauthenticatedError("reply verifier does not check");

@@ -54,9 +54,9 @@ void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t ver
                       const rpc::Credential& cred) {
   rpc::CallHeader call{.xid = xid, .prog = prog, .vers = vers, .proc = proc};
   std::string body;
-  if (cred.flavor == rpc::kAuthSys) {
+  if (cred.flavor == kAuthSys) {
     body = xdr::EncodeToString(cred);
-    call.cred = {rpc::kAuthSys, absl::Span<const uint8_t>(
+    call.cred = {kAuthSys, absl::Span<const uint8_t>(
                                     reinterpret_cast<const uint8_t*>(body.data()), body.size())};
   }
   xdr::Encode(e, call);

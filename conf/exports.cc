@@ -13,12 +13,19 @@
 #include <map>
 #include <system_error>
 
+#include "absl/types/span.h"
+#include "common/auth_flavor.h"
+#include "conf/export_options.h"
 #include "conf/ini_parser.h"
 
 namespace nfs3d::conf {
 namespace {
 
 using text::Cat;
+using internal::ApplyOptions;
+using internal::FinishOptions;
+using internal::NoteOptions;
+using internal::OptionState;
 
 // ---------------------------------------------------------------------------
 // Lines and tokens.
@@ -125,329 +132,6 @@ absl::StatusOr<std::vector<Token>> Tokenize(const LogicalLine& line,
     tokens.push_back(std::move(token));
   }
   return tokens;
-}
-
-// ---------------------------------------------------------------------------
-// Options.
-
-// root_squash and all_squash are independent switches in exports(5)
-// ("no_root_squash,all_squash" squashes everyone), so track both while
-// parsing and fold them into ExportOptions::squash at the end.
-struct OptionState {
-  ExportOptions options;
-  bool root_squash = true;
-  bool all_squash = false;
-  // In nfs-utils the per-flavor options (ro/rw, the squash family,
-  // secure/insecure) that follow a sec= list apply to the flavors in that
-  // list. nfs3d keeps one set per client: after a second list they can only
-  // narrow it (ro, squash, secure win), so no flavor gets more than its
-  // line gave it; a note says when that narrowed a flavor.
-  int sec_lists = 0;
-  // squash_uids=/squash_gids= (legacy, ignored by the kernel too) take
-  // comma-separated lists: bare numbers after them belong to them.
-  bool in_squash_list = false;
-
-  ExportOptions Finish() const {
-    ExportOptions o = options;
-    o.squash = all_squash    ? ExportOptions::SquashMode::kAll
-               : root_squash ? ExportOptions::SquashMode::kRoot
-                             : ExportOptions::SquashMode::kNone;
-    return o;
-  }
-};
-
-void NoteNoEffect(OptionState* st, std::string note) {
-  std::vector<std::string>& v = st->options.no_effect;
-  if (std::find(v.begin(), v.end(), note) == v.end()) v.push_back(std::move(note));
-}
-
-// Options without a value. Per-flavor ones follow sec= (see above).
-struct Switch {
-  std::string_view name;
-  bool per_flavor;
-  void (*apply)(OptionState*);
-};
-
-constexpr Switch kSwitches[] = {
-    {"ro", true, [](OptionState* s) { s->options.read_only = true; }},
-    {"rw", true, [](OptionState* s) { s->options.read_only = false; }},
-    {"secure", true, [](OptionState* s) { s->options.secure = true; }},
-    {"insecure", true, [](OptionState* s) { s->options.secure = false; }},
-    {"root_squash", true, [](OptionState* s) { s->root_squash = true; }},
-    {"no_root_squash", true, [](OptionState* s) { s->root_squash = false; }},
-    {"all_squash", true, [](OptionState* s) { s->all_squash = true; }},
-    {"no_all_squash", true, [](OptionState* s) { s->all_squash = false; }},
-    {"sync", false, [](OptionState* s) { s->options.sync = true; }},
-    {"async", false, [](OptionState* s) { s->options.sync = false; }},
-    {"wdelay", false, [](OptionState* s) { s->options.wdelay = true; }},
-    {"no_wdelay", false, [](OptionState* s) { s->options.wdelay = false; }},
-    {"hide", false, [](OptionState* s) { s->options.nohide = false; }},
-    {"nohide", false, [](OptionState* s) { s->options.nohide = true; }},
-    {"crossmnt", false, [](OptionState* s) { s->options.crossmnt = true; }},
-    {"nocrossmnt", false, [](OptionState* s) { s->options.crossmnt = false; }},
-    {"subtree_check", false, [](OptionState* s) { s->options.subtree_check = true; }},
-    {"no_subtree_check", false, [](OptionState* s) { s->options.subtree_check = false; }},
-    {"auth_nlm", false, [](OptionState* s) { s->options.auth_nlm = true; }},
-    {"no_auth_nlm", false, [](OptionState* s) { s->options.auth_nlm = false; }},
-    {"secure_locks", false, [](OptionState* s) { s->options.auth_nlm = true; }},
-    {"insecure_locks", false, [](OptionState* s) { s->options.auth_nlm = false; }},
-    {"acl", false, [](OptionState* s) { s->options.acl = true; }},
-    {"no_acl", false, [](OptionState* s) { s->options.acl = false; }},
-    {"nordirplus", false, [](OptionState* s) { s->options.readdirplus = false; }},
-    {"mountpoint", false, [](OptionState* s) { s->options.mountpoint = ""; }},
-    {"mp", false, [](OptionState* s) { s->options.mountpoint = ""; }},
-    {"pnfs", false, [](OptionState* s) { NoteNoEffect(s, "pnfs (NFSv4.1 layouts)"); }},
-    {"no_pnfs", false, [](OptionState*) {}},
-    {"security_label", false,
-     [](OptionState* s) { NoteNoEffect(s, "security_label (NFSv4.2 labels)"); }},
-    {"sign_fh", false, [](OptionState*) {}},  // nfs3d's handles always carry a MAC
-};
-
-// Security flavors nfs-utils knows (nfs3d serves them all).
-struct Flavor {
-  std::string_view name;
-  std::string_view canonical;
-};
-constexpr Flavor kFlavors[] = {
-    {"sys", "sys"},     {"unix", "sys"},   {"none", "none"},   {"null", "none"},
-    {"krb5", "krb5"},   {"krb5i", "krb5i"}, {"krb5p", "krb5p"},
-};
-
-const Flavor* FindFlavor(std::string_view name) {
-  for (const Flavor& f : kFlavors) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
-std::string ApplySec(std::string_view opt, std::string_view value, OptionState* st) {
-  if (value.empty()) return Cat("export option '", opt, "' needs a flavor list");
-  for (std::string_view name : text::Split(value, ':')) {
-    const Flavor* f = FindFlavor(text::Lower(name));
-    if (f == nullptr) {
-      return Cat("unknown security flavor '", name, "' in '", opt,
-                 "' (known: sys, none, krb5, krb5i, krb5p)");
-    }
-    std::vector<std::string>& sec = st->options.sec;
-    if (std::find(sec.begin(), sec.end(), f->canonical) == sec.end()) {
-      sec.emplace_back(f->canonical);
-    }
-  }
-  ++st->sec_lists;
-  return "";
-}
-
-// fsid=root | fsid=N (strtoul base 0 as nfs-utils: 0x.. hex, 0.. octal) |
-// fsid=<uuid> (32 hex digits, '-' or ':' between them).
-std::string ApplyFsid(std::string_view opt, std::string_view value, OptionState* st) {
-  if (text::Lower(value) == "root") {
-    st->options.fsid = 0;
-    st->options.fsid_uuid.reset();
-    return "";
-  }
-  int base = 10;
-  std::string_view digits = value;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-    base = 16;
-    digits.remove_prefix(2);
-  } else if (digits.size() > 1 && digits[0] == '0') {
-    base = 8;
-  }
-  uint32_t id = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id, base);
-  if (!digits.empty() && ec == std::errc() && end == digits.data() + digits.size()) {
-    st->options.fsid = id;
-    st->options.fsid_uuid.reset();
-    return "";
-  }
-  std::string uuid;
-  for (char c : value) {
-    if (std::isxdigit(static_cast<unsigned char>(c))) {
-      uuid.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    } else if (c != '-' && c != ':') {
-      uuid.clear();
-      break;
-    }
-  }
-  if (uuid.size() != 32) {
-    return Cat("bad '", opt, "': fsid is 'root', a number below 2^32 or a UUID of 32 hex digits");
-  }
-  st->options.fsid.reset();
-  st->options.fsid_uuid = uuid;
-  return "";
-}
-
-bool IsIdList(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || c == '-')) return false;
-  }
-  return true;
-}
-
-// Options with a value. Returns the problem or "".
-struct Valued {
-  std::string_view name;
-  std::string (*apply)(std::string_view opt, std::string_view value, OptionState*);
-};
-
-std::string ParseId(std::string_view opt, std::string_view value, uint32_t* out) {
-  // nfs-utils uses strtol: "anonuid=-2" is the id (uid_t)-2.
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
-      v < INT32_MIN || v > UINT32_MAX) {
-    return Cat("export option '", opt, "' needs a numeric id");
-  }
-  *out = static_cast<uint32_t>(v);
-  return "";
-}
-
-constexpr Valued kValued[] = {
-    {"anonuid", [](std::string_view opt, std::string_view v, OptionState* s) {
-       return ParseId(opt, v, &s->options.anonuid);
-     }},
-    {"anongid", [](std::string_view opt, std::string_view v, OptionState* s) {
-       return ParseId(opt, v, &s->options.anongid);
-     }},
-    {"fsid", &ApplyFsid},
-    {"sec", &ApplySec},
-    {"mountpoint", [](std::string_view opt, std::string_view v, OptionState* s) {
-       std::optional<std::string> path = NormalizeExportPath(v);
-       if (!path) return Cat("'", opt, "' needs an absolute path");
-       s->options.mountpoint = *path;
-       return std::string();
-     }},
-    {"cephfs", [](std::string_view opt, std::string_view v, OptionState* s) {
-       std::optional<std::string> path = NormalizeExportPath(v);
-       if (!path) return Cat("'", opt, "' needs an absolute CephFS path");
-       s->options.cephfs = *path;
-       return std::string();
-     }},
-    {"mp", [](std::string_view opt, std::string_view v, OptionState* s) {
-       std::optional<std::string> path = NormalizeExportPath(v);
-       if (!path) return Cat("'", opt, "' needs an absolute path");
-       s->options.mountpoint = *path;
-       return std::string();
-     }},
-    {"refer", [](std::string_view opt, std::string_view, OptionState* s) {
-       NoteNoEffect(s, Cat(opt, " (NFSv4 referral)"));
-       return std::string();
-     }},
-    {"replicas", [](std::string_view opt, std::string_view, OptionState* s) {
-       NoteNoEffect(s, Cat(opt, " (NFSv4 fs_locations)"));
-       return std::string();
-     }},
-    {"xprtsec", [](std::string_view opt, std::string_view v, OptionState* s) {
-       // RPC-with-TLS is not served: only a list that allows plain RPC works.
-       bool plain = false;
-       for (std::string_view mode : text::Split(v, ':')) {
-         if (mode != "none" && mode != "tls" && mode != "mtls") {
-           return Cat("unknown transport security '", mode, "' in '", opt, "'");
-         }
-         plain = plain || mode == "none";
-       }
-       if (!plain) {
-         return Cat("'", opt, "': nfs3d does not serve RPC-with-TLS; add 'none' to the list");
-       }
-       NoteNoEffect(s, Cat(opt, " (TLS is not served: plain RPC only)"));
-       return std::string();
-     }},
-    {"reexport", [](std::string_view opt, std::string_view v, OptionState* s) {
-       if (v != "auto-fsidnum" && v != "predefined-fsidnum" && v != "none") {
-         return Cat("bad '", opt, "' (auto-fsidnum, predefined-fsidnum or none)");
-       }
-       NoteNoEffect(s, Cat(opt, " (re-exporting NFS mounts: give fsid= instead)"));
-       return std::string();
-     }},
-    {"squash_uids", [](std::string_view opt, std::string_view v, OptionState* s) {
-       if (!IsIdList(v)) return Cat("bad id list in '", opt, "'");
-       s->in_squash_list = true;
-       NoteNoEffect(s, "squash_uids= (legacy, ignored as by knfsd)");
-       return std::string();
-     }},
-    {"squash_gids", [](std::string_view opt, std::string_view v, OptionState* s) {
-       if (!IsIdList(v)) return Cat("bad id list in '", opt, "'");
-       s->in_squash_list = true;
-       NoteNoEffect(s, "squash_gids= (legacy, ignored as by knfsd)");
-       return std::string();
-     }},
-};
-
-// A per-flavor switch after a second sec= list (see sec_lists): applied
-// only as far as it restricts.
-void ApplyNarrowing(const Switch& sw, OptionState* st) {
-  OptionState wanted = *st;
-  sw.apply(&wanted);
-  const bool widens = (!wanted.options.read_only && st->options.read_only) ||
-                      (!wanted.options.secure && st->options.secure) ||
-                      (!wanted.root_squash && st->root_squash) ||
-                      (!wanted.all_squash && st->all_squash);
-  st->options.read_only = st->options.read_only || wanted.options.read_only;
-  st->options.secure = st->options.secure || wanted.options.secure;
-  st->root_squash = st->root_squash || wanted.root_squash;
-  st->all_squash = st->all_squash || wanted.all_squash;
-  if (widens) {
-    NoteNoEffect(st, Cat(sw.name, " after a second sec= list (one option set serves all "
-                                  "flavors; the more restrictive setting is kept)"));
-  }
-}
-
-// Applies a comma-separated option list; returns the problem or "".
-std::string ApplyOptions(std::string_view list, OptionState* st) {
-  st->in_squash_list = false;
-  for (std::string_view opt : text::Split(list, ',')) {
-    opt = text::Trim(opt);
-    if (opt.empty()) continue;
-    if (st->in_squash_list && IsIdList(opt)) continue;  // "squash_uids=0-15,20"
-    st->in_squash_list = false;
-    size_t eq = opt.find('=');
-    std::string_view name = opt.substr(0, eq);
-    if (eq == std::string_view::npos) {
-      const Switch* sw = nullptr;
-      for (const Switch& s : kSwitches) {
-        if (s.name == name) sw = &s;
-      }
-      if (sw == nullptr) {
-        bool wants_value = false;
-        for (const Valued& v : kValued) wants_value = wants_value || v.name == name;
-        return wants_value ? Cat("export option '", name, "' needs a value ('", name, "=...')")
-                           : Cat("unknown export option '", opt, "'");
-      }
-      if (sw->per_flavor && st->sec_lists > 1) {
-        ApplyNarrowing(*sw, st);
-      } else {
-        sw->apply(st);
-      }
-      continue;
-    }
-    const Valued* valued = nullptr;
-    for (const Valued& v : kValued) {
-      if (v.name == name) valued = &v;
-    }
-    if (valued == nullptr) {
-      for (const Switch& s : kSwitches) {
-        if (s.name == name) return Cat("export option '", name, "' takes no value");
-      }
-      return Cat("unknown export option '", opt, "'");
-    }
-    if (std::string err = valued->apply(opt, opt.substr(eq + 1), st); !err.empty()) return err;
-  }
-  return "";
-}
-
-// A client's options as the line left them.
-std::string FinishOptions(const OptionState& st, ExportOptions* out) {
-  *out = st.Finish();
-  return "";
-}
-
-// Non-fatal remarks about one client's options, for the log.
-void NoteOptions(const ExportOptions& o, std::string_view where,
-                 std::vector<std::string>* notes) {
-  for (const std::string& n : o.no_effect) {
-    notes->push_back(Cat(where, ": accepted, no effect on NFSv3: ", n));
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -718,13 +402,7 @@ SquashedIdentity ExportOptions::Squash(uint32_t uid, uint32_t gid,
 }
 
 bool ExportOptions::AllowsFlavor(uint32_t flavor) const {
-  // RFC 2623 pseudo-flavors for RPCSEC_GSS with Kerberos 5.
-  const std::string_view name = flavor == 1        ? "sys"
-                                : flavor == 0      ? "none"
-                                : flavor == 390003 ? "krb5"
-                                : flavor == 390004 ? "krb5i"
-                                : flavor == 390005 ? "krb5p"
-                                                   : "";
+  const std::string_view name = FlavorName(flavor);
   if (sec.empty()) return name == "sys" || name == "none";
   return std::find(sec.begin(), sec.end(), name) != sec.end();
 }
@@ -836,8 +514,105 @@ uint32_t HashExportPath(std::string_view normalized_path) {
   return h == 0 ? 1 : h;
 }
 
-absl::StatusOr<ExportTable> ParseExports(std::string_view text,
-                                         std::string_view filename) {
+namespace {
+
+// The clients of an export line (tokens after the path): each with its
+// options over the line's -defaults; `*` with the defaults when none is given.
+absl::Status ParseClients(absl::Span<const Token> tokens, std::string_view filename,
+                          const Token& path_token, Export* exp, ExportTable* table) {
+  OptionState defaults;
+  for (const Token& tok : tokens) {
+    std::string_view t = tok.text;
+    if (t[0] == '-') {
+      if (std::string err = ApplyOptions(t.substr(1), &defaults); !err.empty()) {
+        return LineError(filename, tok.line, err);
+      }
+      continue;
+    }
+    size_t open = t.find('(');
+    std::string_view spec = t.substr(0, open);
+    if (spec.empty()) {
+      return LineError(filename, tok.line,
+                       Cat("options '", t,
+                           "' are not attached to a client (no space is "
+                           "allowed between a client and its options)"));
+    }
+    OptionState opts = defaults;
+    if (open != std::string_view::npos) {
+      size_t close = t.find(')', open);
+      if (close != t.size() - 1 || t.find('(', open + 1) != std::string_view::npos) {
+        return LineError(filename, tok.line, Cat("malformed client options in '", t, "'"));
+      }
+      if (std::string err = ApplyOptions(t.substr(open + 1, close - open - 1), &opts);
+          !err.empty()) {
+        return LineError(filename, tok.line, err);
+      }
+    }
+    ExportClient client;
+    if (std::string err = ParseClientSpec(spec, &client); !err.empty()) {
+      return LineError(filename, tok.line, err);
+    }
+    if (std::string err = FinishOptions(opts, &client.options); !err.empty()) {
+      return LineError(filename, tok.line, err);
+    }
+    exp->clients.push_back(std::move(client));
+  }
+  if (exp->clients.empty()) {
+    ExportClient anyone;
+    anyone.spec = "*";
+    anyone.kind = ExportClient::Kind::kAnyone;
+    if (std::string err = FinishOptions(defaults, &anyone.options); !err.empty()) {
+      return LineError(filename, path_token.line, err);
+    }
+    exp->clients.push_back(std::move(anyone));
+    table->warnings.push_back(Cat(filename, ":", path_token.line, ": no client given for '",
+                                  exp->path, "': exporting it to everyone (write '*' to say so)"));
+  }
+  return absl::OkStatus();
+}
+
+// One fsid= per export (the file system has one id), numeric or UUID; without
+// one, the id is a hash of the path.
+absl::Status SetExportId(std::string_view filename, int line, Export* exp) {
+  std::optional<std::string> fsid;
+  for (const ExportClient& c : exp->clients) {
+    std::optional<std::string> mine =
+        c.options.fsid ? std::optional<std::string>(Cat(*c.options.fsid)) : c.options.fsid_uuid;
+    if (!mine) continue;
+    if (fsid && *fsid != *mine) {
+      return LineError(filename, line,
+                       Cat("conflicting fsid values ", *fsid, " and ", *mine, " for '",
+                           exp->path, "'"));
+    }
+    fsid = mine;
+    exp->export_id = c.options.fsid ? *c.options.fsid : HashExportPath(Cat("uuid:", *mine));
+  }
+  if (!fsid) exp->export_id = HashExportPath(exp->path);
+  return absl::OkStatus();
+}
+
+// cephfs=: the export's backend, so every client entry says the same.
+absl::Status SetBackend(std::string_view filename, int line, Export* exp) {
+  for (size_t i = 0; i < exp->clients.size(); ++i) {
+    const ExportOptions& o = exp->clients[i].options;
+    if (i == 0) exp->cephfs_path = o.cephfs;
+    if (o.cephfs != exp->cephfs_path) {
+      return LineError(filename, line,
+                       Cat("cephfs= differs between the clients of '", exp->path,
+                           "' (one export has one backend: use -cephfs=PATH)"));
+    }
+    if (o.cephfs && o.mountpoint) {
+      return LineError(filename, line,
+                       Cat("'", exp->path,
+                           "': mountpoint applies to local directories, not cephfs="));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ExportTable> ParseExports(std::string_view text, std::string_view filename) {
   ExportTable table;
   std::map<std::string, int> path_lines;
   std::map<uint32_t, std::pair<std::string, int>> id_owners;
@@ -856,108 +631,27 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text,
     }
     if (auto it = path_lines.find(*path); it != path_lines.end()) {
       return LineError(filename, path_token.line,
-                       Cat("duplicate export '", *path, "' (first on line ",
-                           it->second, ")"));
+                       Cat("duplicate export '", *path, "' (first on line ", it->second, ")"));
     }
     path_lines[*path] = path_token.line;
 
     Export exp;
     exp.path = *path;
-    OptionState defaults;
-    for (size_t i = 1; i < tokens->size(); ++i) {
-      const Token& tok = (*tokens)[i];
-      std::string_view t = tok.text;
-      if (t[0] == '-') {
-        if (std::string err = ApplyOptions(t.substr(1), &defaults);
-            !err.empty()) {
-          return LineError(filename, tok.line, err);
-        }
-        continue;
-      }
-      size_t open = t.find('(');
-      std::string_view spec = t.substr(0, open);
-      if (spec.empty()) {
-        return LineError(filename, tok.line,
-                         Cat("options '", t,
-                             "' are not attached to a client (no space is "
-                             "allowed between a client and its options)"));
-      }
-      OptionState opts = defaults;
-      if (open != std::string_view::npos) {
-        size_t close = t.find(')', open);
-        if (close != t.size() - 1 ||
-            t.find('(', open + 1) != std::string_view::npos) {
-          return LineError(filename, tok.line,
-                           Cat("malformed client options in '", t, "'"));
-        }
-        if (std::string err =
-                ApplyOptions(t.substr(open + 1, close - open - 1), &opts);
-            !err.empty()) {
-          return LineError(filename, tok.line, err);
-        }
-      }
-      ExportClient client;
-      if (std::string err = ParseClientSpec(spec, &client); !err.empty()) {
-        return LineError(filename, tok.line, err);
-      }
-      if (std::string err = FinishOptions(opts, &client.options); !err.empty()) {
-        return LineError(filename, tok.line, err);
-      }
-      exp.clients.push_back(std::move(client));
+    if (absl::Status s = ParseClients(absl::MakeConstSpan(*tokens).subspan(1), filename,
+                                      path_token, &exp, &table);
+        !s.ok()) {
+      return s;
     }
-    if (exp.clients.empty()) {
-      ExportClient anyone;
-      anyone.spec = "*";
-      anyone.kind = ExportClient::Kind::kAnyone;
-      if (std::string err = FinishOptions(defaults, &anyone.options); !err.empty()) {
-        return LineError(filename, path_token.line, err);
-      }
-      exp.clients.push_back(std::move(anyone));
-      table.warnings.push_back(
-          Cat(filename, ":", path_token.line, ": no client given for '",
-              exp.path, "': exporting it to everyone (write '*' to say so)"));
-    }
-
-    // One fsid= per export (the file system has one id), numeric or UUID.
-    std::optional<std::string> fsid;
-    for (const ExportClient& c : exp.clients) {
-      std::optional<std::string> mine =
-          c.options.fsid ? std::optional<std::string>(Cat(*c.options.fsid)) : c.options.fsid_uuid;
-      if (!mine) continue;
-      if (fsid && *fsid != *mine) {
-        return LineError(filename, path_token.line,
-                         Cat("conflicting fsid values ", *fsid, " and ", *mine, " for '",
-                             exp.path, "'"));
-      }
-      fsid = mine;
-      exp.export_id = c.options.fsid ? *c.options.fsid : HashExportPath(Cat("uuid:", *mine));
-    }
-    if (!fsid) exp.export_id = HashExportPath(exp.path);
-    // cephfs=: the export's backend, so every client entry says the same.
-    for (size_t i = 0; i < exp.clients.size(); ++i) {
-      const ExportOptions& o = exp.clients[i].options;
-      if (i == 0) exp.cephfs_path = o.cephfs;
-      if (o.cephfs != exp.cephfs_path) {
-        return LineError(filename, path_token.line,
-                         Cat("cephfs= differs between the clients of '", exp.path,
-                             "' (one export has one backend: use -cephfs=PATH)"));
-      }
-      if (o.cephfs && o.mountpoint) {
-        return LineError(filename, path_token.line,
-                         Cat("'", exp.path, "': mountpoint applies to local directories, not cephfs="));
-      }
-    }
-    std::vector<std::string> notes;
+    if (absl::Status s = SetExportId(filename, path_token.line, &exp); !s.ok()) return s;
+    if (absl::Status s = SetBackend(filename, path_token.line, &exp); !s.ok()) return s;
     for (const ExportClient& c : exp.clients) {
       NoteOptions(c.options, Cat(filename, ":", path_token.line, ": ", exp.path, " ", c.spec),
-                  &notes);
+                  &table.warnings);
     }
-    table.warnings.insert(table.warnings.end(), notes.begin(), notes.end());
     if (auto it = id_owners.find(exp.export_id); it != id_owners.end()) {
       return LineError(filename, path_token.line,
-                       Cat("export id ", exp.export_id, " of '", exp.path,
-                           "' collides with '", it->second.first,
-                           "' (line ", it->second.second,
+                       Cat("export id ", exp.export_id, " of '", exp.path, "' collides with '",
+                           it->second.first, "' (line ", it->second.second,
                            "); give one of them a distinct fsid="));
     }
     id_owners[exp.export_id] = {exp.path, path_token.line};

@@ -102,7 +102,7 @@ struct ExportOptions {
   // "secure" admits only privileged source ports (< 1024).
   bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
   // A call's RPC auth flavor (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS; RFC 2623
-  // pseudo-flavors 390003-390005 for krb5, krb5i, krb5p) is one the sec=
+  // pseudo-flavors of common/auth_flavor.h for krb5, krb5i, krb5p) is one the sec=
   // list names; without sec= only sys and none are.
   bool AllowsFlavor(uint32_t flavor) const;
 

@@ -23,7 +23,8 @@ enum class PortmapperMode {
 };
 
 // READ/WRITE transfer sizes advertised by FSINFO and enforced by READ/WRITE,
-// per transport.
+// for one transport: as configured here, and as nfsd clamps them per call
+// (nfsd/transfer_sizes.h).
 struct TransferSizes {
   uint32_t rsize_max = 0;
   uint32_t rsize_pref = 0;

@@ -82,12 +82,8 @@ rpc::gss::GssServerOptions KerberosOptions(const conf::ServerConfig& config) {
 
 nfsd::TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   nfsd::TransferSettings s;
-  const conf::TransferSizes& t = config.tcp_sizes;
-  const conf::TransferSizes& u = config.udp_sizes;
-  s.tcp = {t.rsize_max, t.rsize_pref, t.wsize_max, t.wsize_pref};
-  s.udp = {u.rsize_max, u.rsize_pref, u.wsize_max, u.wsize_pref};
-  s.udp_rtpref_auto = u.rsize_pref_auto;
-  s.udp_wtpref_auto = u.wsize_pref_auto;
+  s.tcp = config.tcp_sizes;
+  s.udp = config.udp_sizes;
   s.udp_auto_fragments = config.udp_fragments;
   return s;
 }
@@ -244,6 +240,226 @@ struct Daemon::Impl {
 #endif
   }
 
+
+  // The RPC server's threads, limits and transports' options from [nfsd],
+  // [tcp] and [ceph].
+  rpc::RpcServerOptions ServerOptions() {
+    rpc::RpcServerOptions options;
+    options.io_threads = config.io_threads;
+    options.worker_threads = config.threads;
+    const uint32_t cores = std::max(1u, std::thread::hardware_concurrency());
+    options.metadata_threads =
+        config.metadata_threads != 0 ? config.metadata_threads : std::max(4u, 2 * cores);
+    options.max_record_size = config.max_record_size;
+    options.max_connections = config.max_connections;
+    options.max_inflight_per_connection = config.max_requests_per_connection;
+    options.max_inflight_total = config.max_requests;
+    options.tcp_sendfile = config.tcp_sendfile;
+    options.receive_count = &receive_count;
+    options.tcp_splice_writes = config.tcp_splice_writes;
+#if NFS3D_HAVE_CEPHFS
+    // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
+    // to the [ceph] timeout: on a worker, never on an io thread.
+    options.call_may_block = [this](absl::Span<const uint8_t> call) {
+      if (!ceph_connected.load(std::memory_order_acquire)) return false;
+      // RPCSEC_GSS arguments may be sealed (krb5i/krb5p): the handle cannot be
+      // read before the GssServer opens them, so such calls go to a worker.
+      constexpr size_t kCredFlavorAt = 24;  // after xid, type, rpcvers, prog, vers, proc
+      if (call.size() >= kCredFlavorAt + 4 &&
+          xdr::Decoder(call.subspan(kCredFlavorAt)).U32() == kRpcsecGss) {
+        return true;
+      }
+      std::optional<vfs::FileHandle> fh = nfsd::InlineCallHandle(call);
+      return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
+    };
+    // Workers run ceph calls themselves (no hand-off); one that overruns the
+    // timeout has its call answered JUKEBOX through this.
+    late_service = std::make_unique<FailFastService>(dispatcher.get());
+    options.late_service = late_service.get();
+#endif
+    return options;
+  }
+
+  // Binds one service port on every listen address and transport; with port
+  // 0 the first bind picks the port and the others reuse it.
+  absl::Status ListenAll(uint16_t port, uint16_t* bound) {
+    for (const std::string& address : config.listen) {
+      if (config.tcp) {
+        absl::StatusOr<uint16_t> p = server->ListenTcp(address, port);
+        if (!p.ok()) return p.status();
+        port = *p;
+      }
+      if (config.udp) {
+        absl::StatusOr<uint16_t> p = server->ListenUdp(address, port);
+        if (!p.ok()) return p.status();
+        port = *p;
+      }
+    }
+    *bound = port;
+    return absl::OkStatus();
+  }
+
+  // What the portmapper (ours or the system's) must know.
+  struct Mapping {
+    uint32_t prog, vers;
+    uint16_t port;
+  };
+  std::vector<Mapping> Mappings(const BoundPorts& ports) const {
+    std::vector<Mapping> mappings = {{nfs3::kProgram, nfs3::kVersion, ports.nfs},
+                                     {nfsacl::kProgram, nfsacl::kVersion, ports.nfs},
+                                     {mount3::kProgram, mount3::kVersion1, ports.mount},
+                                     {mount3::kProgram, mount3::kVersion3, ports.mount}};
+    if (nlm) {  // NLM and NSM share the NFS port
+      for (uint32_t vers : {nlm::kVersion1, nlm::kVersion3, nlm::kVersion4}) {
+        mappings.push_back({nlm::kProgram, vers, ports.nfs});
+      }
+      mappings.push_back({nsm::kProgram, nsm::kVersion, ports.nfs});
+    }
+    return mappings;
+  }
+
+  // The netids the services are reachable on ("tcp", "udp6", ...).
+  std::vector<std::string> Netids() const {
+    bool v4 = false, v6 = false;
+    for (const std::string& address : config.listen) {
+      (address.find(':') != std::string::npos ? v6 : v4) = true;
+    }
+    std::vector<std::string> netids;
+    for (const char* proto : {"tcp", "udp"}) {
+      if (std::string_view(proto) == "tcp" ? !config.tcp : !config.udp) continue;
+      if (v4) netids.push_back(proto);
+      if (v6) netids.push_back(absl::StrCat(proto, "6"));
+    }
+    return netids;
+  }
+
+  // nfs3d's own portmapper on port 111, knowing nfs3d's services.
+  absl::Status ServePortmapper(const std::vector<Mapping>& mappings,
+                               const std::vector<std::string>& netids) {
+    dispatcher->AddProgram(&portmap_program);
+    uint16_t port = 0;
+    if (absl::Status s = ListenAll(kPortmapPort, &port); !s.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot serve the portmapper on port 111: ", s.message()));
+    }
+    for (const std::string& netid : netids) {
+      for (uint32_t vers : {2, 3, 4}) {
+        portmap_registry.AddLocal(rpc::kPortmapProgram, vers, netid, kPortmapPort);
+      }
+      for (const Mapping& m : mappings) {
+        portmap_registry.AddLocal(m.prog, m.vers, netid, m.port, "nfs3d");
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Registration with the system's rpcbind; failures are logged, not fatal.
+  void RegisterWithRpcbind(const std::vector<Mapping>& mappings,
+                           const std::vector<std::string>& netids) {
+    for (const Mapping& m : mappings) {
+      for (const std::string& netid : netids) {
+        absl::Status s = rpc::RegisterWithRpcbind(m.prog, m.vers, netid, m.port);
+        if (!s.ok()) NFS3D_LOG_WARNING("rpcbind registration: %s", s.ToString());
+      }
+    }
+    registered_with_rpcbind = true;
+  }
+
+  // The lock manager (NLM and NSM on the NFS port) for [nlm] enable.
+  absl::Status SetUpLockManager() {
+    absl::StatusOr<std::unique_ptr<nlm::StatusStore>> store = OpenStatusStore();
+    if (!store.ok()) return store.status();
+    nsm_store = std::move(*store);
+    nlm::NlmOptions nlm_options;
+    nlm_options.grace_period = absl::Seconds(config.nlm_grace_period);
+    nlm_options.limits.max_total = config.nlm_max_locks;
+    nlm_options.limits.max_per_host = config.nlm_max_locks_per_client;
+    peer_caller = std::make_unique<nlm::RpcPeerCaller>();
+    nlm = std::make_unique<nlm::NlmService>(
+        nlm_options, nfsd::MakeNlmFileResolver(nfs.get()), peer_caller.get(),
+        nsm_store.get());
+    // NLM locks also lock the files themselves (OFD locks): processes on the
+    // server see them, and NLM clients see theirs.
+    lock_mirror = std::make_unique<nlm::OfdLockMirror>(
+        [backend = router.get()](const std::string& file) {
+          return backend->OpenForLocking(vfs::FileHandle::FromBytes(
+              absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size())));
+        });
+#if NFS3D_HAVE_CEPHFS
+    SetUpClusterLockMirror();
+    nlm->SetMirror(split_mirror.get());
+#else
+    nlm->SetMirror(lock_mirror.get());
+#endif
+    nsm = std::make_unique<nsm::NsmService>(nlm.get());
+    nlm_program = nlm::MakeNlmProgram(nlm.get());
+    nsm_program = nsm::MakeNsmProgram(nsm.get());
+    dispatcher->AddProgram(&nlm_program);
+    dispatcher->AddProgram(&nsm_program);
+    return absl::OkStatus();
+  }
+
+#if NFS3D_HAVE_CEPHFS
+  // Files of cephfs= exports: their NLM locks are CephFS locks (the backend
+  // is connected when the first such export is added, also on a reload);
+  // split_mirror sends each file's locks to the mirror of its backend.
+  void SetUpClusterLockMirror() {
+    auto handle_of = [](const std::string& file) {
+      return vfs::FileHandle::FromBytes(
+          absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size()));
+    };
+    Impl* d = this;
+    cluster_mirror = std::make_unique<nlm::ClusterLockMirror>(
+        [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
+                       short type) -> absl::StatusOr<bool> {
+          if (!d->ceph) return true;
+          // A lock the cluster grants after the caller was answered (timeout)
+          // is released again: NLM told its client it did not get it.
+          struct Outcome {
+            std::atomic<int> state{0};  // 0 running, 1 answered, 2 caller gone
+            absl::StatusOr<bool> granted = false;
+          };
+          auto out = std::make_shared<Outcome>();
+          absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last, type,
+                                                out] {
+            out->granted = d->ceph->SetLock(fh, owner, first, last, type);
+            int running = 0;
+            if (!out->state.compare_exchange_strong(running, 1) && type != F_UNLCK &&
+                out->granted.ok() && *out->granted) {
+              (void)d->ceph->SetLock(fh, owner, first, last, F_UNLCK);
+            }
+            return absl::OkStatus();
+          });
+          int running = 0;
+          if (!st.ok() && out->state.compare_exchange_strong(running, 2)) return st;
+          return out->granted;
+        },
+        [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
+                       bool exclusive) -> absl::StatusOr<std::optional<nlm::ClusterLockMirror::Held>> {
+          if (!d->ceph) return std::optional<nlm::ClusterLockMirror::Held>();
+          using Held = absl::StatusOr<std::optional<vfs::CephfsBackend::HeldLock>>;
+          auto out = std::make_shared<Held>(std::nullopt);
+          absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last,
+                                                exclusive, out] {
+            *out = d->ceph->TestLock(fh, owner, first, last, exclusive);
+            return absl::OkStatus();
+          });
+          if (!st.ok()) return st;
+          const Held& held = *out;
+          if (!held.ok()) return held.status();
+          if (!*held) return std::optional<nlm::ClusterLockMirror::Held>();
+          return std::optional<nlm::ClusterLockMirror::Held>(
+              nlm::ClusterLockMirror::Held{(*held)->first, (*held)->last, (*held)->exclusive,
+                                           (*held)->pid});
+        });
+    split_mirror = std::make_unique<nlm::SplitLockMirror>(
+        [handle_of](const std::string& file) {
+          return vfs::PeekHandleType(handle_of(file)) == vfs::kCephHandleType;
+        },
+        cluster_mirror.get(), lock_mirror.get());
+  }
+#endif
+
   // An export with cephfs=: connects to the [ceph] cluster first if needed.
   absl::Status AddCephExport(const conf::Export& exp) {
 #if NFS3D_HAVE_CEPHFS
@@ -310,7 +526,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   for (const std::string& warning : exports.warnings) NFS3D_LOG_WARNING("%s", warning);
 
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
-  impl->nfs = std::make_unique<nfsd::NfsServer>(impl->router.get(), table, ToTransferSettings(config));
+  impl->nfs =
+      std::make_unique<nfsd::NfsServer>(impl->router.get(), table, ToTransferSettings(config));
   impl->nfs->managed_gids().Configure(ManagedGidsSettings(config));
   impl->nfs->SetHostnameResolver([resolver = &impl->hostnames](const sockaddr* peer,
                                                                socklen_t len) {
@@ -336,89 +553,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->dispatcher->AddProgram(&impl->nfsacl_program);
   impl->dispatcher->AddProgram(&impl->mount_program);
   if (config.nlm) {
-    absl::StatusOr<std::unique_ptr<nlm::StatusStore>> store = impl->OpenStatusStore();
-    if (!store.ok()) return store.status();
-    impl->nsm_store = std::move(*store);
-    nlm::NlmOptions nlm_options;
-    nlm_options.grace_period = absl::Seconds(config.nlm_grace_period);
-    nlm_options.limits.max_total = config.nlm_max_locks;
-    nlm_options.limits.max_per_host = config.nlm_max_locks_per_client;
-    impl->peer_caller = std::make_unique<nlm::RpcPeerCaller>();
-    impl->nlm = std::make_unique<nlm::NlmService>(
-        nlm_options, nfsd::MakeNlmFileResolver(impl->nfs.get()), impl->peer_caller.get(),
-        impl->nsm_store.get());
-    // NLM locks also lock the files themselves (OFD locks): processes on the
-    // server see them, and NLM clients see theirs.
-    impl->lock_mirror = std::make_unique<nlm::OfdLockMirror>(
-        [backend = impl->router.get()](const std::string& file) {
-          return backend->OpenForLocking(vfs::FileHandle::FromBytes(
-              absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size())));
-        });
-#if NFS3D_HAVE_CEPHFS
-    // Files of cephfs= exports: CephFS locks (the backend is connected when
-    // the first such export is added, also on a reload).
-    auto handle_of = [](const std::string& file) {
-      return vfs::FileHandle::FromBytes(
-          absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size()));
-    };
-    Impl* d = impl.get();
-    impl->cluster_mirror = std::make_unique<nlm::ClusterLockMirror>(
-        [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
-                       short type) -> absl::StatusOr<bool> {
-          if (!d->ceph) return true;
-          // A lock the cluster grants after the caller was answered (timeout)
-          // is released again: NLM told its client it did not get it.
-          struct Outcome {
-            std::atomic<int> state{0};  // 0 running, 1 answered, 2 caller gone
-            absl::StatusOr<bool> granted = false;
-          };
-          auto out = std::make_shared<Outcome>();
-          absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last, type,
-                                                out] {
-            out->granted = d->ceph->SetLock(fh, owner, first, last, type);
-            int running = 0;
-            if (!out->state.compare_exchange_strong(running, 1) && type != F_UNLCK &&
-                out->granted.ok() && *out->granted) {
-              (void)d->ceph->SetLock(fh, owner, first, last, F_UNLCK);
-            }
-            return absl::OkStatus();
-          });
-          int running = 0;
-          if (!st.ok() && out->state.compare_exchange_strong(running, 2)) return st;
-          return out->granted;
-        },
-        [d, handle_of](const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
-                       bool exclusive) -> absl::StatusOr<std::optional<nlm::ClusterLockMirror::Held>> {
-          if (!d->ceph) return std::optional<nlm::ClusterLockMirror::Held>();
-          using Held = absl::StatusOr<std::optional<vfs::CephfsBackend::HeldLock>>;
-          auto out = std::make_shared<Held>(std::nullopt);
-          absl::Status st = d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last,
-                                                exclusive, out] {
-            *out = d->ceph->TestLock(fh, owner, first, last, exclusive);
-            return absl::OkStatus();
-          });
-          if (!st.ok()) return st;
-          const Held& held = *out;
-          if (!held.ok()) return held.status();
-          if (!*held) return std::optional<nlm::ClusterLockMirror::Held>();
-          return std::optional<nlm::ClusterLockMirror::Held>(
-              nlm::ClusterLockMirror::Held{(*held)->first, (*held)->last, (*held)->exclusive,
-                                           (*held)->pid});
-        });
-    impl->split_mirror = std::make_unique<nlm::SplitLockMirror>(
-        [handle_of](const std::string& file) {
-          return vfs::PeekHandleType(handle_of(file)) == vfs::kCephHandleType;
-        },
-        impl->cluster_mirror.get(), impl->lock_mirror.get());
-    impl->nlm->SetMirror(impl->split_mirror.get());
-#else
-    impl->nlm->SetMirror(impl->lock_mirror.get());
-#endif
-    impl->nsm = std::make_unique<nsm::NsmService>(impl->nlm.get());
-    impl->nlm_program = nlm::MakeNlmProgram(impl->nlm.get());
-    impl->nsm_program = nsm::MakeNsmProgram(impl->nsm.get());
-    impl->dispatcher->AddProgram(&impl->nlm_program);
-    impl->dispatcher->AddProgram(&impl->nsm_program);
+    if (absl::Status s = impl->SetUpLockManager(); !s.ok()) return s;
   }
   return std::unique_ptr<Daemon>(new Daemon(std::move(impl)));
 }
@@ -426,91 +561,15 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
 absl::Status Daemon::Start() {
   Impl& d = *impl_;
   const conf::ServerConfig& c = d.config;
-  rpc::RpcServerOptions options;
-  options.io_threads = c.io_threads;
-  options.worker_threads = c.threads;
-  options.metadata_threads =
-      c.metadata_threads != 0 ? c.metadata_threads
-                              : std::max(4u, 2 * std::max(1u, std::thread::hardware_concurrency()));
-  options.max_record_size = c.max_record_size;
-  options.max_connections = c.max_connections;
-  options.max_inflight_per_connection = c.max_requests_per_connection;
-  options.max_inflight_total = c.max_requests;
-  options.tcp_sendfile = c.tcp_sendfile;
-  options.receive_count = &d.receive_count;
-  options.tcp_splice_writes = c.tcp_splice_writes;
-#if NFS3D_HAVE_CEPHFS
-  // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
-  // to the [ceph] timeout: on a worker, never on an io thread.
-  options.call_may_block = [&d](absl::Span<const uint8_t> call) {
-    if (!d.ceph_connected.load(std::memory_order_acquire)) return false;
-    // RPCSEC_GSS arguments may be sealed (krb5i/krb5p): the handle cannot be
-    // read before the GssServer opens them, so such calls go to a worker.
-    constexpr size_t kCredFlavorAt = 24;  // after xid, type, rpcvers, prog, vers, proc
-    if (call.size() >= kCredFlavorAt + 4 &&
-        xdr::Decoder(call.subspan(kCredFlavorAt)).U32() == rpc::gss::kRpcsecGss) {
-      return true;
-    }
-    std::optional<vfs::FileHandle> fh = nfsd::InlineCallHandle(call);
-    return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
-  };
-  // Workers run ceph calls themselves (no hand-off); one that overruns the
-  // timeout has its call answered JUKEBOX through this.
-  d.late_service = std::make_unique<FailFastService>(d.dispatcher.get());
-  options.late_service = d.late_service.get();
-#endif
-  d.server = std::make_unique<rpc::RpcServer>(options, d.dispatcher.get());
-
-  // Binds one service port on every listen address and transport; with port
-  // 0 the first bind picks the port and the others reuse it.
-  auto listen_all = [&](uint16_t port, uint16_t* bound) -> absl::Status {
-    for (const std::string& address : c.listen) {
-      if (c.tcp) {
-        absl::StatusOr<uint16_t> p = d.server->ListenTcp(address, port);
-        if (!p.ok()) return p.status();
-        port = *p;
-      }
-      if (c.udp) {
-        absl::StatusOr<uint16_t> p = d.server->ListenUdp(address, port);
-        if (!p.ok()) return p.status();
-        port = *p;
-      }
-    }
-    *bound = port;
-    return absl::OkStatus();
-  };
-  if (absl::Status s = listen_all(c.port, &ports_.nfs); !s.ok()) return s;
+  d.server = std::make_unique<rpc::RpcServer>(d.ServerOptions(), d.dispatcher.get());
+  if (absl::Status s = d.ListenAll(c.port, &ports_.nfs); !s.ok()) return s;
   if (c.mountd_port == c.port && c.port != 0) {
     ports_.mount = ports_.nfs;  // one port serves both programs
-  } else if (absl::Status s = listen_all(c.mountd_port, &ports_.mount); !s.ok()) {
+  } else if (absl::Status s = d.ListenAll(c.mountd_port, &ports_.mount); !s.ok()) {
     return s;
   }
-
-  // What the portmapper (ours or the system's) must know, on which netids.
-  struct Mapping {
-    uint32_t prog, vers;
-    uint16_t port;
-  };
-  std::vector<Mapping> mappings = {{nfs3::kProgram, nfs3::kVersion, ports_.nfs},
-                                   {nfsacl::kProgram, nfsacl::kVersion, ports_.nfs},
-                                   {mount3::kProgram, mount3::kVersion1, ports_.mount},
-                                   {mount3::kProgram, mount3::kVersion3, ports_.mount}};
-  if (d.nlm) {  // NLM and NSM share the NFS port
-    for (uint32_t vers : {nlm::kVersion1, nlm::kVersion3, nlm::kVersion4}) {
-      mappings.push_back({nlm::kProgram, vers, ports_.nfs});
-    }
-    mappings.push_back({nsm::kProgram, nsm::kVersion, ports_.nfs});
-  }
-  bool v4 = false, v6 = false;
-  for (const std::string& address : c.listen) {
-    (address.find(':') != std::string::npos ? v6 : v4) = true;
-  }
-  std::vector<std::string> netids;
-  for (const char* proto : {"tcp", "udp"}) {
-    if (std::string_view(proto) == "tcp" ? !c.tcp : !c.udp) continue;
-    if (v4) netids.push_back(proto);
-    if (v6) netids.push_back(absl::StrCat(proto, "6"));
-  }
+  const std::vector<Impl::Mapping> mappings = d.Mappings(ports_);
+  const std::vector<std::string> netids = d.Netids();
 
   bool use_rpcbind = false, own_portmapper = false;
   switch (c.portmapper) {
@@ -522,32 +581,13 @@ absl::Status Daemon::Start() {
       break;
   }
   if (own_portmapper) {
-    d.dispatcher->AddProgram(&d.portmap_program);
-    uint16_t port = 0;
-    if (absl::Status s = listen_all(kPortmapPort, &port); !s.ok()) {
-      return absl::UnavailableError(
-          absl::StrCat("cannot serve the portmapper on port 111: ", s.message()));
-    }
-    for (const std::string& netid : netids) {
-      for (uint32_t vers : {2, 3, 4}) {
-        d.portmap_registry.AddLocal(rpc::kPortmapProgram, vers, netid, kPortmapPort);
-      }
-      for (const Mapping& m : mappings) {
-        d.portmap_registry.AddLocal(m.prog, m.vers, netid, m.port, "nfs3d");
-      }
-    }
+    if (absl::Status s = d.ServePortmapper(mappings, netids); !s.ok()) return s;
     ports_.own_portmapper = true;
   }
   if (absl::Status s = StartMetrics(); !s.ok()) return s;
   d.server->Start();
   if (use_rpcbind) {
-    for (const Mapping& m : mappings) {
-      for (const std::string& netid : netids) {
-        absl::Status s = rpc::RegisterWithRpcbind(m.prog, m.vers, netid, m.port);
-        if (!s.ok()) NFS3D_LOG_WARNING("rpcbind registration: %s", s.ToString());
-      }
-    }
-    d.registered_with_rpcbind = true;
+    d.RegisterWithRpcbind(mappings, netids);
     ports_.rpcbind = true;
   }
   if (d.nlm) {

@@ -6,14 +6,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/auth_flavor.h"
+#include "common/log.h"
 #include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
-#include "common/log.h"
 #include "xdr/mount3_codec.h"
 #include "xdr/nfs3_codec.h"
 
@@ -55,20 +57,13 @@ mountstat3 ToMountStat(const absl::Status& status) {
   }
 }
 
-// The flavors of a sec= list nfs3d serves, in the order written; sys and
-// none without one.
+// The flavors of a sec= list, in the order written (RFC 2623 §2.7: Kerberos
+// as its pseudo-flavors); sys and none without one.
 std::vector<uint32_t> ServedFlavors(const conf::ExportOptions& options) {
-  if (options.sec.empty()) return {rpc::kAuthSys, rpc::kAuthNone};
-  // RFC 2623 §2.7: in the export's order, Kerberos as its pseudo-flavors.
-  static constexpr std::pair<std::string_view, uint32_t> kNumbers[] = {
-      {"sys", rpc::kAuthSys}, {"none", rpc::kAuthNone}, {"krb5", 390003},
-      {"krb5i", 390004},      {"krb5p", 390005},
-  };
+  if (options.sec.empty()) return {kAuthSys, kAuthNone};
   std::vector<uint32_t> out;
-  for (const std::string& f : options.sec) {
-    for (const auto& [name, number] : kNumbers) {
-      if (f == name) out.push_back(number);
-    }
+  for (const std::string& name : options.sec) {
+    if (std::optional<Flavor> f = FlavorNamed(name)) out.push_back(*f);
   }
   return out;
 }

@@ -45,14 +45,14 @@ void Fsinfo(NfsServer& s, const CallContext& ctx, const n3::FSINFO3args& args,
     return;
   }
   res->obj_attributes = ToFattr3(*attrs);
-  const TransportSizes sizes = s.SizesFor(ctx);
-  res->rtmax = sizes.rtmax;
-  res->rtpref = sizes.rtpref;
+  const conf::TransferSizes sizes = s.SizesFor(ctx);
+  res->rtmax = sizes.rsize_max;
+  res->rtpref = sizes.rsize_pref;
   res->rtmult = kTransferMultiple;
-  res->wtmax = sizes.wtmax;
-  res->wtpref = sizes.wtpref;
+  res->wtmax = sizes.wsize_max;
+  res->wtpref = sizes.wsize_pref;
   res->wtmult = kTransferMultiple;
-  res->dtpref = std::min(sizes.rtpref, kMaxDtpref);
+  res->dtpref = std::min(sizes.rsize_pref, kMaxDtpref);
   // Offsets are off_t on the server.
   res->maxfilesize = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   res->time_delta = {0, 1};  // nanosecond timestamps

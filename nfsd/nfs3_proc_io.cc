@@ -53,7 +53,7 @@ rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
     return rpc::ProcResult::kSuccess;
   }
   // The server may return less than asked (§3.3.6); never more than rtmax.
-  const uint32_t count = std::min(args.count, s.SizesFor(ctx).rtmax);
+  const uint32_t count = std::min(args.count, s.SizesFor(ctx).rsize_max);
   if (count >= kSendfileMinBytes && ctx.transport != nullptr && ctx.transport->file_segments) {
     absl::StatusOr<vfs::FileSlice> slice =
         s.backend().ReadSlice(auth.cred, auth.handle, args.offset, count);
@@ -99,7 +99,7 @@ void Write(NfsServer& s, const CallContext& ctx, const n3::WRITE3args& args, n3:
   }
   // Over wtmax: write what is allowed and say so in count; the client sends
   // the rest (§3.3.7 lets the server write less).
-  const uint32_t count = std::min(args.count, s.SizesFor(ctx).wtmax);
+  const uint32_t count = std::min(args.count, s.SizesFor(ctx).wsize_max);
   const absl::Span<const uint8_t> data = args.data.first(count);
   const auto stable = static_cast<vfs::StableHow>(args.stable);
   vfs::Wcc wcc;

@@ -52,7 +52,7 @@ void Readdir(NfsServer& s, const CallContext& ctx, const n3::READDIR3args& args,
              n3::READDIR3res* res) {
   CallAuth auth;
   if ((res->status = s.Authorize(ctx, args.dir, &auth)) != n3::NFS3_OK) return;
-  const size_t count = std::min(args.count, s.SizesFor(ctx).rtmax);
+  const size_t count = std::min(args.count, s.SizesFor(ctx).rsize_max);
   size_t used = kOverhead;
   auto emit = [&](const vfs::DirEntry& e) {
     n3::entry3 entry{e.fileid, std::string(e.name), e.cookie};
@@ -73,7 +73,7 @@ void Readdirplus(NfsServer& s, const CallContext& ctx, const n3::READDIRPLUS3arg
     res->status = n3::NFS3ERR_NOTSUPP;
     return;
   }
-  const size_t maxcount = std::min(args.maxcount, s.SizesFor(ctx).rtmax);
+  const size_t maxcount = std::min(args.maxcount, s.SizesFor(ctx).rsize_max);
   // Entries are sized with the largest attributes and handle they can get:
   // the lookups happen after the listing, so the budget must hold whatever
   // they return.

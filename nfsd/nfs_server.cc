@@ -42,7 +42,7 @@ void NfsServer::SetHostnameResolver(HostnameResolver resolver) {
   resolver_ = std::move(resolver);
 }
 
-TransportSizes NfsServer::SizesFor(const rpc::CallContext& ctx) const {
+conf::TransferSizes NfsServer::SizesFor(const rpc::CallContext& ctx) const {
   static const rpc::TransportInfo kDefault{};
   return nfsd::SizesFor(transfer_settings(), ctx.transport ? *ctx.transport : kDefault);
 }
@@ -77,8 +77,7 @@ bool NfsServer::PrivilegedPort(const rpc::TransportInfo& transport) {
 vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
                                       const conf::ExportOptions& options) const {
   vfs::Cred out;
-  const bool gss = cred.flavor >= 390003 && cred.flavor <= 390005;  // RFC 2623 krb5*
-  if ((cred.flavor != rpc::kAuthSys && !gss) || cred.anonymous) {
+  if ((cred.flavor != kAuthSys && !IsKerberos(cred.flavor)) || cred.anonymous) {
     // AUTH_NONE, and a Kerberos principal with no local user, are the
     // anonymous user.
     out.uid = options.anonuid;
@@ -86,7 +85,7 @@ vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
     return out;
   }
   conf::SquashedIdentity id =
-      cred.flavor == rpc::kAuthSys && managed_gids_.enabled()
+      cred.flavor == kAuthSys && managed_gids_.enabled()
           ? options.Squash(cred.uid, cred.gid, managed_gids_.GroupsOf(cred.uid))
           : options.Squash(cred.uid, cred.gid, cred.gids);
   out.uid = id.uid;

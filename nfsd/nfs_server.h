@@ -61,7 +61,7 @@ class NfsServer {
   }
   void SetTransferSettings(const TransferSettings& sizes);
   // Sizes for the transport the call came on (TCP defaults without one).
-  TransportSizes SizesFor(const rpc::CallContext& ctx) const;
+  conf::TransferSizes SizesFor(const rpc::CallContext& ctx) const;
 
   // The generic per-call check, in this order:
   //   handle authentic (BADHANDLE) and of a known export (STALE; also when

@@ -8,11 +8,11 @@
 namespace nfs3d::nfsd {
 namespace {
 
-TransportSizes Clamp(TransportSizes s, uint32_t limit) {
-  s.rtmax = std::clamp<uint32_t>(s.rtmax, kTransferMultiple, limit);
-  s.wtmax = std::clamp<uint32_t>(s.wtmax, kTransferMultiple, limit);
-  s.rtpref = std::clamp<uint32_t>(s.rtpref, 1024, s.rtmax);
-  s.wtpref = std::clamp<uint32_t>(s.wtpref, 1024, s.wtmax);
+conf::TransferSizes Clamp(conf::TransferSizes s, uint32_t limit) {
+  s.rsize_max = std::clamp<uint32_t>(s.rsize_max, kTransferMultiple, limit);
+  s.wsize_max = std::clamp<uint32_t>(s.wsize_max, kTransferMultiple, limit);
+  s.rsize_pref = std::clamp<uint32_t>(s.rsize_pref, 1024, s.rsize_max);
+  s.wsize_pref = std::clamp<uint32_t>(s.wsize_pref, 1024, s.wsize_max);
   return s;
 }
 
@@ -33,20 +33,23 @@ uint32_t AutoUdpPreferred(uint32_t mtu, bool ipv6, uint32_t fragments, uint32_t 
   return size;
 }
 
-TransportSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport) {
+conf::TransferSizes SizesFor(const TransferSettings& settings,
+                             const rpc::TransportInfo& transport) {
   if (transport.transport == rpc::Transport::kTcp) return Clamp(settings.tcp, kMaxTransfer);
-  TransportSizes s = Clamp(settings.udp, kMaxUdpTransfer);
+  conf::TransferSizes s = Clamp(settings.udp, kMaxUdpTransfer);
   if (transport.mtu == 0) return s;
   // IPv4-mapped peers on a dual-stack socket travel as IPv4.
   const auto* peer6 = reinterpret_cast<const sockaddr_in6*>(&transport.peer);
   const bool ipv6 =
       transport.peer.ss_family == AF_INET6 && !IN6_IS_ADDR_V4MAPPED(&peer6->sin6_addr);
   const uint32_t fragments = settings.udp_auto_fragments;
-  if (settings.udp_rtpref_auto) {
-    s.rtpref = AutoUdpPreferred(transport.mtu, ipv6, fragments, s.rtmax, kReadReplyOverhead);
+  if (s.rsize_pref_auto) {
+    s.rsize_pref =
+        AutoUdpPreferred(transport.mtu, ipv6, fragments, s.rsize_max, kReadReplyOverhead);
   }
-  if (settings.udp_wtpref_auto) {
-    s.wtpref = AutoUdpPreferred(transport.mtu, ipv6, fragments, s.wtmax, kWriteCallOverhead);
+  if (s.wsize_pref_auto) {
+    s.wsize_pref =
+        AutoUdpPreferred(transport.mtu, ipv6, fragments, s.wsize_max, kWriteCallOverhead);
   }
   return s;
 }

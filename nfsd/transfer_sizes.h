@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "conf/server_config.h"
 #include "rpc/call_context.h"
 
 namespace nfs3d::nfsd {
@@ -25,27 +26,20 @@ inline constexpr uint32_t kReadReplyOverhead = 200;
 // larger credentials cost one fragment more, never a failed call.
 inline constexpr uint32_t kWriteCallOverhead = 300;
 
-struct TransportSizes {
-  uint32_t rtmax = 0;
-  uint32_t rtpref = 0;
-  uint32_t wtmax = 0;
-  uint32_t wtpref = 0;
-};
-
+// The sizes per transport, as the configuration gives them ([tcp], [udp]).
+// udp.rsize_pref_auto/wsize_pref_auto (the default): the preferred sizes
+// follow the MTU of the receiving interface; udp.rsize_pref/wsize_pref are
+// used while the MTU is unknown.
 struct TransferSettings {
-  TransportSizes tcp{kMaxTransfer, kMaxTransfer, kMaxTransfer, kMaxTransfer};
-  TransportSizes udp{32768, 32768, 32768, 32768};
-  // "auto" (the default): UDP rtpref/wtpref follow the MTU of the receiving
-  // interface; udp.rtpref/wtpref are used while the MTU is unknown.
-  bool udp_rtpref_auto = true;
-  bool udp_wtpref_auto = true;
+  conf::TransferSizes tcp{kMaxTransfer, kMaxTransfer, kMaxTransfer, kMaxTransfer};
+  conf::TransferSizes udp{32768, 32768, 32768, 32768, true, true};
   // How many IP fragments an auto-sized READ reply or WRITE call may take.
   uint32_t udp_auto_fragments = 6;
 };
 
 // Sizes for a call that arrived on `transport`, clamped to the hard limits
 // above (and preferred <= max). This is where per-transport policy lives.
-TransportSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport);
+conf::TransferSizes SizesFor(const TransferSettings& settings, const rpc::TransportInfo& transport);
 
 // The largest power of two <= max_size whose datagram (data plus `overhead`
 // bytes of headers: kReadReplyOverhead for a READ reply, kWriteCallOverhead

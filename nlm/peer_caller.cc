@@ -80,7 +80,7 @@ absl::StatusOr<std::string> RpcPeerCaller::Call(const PeerCall& call) {
   options.transport = call.transport;
   options.timeout = timeout_;
   options.reserved_port = geteuid() == 0;
-  options.cred.flavor = rpc::kAuthSys;
+  options.cred.flavor = kAuthSys;
   options.cred.machine = "nfs3d";
   options.cred.uid = 0;
   options.cred.gid = 0;

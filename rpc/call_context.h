@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/auth_flavor.h"
+
 namespace nfs3d::rpc {
 
 enum class Transport : uint8_t { kUdp, kTcp };
@@ -45,10 +47,6 @@ struct TransportInfo {
   // window, which has seen its sequence number.
   bool answered_early = false;
 };
-
-// RFC 5531 auth flavors nfs3d accepts.
-inline constexpr uint32_t kAuthNone = 0;
-inline constexpr uint32_t kAuthSys = 1;
 
 // AUTH_SYS body (RFC 5531 appendix A), or empty for AUTH_NONE.
 struct Credential {

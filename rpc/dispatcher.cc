@@ -164,17 +164,18 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   return Dispatch(header, in.Rest(), ctx, {}, rec, reply);
 }
 
-bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> args,
-                          CallContext& ctx, std::string_view drc_identity,
-                          stats::CallRecorder& rec, xdr::BufferChain* reply) {
+namespace {
+
+// The row of `program` a call names; nullptr once the PROG_UNAVAIL,
+// PROG_MISMATCH or PROC_UNAVAIL reply is in `reply`.
+const Procedure* FindRow(const Program* program, const CallHeader& header,
+                         stats::CallRecorder& rec, xdr::BufferChain* reply) {
   const uint32_t xid = header.xid;
-  const TransportInfo& transport = *ctx.transport;
-  const Program* program = FindProgram(header.prog);
   if (program == nullptr || program->versions.empty()) {
     xdr::Encoder out(reply);
     rec.Event(stats::RpcEvent::kProgUnavail);
     EncodeAcceptedReply(out, xid, AcceptStat::kProgUnavail);
-    return true;
+    return nullptr;
   }
   const ProgramVersion* version = nullptr;
   uint32_t low = UINT32_MAX;
@@ -188,16 +189,29 @@ bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> ar
     xdr::Encoder out(reply);
     rec.Event(stats::RpcEvent::kProgMismatch);
     EncodeProgMismatchReply(out, xid, low, high);
-    return true;
+    return nullptr;
   }
   if (header.proc >= version->procedures.size() ||
       version->procedures[header.proc].run == nullptr) {
     xdr::Encoder out(reply);
     rec.Event(stats::RpcEvent::kProcUnavail);
     EncodeAcceptedReply(out, xid, AcceptStat::kProcUnavail);
-    return true;
+    return nullptr;
   }
-  const Procedure& row = version->procedures[header.proc];
+  return &version->procedures[header.proc];
+}
+
+}  // namespace
+
+bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> args,
+                          CallContext& ctx, std::string_view drc_identity,
+                          stats::CallRecorder& rec, xdr::BufferChain* reply) {
+  const uint32_t xid = header.xid;
+  const TransportInfo& transport = *ctx.transport;
+  const Program* program = FindProgram(header.prog);
+  const Procedure* found = FindRow(program, header, rec, reply);
+  if (found == nullptr) return true;
+  const Procedure& row = *found;
   ctx.procedure = &row;
   rec.Procedure(header.prog, header.vers, header.proc);
 

@@ -105,7 +105,7 @@ std::string RenderPrometheus(const Snapshot& s, const std::vector<Family>& extra
   for (int t = 0; t < kNumTransports; ++t) {
     for (int f = 0; f < kNumFlavors; ++f) {
       absl::StrAppend(&out, "nfs3d_rpc_flavor_calls_total{proto=\"", kTransportNames[t],
-                      "\",flavor=\"", FlavorName(static_cast<Flavor>(f)), "\"} ",
+                      "\",flavor=\"", FlavorSlotName(static_cast<FlavorSlot>(f)), "\"} ",
                       s.flavors[t][f], "\n");
     }
   }

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <iterator>
 #include <utility>
 
 namespace nfs3d::stats {
@@ -95,21 +96,22 @@ const char* RpcEventName(RpcEvent event) {
   return "?";
 }
 
-Flavor FlavorOf(uint32_t rpc_flavor) {
-  switch (rpc_flavor) {
-    case 0: return Flavor::kNone;
-    case 1: return Flavor::kSys;
-    case 390003: return Flavor::kKrb5;
-    case 390004: return Flavor::kKrb5i;
-    case 390005: return Flavor::kKrb5p;
-    default: return Flavor::kOther;
+FlavorSlot FlavorSlotOf(uint32_t flavor) {
+  switch (flavor) {
+    case kAuthNone: return FlavorSlot::kNone;
+    case kAuthSys: return FlavorSlot::kSys;
+    case kKrb5: return FlavorSlot::kKrb5;
+    case kKrb5i: return FlavorSlot::kKrb5i;
+    case kKrb5p: return FlavorSlot::kKrb5p;
+    default: return FlavorSlot::kOther;
   }
 }
 
-const char* FlavorName(Flavor flavor) {
-  static constexpr const char* kNames[kNumFlavors] = {"none", "sys", "krb5", "krb5i", "krb5p",
-                                                      "other"};
-  return kNames[static_cast<int>(flavor)];
+const char* FlavorSlotName(FlavorSlot slot) {
+  static constexpr Flavor kFlavors[] = {kAuthNone, kAuthSys, kKrb5, kKrb5i, kKrb5p};
+  const auto i = static_cast<size_t>(slot);
+  // FlavorName's names are literals, so data() ends in a NUL.
+  return i < std::size(kFlavors) ? FlavorName(kFlavors[i]).data() : "other";
 }
 
 ServerStats::ServerStats() : id_(next_registry_id.fetch_add(1)) {

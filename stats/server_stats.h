@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/auth_flavor.h"
 #include "xdr/buffer_chain.h"
 
 #ifndef NFS3D_STATS_ENABLED
@@ -67,13 +68,14 @@ inline bool IsRpcError(RpcEvent e) {
   return e != RpcEvent::kNone && e != RpcEvent::kDrcReplay && e != RpcEvent::kDrcInProgress;
 }
 
-// The auth flavor a call ran under (RFC 5531 flavors; Kerberos as the
-// RFC 2623 pseudo-flavors of RPCSEC_GSS).
-enum class Flavor : uint8_t { kNone = 0, kSys, kKrb5, kKrb5i, kKrb5p, kOther, kCount };
-inline constexpr int kNumFlavors = static_cast<int>(Flavor::kCount);
-Flavor FlavorOf(uint32_t rpc_flavor);
-// Prometheus label values, indexed by Flavor.
-const char* FlavorName(Flavor flavor);
+// The counter slot of the auth flavor a call ran under (common/auth_flavor.h:
+// AUTH_NONE, AUTH_SYS, the Kerberos pseudo-flavors of RPCSEC_GSS; anything
+// else is "other").
+enum class FlavorSlot : uint8_t { kNone = 0, kSys, kKrb5, kKrb5i, kKrb5p, kOther, kCount };
+inline constexpr int kNumFlavors = static_cast<int>(FlavorSlot::kCount);
+FlavorSlot FlavorSlotOf(uint32_t flavor);
+// Prometheus label values: the flavor's sec= name, or "other".
+const char* FlavorSlotName(FlavorSlot slot);
 
 // Written by one thread only: relaxed load + store, no atomic RMW.
 class Counter {
@@ -218,7 +220,7 @@ class CallRecorder {
   void ResultsAt(size_t offset) { results_at_ = offset; }
   // The call was authenticated with this RPC flavor.
   void AuthFlavor(uint32_t flavor) {
-    flavor_ = FlavorOf(flavor);
+    flavor_ = FlavorSlotOf(flavor);
     has_flavor_ = true;
   }
   // Records the call now, from the reply as it is (before RPCSEC_GSS seals
@@ -238,7 +240,7 @@ class CallRecorder {
   RpcEvent event_ = RpcEvent::kNone;
   bool has_proc_ = false;
   bool has_flavor_ = false;
-  Flavor flavor_ = Flavor::kNone;
+  FlavorSlot flavor_ = FlavorSlot::kNone;
   uint32_t prog_ = 0, vers_ = 0, proc_ = 0;
   size_t results_at_ = 0;
 };

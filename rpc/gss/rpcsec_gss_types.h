@@ -8,33 +8,26 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+#include "common/auth_flavor.h"
 #include "xdr/describe.h"
 
 namespace nfs3d::rpc::gss {
 
-// RFC 2203 §3: the auth flavor; §4: its auth_stat values.
-inline constexpr uint32_t kRpcsecGss = 6;
+// RFC 2203 §4: the auth_stat values of RPCSEC_GSS (flavor kRpcsecGss).
 inline constexpr uint32_t kAuthStatCredProblem = 13;  // RPCSEC_GSS_CREDPROBLEM
 inline constexpr uint32_t kAuthStatCtxProblem = 14;   // RPCSEC_GSS_CTXPROBLEM
 // §5.3.3.1: a context whose sequence numbers reach MAXSEQ is spent.
 inline constexpr uint32_t kMaxSeq = 0x80000000u;
-
-// RFC 2623 §2.1 pseudo-flavors: what MNT lists and what a Credential's
-// flavor holds for a call that came in under RPCSEC_GSS with Kerberos 5.
-inline constexpr uint32_t kFlavorKrb5 = 390003;
-inline constexpr uint32_t kFlavorKrb5i = 390004;
-inline constexpr uint32_t kFlavorKrb5p = 390005;
 
 enum class GssProc : uint32_t { kData = 0, kInit = 1, kContinueInit = 2, kDestroy = 3 };
 constexpr xdr::EnumRange XdrRange(GssProc) { return {0, 3}; }
 enum class GssService : uint32_t { kNone = 1, kIntegrity = 2, kPrivacy = 3 };
 constexpr xdr::EnumRange XdrRange(GssService) { return {1, 3}; }
 
-// The Kerberos pseudo-flavor of a service.
-constexpr uint32_t PseudoFlavor(GssService s) {
-  return s == GssService::kNone ? kFlavorKrb5
-         : s == GssService::kIntegrity ? kFlavorKrb5i
-                                       : kFlavorKrb5p;
+// The Kerberos pseudo-flavor (RFC 2623 §2.1) of a service: what a
+// Credential's flavor holds for a call that came in under RPCSEC_GSS.
+constexpr Flavor PseudoFlavor(GssService s) {
+  return s == GssService::kNone ? kKrb5 : s == GssService::kIntegrity ? kKrb5i : kKrb5p;
 }
 
 // Context handles are ours: 16 bytes; a client's longer handle is not one.

@@ -1,4 +1,4 @@
-// nfs3d serving a CephFS export when the cluster fails (issue 15 "Faults"),
+// nfs3d serving a CephFS export when the cluster fails,
 // against the nfs3d binary and the shared test cluster (fixture ceph):
 //  - the MDS stops answering (SIGSTOP) while clients make calls: calls to
 //    the CephFS export are answered with NFS3ERR_JUKEBOX after the [ceph]

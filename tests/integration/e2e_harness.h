@@ -303,13 +303,13 @@ class RawClient {
     Args a;
     a.U32(xid).U32(0).U32(2).U32(prog).U32(vers).U32(proc);
     if (o_.auth_none) {
-      a.U32(rpc::kAuthNone).U32(0);
+      a.U32(kAuthNone).U32(0);
     } else {
       Args body;
       body.U32(0).String("e2e").U32(o_.uid).U32(o_.gid).U32(0);
-      a.U32(rpc::kAuthSys).Opaque(body.str());
+      a.U32(kAuthSys).Opaque(body.str());
     }
-    a.U32(rpc::kAuthNone).U32(0);
+    a.U32(kAuthNone).U32(0);
     return a.str() + args;
   }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Three nfs3d heads over one CephFS with the real Linux kernel client
-# (../shared/lab), a head killed and its floating address moved (issue 18,
+# (../shared/lab), a head killed and its floating address moved (see
 # docs/multi-head.md):
 #  - each head is a machine of its own: a network namespace with a fixed
 #    address on a bridge inside the lab namespace, which also holds the

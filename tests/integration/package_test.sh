@@ -1,5 +1,5 @@
 #!/bin/bash
-# The Debian package, installed as an admin would (issue 19): dpkg -i into a
+# The Debian package, installed as an admin would: dpkg -i into a
 # throw-away root, checks what it installed (binaries, conffiles, man pages,
 # the unit enabled the Debian way, /var/lib/nfs3d mode 0700), systemd-analyze
 # verify on the unit, man -l on every page; then serves the lab's Linux

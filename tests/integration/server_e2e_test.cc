@@ -101,7 +101,7 @@ class ServerE2eTest : public ::testing::Test {
 
   std::unique_ptr<RpcClient> Client(uint16_t port, uint32_t uid) {
     RpcClientOptions o;
-    o.cred.flavor = rpc::kAuthSys;
+    o.cred.flavor = kAuthSys;
     o.cred.machine = "e2e";
     o.cred.uid = uid;
     o.cred.gid = uid;

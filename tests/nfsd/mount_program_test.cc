@@ -133,7 +133,7 @@ TEST_F(MountTest, MntOfAnExportGivesItsRootHandle) {
   ASSERT_EQ(res.fhandle.len, root->len);
   EXPECT_EQ(std::memcmp(res.fhandle.data, root->data, root->len), 0);
   // No sec= option: AUTH_SYS, then AUTH_NONE.
-  EXPECT_EQ(res.auth_flavors, (std::vector<uint32_t>{rpc::kAuthSys, rpc::kAuthNone}));
+  EXPECT_EQ(res.auth_flavors, (std::vector<uint32_t>{kAuthSys, kAuthNone}));
 }
 
 TEST_F(MountTest, MntOfASubdirectoryWalksToIt) {
@@ -164,8 +164,8 @@ TEST_F(MountTest, MntRefusals) {
 TEST_F(MountTest, MntListsTheExportFlavorsInItsOrder) {
   m3::MountRes3 res = Mnt(Path("krb"));
   ASSERT_EQ(res.status, m3::MNT3_OK);
-  // RFC 2623: Kerberos as its pseudo-flavors (krb5p 390005, krb5 390003).
-  EXPECT_EQ(res.auth_flavors, (std::vector<uint32_t>{390005, rpc::kAuthSys, 390003}));
+  // RFC 2623: Kerberos as its pseudo-flavors.
+  EXPECT_EQ(res.auth_flavors, (std::vector<uint32_t>{kKrb5p, kAuthSys, kKrb5}));
 }
 
 TEST_F(MountTest, MntV1RefusesHandlesLongerThanItsFixedSize) {

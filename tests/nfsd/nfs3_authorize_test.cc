@@ -80,7 +80,7 @@ TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
   const rpc::TransportInfo transport = FromLoopback(40000);
   rpc::CallContext ctx;
   ctx.transport = &transport;
-  ctx.cred.flavor = rpc::kAuthSys;
+  ctx.cred.flavor = kAuthSys;
   CallAuth auth;
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/true), n3::NFS3_OK);
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/false),
@@ -95,7 +95,7 @@ TEST_F(Nfs3Test, SecListDecidesTheFlavorsAccepted) {
   server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
   EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3_OK);
   EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3ERR_PERM);  // AUTH_SYS
-  client().caller.flavor = rpc::kAuthNone;
+  client().caller.flavor = kAuthNone;
   EXPECT_EQ(client().Getattr(Root(kRwId)).status, n3::NFS3ERR_PERM);
   EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
 }
@@ -110,11 +110,11 @@ TEST_F(Nfs3Test, KerberosFlavorsFollowTheSecList) {
   rpc::CallContext ctx;
   ctx.transport = &transport;
   CallAuth auth;
-  ctx.cred.flavor = 390004;  // krb5i: not listed
+  ctx.cred.flavor = kKrb5i;  // not listed
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3ERR_PERM);
   EXPECT_EQ(ctx.reject_auth, NfsServer::kAuthTooWeak);
   ctx.reject_auth = 0;
-  ctx.cred.flavor = 390005;  // krb5p, a mapped user
+  ctx.cred.flavor = kKrb5p;  // a mapped user
   ctx.cred.uid = 1000;
   ctx.cred.gid = 100;
   ctx.cred.gids = {100, 27};
@@ -127,7 +127,7 @@ TEST_F(Nfs3Test, KerberosFlavorsFollowTheSecList) {
   // No sec=: sys and none only.
   EXPECT_EQ(server_->Authorize(ctx, Root(kSquashId), &auth), n3::NFS3ERR_PERM);
   // NLM speaks AUTH_SYS for Kerberos mounts: lock requests pass.
-  ctx.cred = rpc::Credential{.flavor = rpc::kAuthSys};
+  ctx.cred = rpc::Credential{.flavor = kAuthSys};
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/true), n3::NFS3_OK);
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3ERR_PERM);
 }
@@ -139,7 +139,7 @@ TEST_F(Nfs3Test, ManageGidsReplacesTheAuthSysGroupList) {
   rpc::TransportInfo transport = FromLoopback(700);
   rpc::CallContext ctx;
   ctx.transport = &transport;
-  ctx.cred = rpc::Credential{.flavor = rpc::kAuthSys, .uid = 0, .gid = 5, .gids = {5, 1234}};
+  ctx.cred = rpc::Credential{.flavor = kAuthSys, .uid = 0, .gid = 5, .gids = {5, 1234}};
   CallAuth auth;
   ASSERT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3_OK);
   EXPECT_EQ(auth.cred.groups, (std::vector<uint32_t>{5, 1234}));

@@ -77,7 +77,7 @@ class Nfs3Test : public ::testing::Test {
   virtual TransferSettings Settings() const {
     TransferSettings s;
     s.tcp = {65536, 32768, 65536, 32768};
-    s.udp = {32768, 16384, 32768, 16384};
+    s.udp = {32768, 16384, 32768, 16384, /*rsize_pref_auto=*/true, /*wsize_pref_auto=*/true};
     return s;
   }
 

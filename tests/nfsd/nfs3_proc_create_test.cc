@@ -71,7 +71,7 @@ TEST_F(Nfs3Test, RootSquashMapsRootToNobody) {
   ASSERT_EQ(stat(Path("squash/f").c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 65534u);
   // AUTH_NONE is anonymous too.
-  client().caller.flavor = rpc::kAuthNone;
+  client().caller.flavor = kAuthNone;
   n3::diropres3 anon = client().Create(Root(kSquashId), "g", n3::UNCHECKED);
   ASSERT_EQ(anon.status, n3::NFS3_OK);
   EXPECT_EQ(anon.obj_attributes->uid, 65534u);

@@ -33,7 +33,7 @@ struct ReadReply {
 struct Caller {
   rpc::Transport transport = rpc::Transport::kTcp;
   uint16_t port = 800;  // privileged by default
-  uint32_t flavor = rpc::kAuthSys;
+  uint32_t flavor = kAuthSys;
   uint32_t uid = 0;
   uint32_t gid = 0;
   std::vector<uint32_t> gids;

@@ -36,13 +36,13 @@ TEST(TransferSizesTest, TcpAndUdpDiffer) {
   tcp.transport = rpc::Transport::kTcp;
   rpc::TransportInfo udp;
   udp.transport = rpc::Transport::kUdp;
-  TransportSizes t = SizesFor(settings, tcp);
-  TransportSizes u = SizesFor(settings, udp);
-  EXPECT_EQ(t.rtmax, kMaxTransfer);
-  EXPECT_EQ(t.wtpref, kMaxTransfer);
-  EXPECT_EQ(u.rtmax, 32768u);
-  EXPECT_EQ(u.wtmax, 32768u);
-  EXPECT_EQ(u.rtpref, 32768u);  // auto, but the MTU is unknown
+  conf::TransferSizes t = SizesFor(settings, tcp);
+  conf::TransferSizes u = SizesFor(settings, udp);
+  EXPECT_EQ(t.rsize_max, kMaxTransfer);
+  EXPECT_EQ(t.wsize_pref, kMaxTransfer);
+  EXPECT_EQ(u.rsize_max, 32768u);
+  EXPECT_EQ(u.wsize_max, 32768u);
+  EXPECT_EQ(u.rsize_pref, 32768u);  // auto, but the MTU is unknown
 }
 
 TEST(TransferSizesTest, ClampsToHardLimits) {
@@ -52,11 +52,11 @@ TEST(TransferSizesTest, ClampsToHardLimits) {
   rpc::TransportInfo tcp;
   rpc::TransportInfo udp;
   udp.transport = rpc::Transport::kUdp;
-  EXPECT_EQ(SizesFor(settings, tcp).rtmax, kMaxTransfer);
-  TransportSizes u = SizesFor(settings, udp);
-  EXPECT_EQ(u.rtmax, kMaxUdpTransfer);
-  EXPECT_EQ(u.rtpref, kMaxUdpTransfer);
-  EXPECT_EQ(u.wtpref, 1024u);
+  EXPECT_EQ(SizesFor(settings, tcp).rsize_max, kMaxTransfer);
+  conf::TransferSizes u = SizesFor(settings, udp);
+  EXPECT_EQ(u.rsize_max, kMaxUdpTransfer);
+  EXPECT_EQ(u.rsize_pref, kMaxUdpTransfer);
+  EXPECT_EQ(u.wsize_pref, 1024u);
 }
 
 TEST(TransferSizesTest, UdpAutoUsesTransportMtu) {
@@ -65,29 +65,28 @@ TEST(TransferSizesTest, UdpAutoUsesTransportMtu) {
   udp.transport = rpc::Transport::kUdp;
   udp.peer.ss_family = AF_INET;
   udp.mtu = 1500;
-  TransportSizes s = SizesFor(settings, udp);
-  EXPECT_EQ(s.rtpref, 8192u);
-  EXPECT_EQ(s.wtpref, 8192u);
-  EXPECT_EQ(s.rtmax, 32768u);
+  conf::TransferSizes s = SizesFor(settings, udp);
+  EXPECT_EQ(s.rsize_pref, 8192u);
+  EXPECT_EQ(s.wsize_pref, 8192u);
+  EXPECT_EQ(s.rsize_max, 32768u);
   udp.mtu = 9000;
-  EXPECT_EQ(SizesFor(settings, udp).rtpref, 32768u);
+  EXPECT_EQ(SizesFor(settings, udp).rsize_pref, 32768u);
   udp.mtu = 0;  // unknown: the configured preference
-  EXPECT_EQ(SizesFor(settings, udp).rtpref, 32768u);
+  EXPECT_EQ(SizesFor(settings, udp).rsize_pref, 32768u);
 }
 
 TEST(TransferSizesTest, FixedUdpPreferencesIgnoreMtu) {
   TransferSettings settings;
-  settings.udp = {32768, 16384, 32768, 4096};
-  settings.udp_rtpref_auto = false;
+  settings.udp = {32768, 16384, 32768, 4096, /*rsize_pref_auto=*/false, /*wsize_pref_auto=*/true};
   rpc::TransportInfo udp;
   udp.transport = rpc::Transport::kUdp;
   udp.peer.ss_family = AF_INET;
   udp.mtu = 9000;
-  TransportSizes s = SizesFor(settings, udp);
-  EXPECT_EQ(s.rtpref, 16384u);  // fixed
-  EXPECT_EQ(s.wtpref, 32768u);  // still auto
-  settings.udp_wtpref_auto = false;
-  EXPECT_EQ(SizesFor(settings, udp).wtpref, 4096u);
+  conf::TransferSizes s = SizesFor(settings, udp);
+  EXPECT_EQ(s.rsize_pref, 16384u);  // fixed
+  EXPECT_EQ(s.wsize_pref, 32768u);  // still auto
+  settings.udp.wsize_pref_auto = false;
+  EXPECT_EQ(SizesFor(settings, udp).wsize_pref, 4096u);
 }
 
 }  // namespace

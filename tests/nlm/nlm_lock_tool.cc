@@ -61,7 +61,7 @@ int Run(int argc, char** argv) {
   std::string op = argv[4];
   bool wait_grace = argc > 5 && std::strcmp(argv[5], "--wait-grace") == 0;
   client::RpcClientOptions options;
-  options.cred.flavor = rpc::kAuthSys;
+  options.cred.flavor = kAuthSys;
   options.cred.machine = "nlm-tool";
   options.cred.uid = 0;
   options.cred.gid = 0;

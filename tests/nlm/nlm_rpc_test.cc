@@ -62,7 +62,7 @@ class NlmRpcTest : public ::testing::TestWithParam<rpc::Transport> {
     server_->Start();
     client::RpcClientOptions copts;
     copts.transport = GetParam();
-    copts.cred.flavor = rpc::kAuthSys;
+    copts.cred.flavor = kAuthSys;
     copts.cred.machine = "client";
     absl::StatusOr<std::unique_ptr<client::RpcClient>> c =
         client::RpcClient::Connect("127.0.0.1", *port, copts);

@@ -300,7 +300,8 @@ TEST(DispatcherEvictionTest, EvictsAtBound) {
   auto call = [&](uint32_t xid) {
     xdr::BufferChain chain;
     xdr::Encoder out(&chain);
-    for (uint32_t w : {xid, 0u, 2u, kProg, 2u, 5u, kAuthNone, 0u, kAuthNone, 0u, xid}) out.U32(w);
+    const uint32_t words[] = {xid, 0, 2, kProg, 2, 5, kAuthNone, 0, kAuthNone, 0, xid};
+    for (uint32_t w : words) out.U32(w);
     std::string s = chain.Flatten();
     std::vector<uint8_t> msg(s.begin(), s.end());
     xdr::BufferChain reply;
@@ -327,7 +328,8 @@ TEST(DispatcherNoDrcTest, DisabledCacheRunsEveryCall) {
   for (int i = 0; i < 2; ++i) {
     xdr::BufferChain chain;
     xdr::Encoder out(&chain);
-    for (uint32_t w : {5u, 0u, 2u, kProg, 2u, 5u, kAuthNone, 0u, kAuthNone, 0u, 1u}) out.U32(w);
+    const uint32_t words[] = {5, 0, 2, kProg, 2, 5, kAuthNone, 0, kAuthNone, 0, 1};
+    for (uint32_t w : words) out.U32(w);
     std::string s = chain.Flatten();
     std::vector<uint8_t> msg(s.begin(), s.end());
     xdr::BufferChain reply;

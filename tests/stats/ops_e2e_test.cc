@@ -104,7 +104,7 @@ class OpsE2eTest : public ::testing::Test {
   std::unique_ptr<RpcClient> Client(uint16_t port, rpc::Transport t = rpc::Transport::kTcp) {
     RpcClientOptions o;
     o.transport = t;
-    o.cred.flavor = rpc::kAuthSys;
+    o.cred.flavor = kAuthSys;
     o.cred.machine = "ops";
     o.cred.uid = 0;
     o.cred.gid = 0;
@@ -337,7 +337,7 @@ TEST_F(OpsE2eTest, SigtermDuringAWriteRunExitsCleanlyWithTheDataWritten) {
   std::thread writer([&] {
     RpcClientOptions o;
     o.timeout = absl::Seconds(3);
-    o.cred.flavor = rpc::kAuthSys;  // root, not squashed: may write the file
+    o.cred.flavor = kAuthSys;  // root, not squashed: may write the file
     o.cred.uid = 0;
     o.cred.gid = 0;
     auto c = RpcClient::Connect("127.0.0.1", port_, o);

@@ -48,8 +48,9 @@ GridDefaults DefaultsFor(const std::string& command) {
   return {"tcp", "64k", "8"};
 }
 
-// Fills a SweepConfig from the flags; false + *error on a bad value.
-bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
+// The sweep's grid from the flags (--proto, --bs, --outstanding,
+// --workload); false + *error on a bad value.
+bool BuildGrid(const CommandLine& cl, SweepConfig* c, std::string* error) {
   const GridDefaults defaults = DefaultsFor(cl.command);
   std::string protos = cl.Get("proto", defaults.protos);
   for (const std::string& p : SplitList(protos)) {
@@ -80,7 +81,13 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
       c->workloads.empty()) {
     return *error = "empty list", false;
   }
+  return true;
+}
+
+// What each run does (--size/--time, --stable, --ops, ...) and --seed.
+bool BuildWorkloadOptions(const CommandLine& cl, SweepConfig* c, std::string* error) {
   WorkloadOptions& o = c->base;
+  uint64_t v;
   if (cl.Has("stable") && !ParseStableMode(cl.Get("stable"), &o.stable)) {
     return *error = "--stable: want unstable, datasync, filesync or sync", false;
   }
@@ -100,7 +107,6 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
   if (cl.Has("file-size") && !ParseSize(cl.Get("file-size"), &o.file_size)) {
     return *error = "--file-size: bad size", false;
   }
-  uint64_t v;
   if (cl.Has("dir-entries")) {
     if (!ParseUint(cl.Get("dir-entries"), &v) || v == 0 || v > 1000000) {
       return *error = "--dir-entries: want 1..1000000", false;
@@ -115,7 +121,13 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
     o.server_pid = static_cast<int>(v);
   }
   if (cl.Has("seed") && !ParseUint(cl.Get("seed"), &c->seed)) return *error = "--seed: bad number", false;
+  return true;
+}
+
+// How the client talks to the server (ports, timeouts, identity, --sec).
+bool BuildSessionOptions(const CommandLine& cl, SweepConfig* c, std::string* error) {
   SessionOptions& s = c->session;
+  uint64_t v;
   if (cl.Has("port")) {
     if (!ParseUint(cl.Get("port"), &v) || v == 0 || v > 65535) return *error = "--port: bad port", false;
     s.nfs_port = static_cast<uint16_t>(v);
@@ -155,6 +167,15 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
   s.krb5_target = cl.Get("krb5-target", "");
   s.reserved_port = cl.Has("resvport");
   s.send_per_call = cl.Has("send-per-call");
+  return true;
+}
+
+// Fills a SweepConfig from the flags; false + *error on a bad value.
+bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
+  if (!BuildGrid(cl, c, error) || !BuildWorkloadOptions(cl, c, error) ||
+      !BuildSessionOptions(cl, c, error)) {
+    return false;
+  }
   c->dir_name = cl.Get("dir", absl::StrCat("nfs3bench.", getpid()));
   if (c->dir_name.empty() || c->dir_name.find('/') != std::string::npos) {
     return *error = "--dir: a single name", false;

@@ -60,7 +60,7 @@ absl::StatusOr<std::unique_ptr<client::GssInitiator>> EstablishGss(const Target&
 
 rpc::Credential MakeCred(const SessionOptions& o) {
   rpc::Credential c;
-  c.flavor = rpc::kAuthSys;
+  c.flavor = kAuthSys;
   c.machine = "nfs3bench";
   c.uid = o.uid;
   c.gid = o.gid;

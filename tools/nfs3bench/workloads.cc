@@ -605,6 +605,17 @@ absl::Status BenchContext::EnsureMetaDir(uint32_t entries) {
   return absl::OkStatus();
 }
 
+void BenchContext::VerifyWritten(const WorkloadOptions& o, RunResult* r) {
+  WorkloadOptions v = o;
+  v.name = "read";
+  RunResult vr;
+  vr.xfer = UntimedXfer(session_->proto(), session_->rtmax());
+  IoRun check(this, v, &vr);
+  check.Read(false, file_pattern_size_, file_pattern_size_, absl::InfiniteFuture(), true);
+  r->verified = check.verify_failed() ? "FAILED" : check.pipe().failed() ? "no" : "ok";
+  if (check.pipe().failed()) r->error = absl::StrCat("read-back: ", check.pipe().error());
+}
+
 RunResult BenchContext::Run(const WorkloadOptions& o) {
   RunResult r;
   r.workload = o.name;
@@ -680,17 +691,7 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       r.verified = !o.verify ? "no" : run.verify_failed() ? "FAILED" : r.error.empty() ? "ok" : "no";
     }
     bool wrote = o.name == "write" || o.name == "randwrite";
-    if (wrote && o.verify && r.error.empty() && file_pattern_size_ > 0) {
-      // Read back what was written, untimed.
-      WorkloadOptions v = o;
-      v.name = "read";
-      RunResult vr;
-      vr.xfer = UntimedXfer(session_->proto(), session_->rtmax());
-      IoRun check(this, v, &vr);
-      check.Read(false, file_pattern_size_, file_pattern_size_, absl::InfiniteFuture(), true);
-      r.verified = check.verify_failed() ? "FAILED" : check.pipe().failed() ? "no" : "ok";
-      if (check.pipe().failed()) r.error = absl::StrCat("read-back: ", check.pipe().error());
-    }
+    if (wrote && o.verify && r.error.empty() && file_pattern_size_ > 0) VerifyWritten(o, &r);
   } else {
     MetaRun run(this, o);
     run.Run(o.name, timed ? 0 : (o.ops ? o.ops : 1000), end);

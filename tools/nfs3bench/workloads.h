@@ -97,6 +97,9 @@ class BenchContext {
   friend class IoRun;
   friend class MetaRun;
   absl::Status EnsureDataFile(uint64_t size);
+  // Reads back what a write run left in the data file, untimed, into
+  // r->verified (and r->error when the read fails).
+  void VerifyWritten(const WorkloadOptions& o, RunResult* r);
   absl::Status EnsureMetaDir(uint32_t entries);
 
   Session* session_;

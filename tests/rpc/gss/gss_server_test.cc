@@ -186,8 +186,9 @@ TEST_F(GssServerTest, EachServiceRunsAsTheMappedUser) {
   // Statistics per flavor, and per procedure from the plain results.
   const stats::Snapshot snap = stats_->Take();
   const int tcp = static_cast<int>(Transport::kTcp);
-  for (stats::Flavor f : {stats::Flavor::kKrb5, stats::Flavor::kKrb5i, stats::Flavor::kKrb5p}) {
-    EXPECT_EQ(snap.flavors[tcp][static_cast<int>(f)], 1u) << stats::FlavorName(f);
+  for (stats::FlavorSlot f :
+       {stats::FlavorSlot::kKrb5, stats::FlavorSlot::kKrb5i, stats::FlavorSlot::kKrb5p}) {
+    EXPECT_EQ(snap.flavors[tcp][static_cast<int>(f)], 1u) << stats::FlavorSlotName(f);
   }
 }
 
