@@ -53,7 +53,9 @@ struct ServerConfig {
   bool tcp = true;
   uint32_t max_record_size = 1114112;  // cap on one TCP record, in bytes
   PortmapperMode portmapper = PortmapperMode::kAuto;
-  uint32_t max_connections = 1024;  // TCP connections held at once
+  // TCP connections held at once; at the limit a newcomer takes the place
+  // of the longest idle one.
+  uint32_t max_connections = 16384;
   // Calls one TCP connection may have in progress (reading pauses beyond).
   uint32_t max_requests_per_connection = 64;
   // Calls queued for or running on the workers, all clients together; UDP

@@ -53,7 +53,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(c.tcp_sendfile);
   EXPECT_EQ(c.tcp_splice_writes, 65536u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
-  EXPECT_EQ(c.max_connections, 1024u);
+  EXPECT_EQ(c.max_connections, 16384u);
   EXPECT_EQ(c.max_requests_per_connection, 64u);
   EXPECT_EQ(c.max_requests, 1024u);
   EXPECT_FALSE(c.manage_gids);
