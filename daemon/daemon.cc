@@ -18,6 +18,7 @@
 #include "daemon/early_answers.h"
 #include "daemon/hostname_resolver.h"
 #include "nfsd/mount_program.h"
+#include "nfsd/rquota_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "nfsd/nfsacl_program.h"
@@ -48,6 +49,7 @@
 #include "xdr/decoder.h"
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
+#include "xdr/rquota_types.h"
 
 namespace nfs3d::daemon {
 namespace {
@@ -142,6 +144,7 @@ struct Daemon::Impl {
   rpc::Program nfs_program;
   rpc::Program nfsacl_program;
   rpc::Program mount_program;
+  rpc::Program rquota_program;
   rpc::PortmapRegistry portmap_registry;
   rpc::Program portmap_program;
   // Lock manager (NLM + NSM on the NFS port) when [nlm] enable; see nlm/.
@@ -308,7 +311,9 @@ struct Daemon::Impl {
     std::vector<Mapping> mappings = {{nfs3::kProgram, nfs3::kVersion, ports.nfs},
                                      {nfsacl::kProgram, nfsacl::kVersion, ports.nfs},
                                      {mount3::kProgram, mount3::kVersion1, ports.mount},
-                                     {mount3::kProgram, mount3::kVersion3, ports.mount}};
+                                     {mount3::kProgram, mount3::kVersion3, ports.mount},
+                                     {rquota::kProgram, rquota::kVersion1, ports.mount},
+                                     {rquota::kProgram, rquota::kVersion2, ports.mount}};
     if (nlm) {  // NLM and NSM share the NFS port
       for (uint32_t vers : {nlm::kVersion1, nlm::kVersion3, nlm::kVersion4}) {
         mappings.push_back({nlm::kProgram, vers, ports.nfs});
@@ -537,6 +542,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->nfs_program = nfsd::Nfs3Program(impl->nfs.get());
   impl->nfsacl_program = nfsd::NfsAclProgram(impl->nfs.get());
   impl->mount_program = nfsd::MakeMountProgram(impl->mount.get());
+  impl->rquota_program = nfsd::MakeRquotaProgram(impl->nfs.get());
   impl->portmap_program = rpc::MakePortmapProgram(&impl->portmap_registry);
   impl->export_count = table->exports.size();
   rpc::DispatcherOptions dispatcher_options;
@@ -552,6 +558,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->dispatcher->AddProgram(&impl->nfs_program);
   impl->dispatcher->AddProgram(&impl->nfsacl_program);
   impl->dispatcher->AddProgram(&impl->mount_program);
+  impl->dispatcher->AddProgram(&impl->rquota_program);
   if (config.nlm) {
     if (absl::Status s = impl->SetUpLockManager(); !s.ok()) return s;
   }
@@ -599,7 +606,9 @@ absl::Status Daemon::Start() {
     NFS3D_LOG_INFO("lock manager: NLM v1/v3/v4 and NSM on port %d, NSM state %d%s", ports_.nfs,
                    d.nsm_store->state(), grace ? ", in grace period" : "");
   }
-  NFS3D_LOG_INFO("serving NFSv3 and NFSACL v3 on port %d, MOUNT v1/v3 on port %d (%s%s%s); portmapper: %s",
+  NFS3D_LOG_INFO(
+      "serving NFSv3 and NFSACL v3 on port %d, MOUNT v1/v3 and RQUOTA v1/v2 on port %d (%s%s%s); "
+      "portmapper: %s",
                  ports_.nfs, ports_.mount, c.tcp ? "tcp" : "", c.tcp && c.udp ? "+" : "",
                  c.udp ? "udp" : "",
                  ports_.own_portmapper ? "nfs3d's own on port 111"

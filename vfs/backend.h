@@ -167,6 +167,15 @@ struct PathConf {
   uint32_t name_max = 255;
 };
 
+// A user's or group's disk quota on an export's file system (RQUOTA).
+enum class QuotaKind : uint8_t { kUser, kGroup };
+struct Quota {
+  uint64_t bytes_hard = 0, bytes_soft = 0, bytes_used = 0;  // limits: 0 = none
+  uint64_t files_hard = 0, files_soft = 0, files_used = 0;
+  // Seconds of grace left once over a soft limit; 0 when not over it.
+  uint64_t bytes_grace_left = 0, files_grace_left = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -289,6 +298,14 @@ class Backend {
   // server see NLM locks. No permission check: the caller has done it.
   virtual absl::StatusOr<int> OpenForLocking(const FileHandle& fh) {
     return absl::UnimplementedError("no file locks on this backend");
+  }
+  // The quota of a user or group on the file system of export `export_id`;
+  // nullopt when that file system keeps no such quotas (quotas off, or a
+  // backend without them). Errors carry an errno.
+  virtual absl::StatusOr<std::optional<Quota>> GetQuota(uint32_t export_id, QuotaKind kind,
+                                                        uint32_t id) {
+    (void)export_id, (void)kind, (void)id;
+    return std::nullopt;
   }
   // POSIX ACLs (NFSACL). GetAcl: the access ACL (from the mode bits when
   // the object has none) and, for directories, the default ACL; no

@@ -29,6 +29,10 @@ absl::Status BackendRouter::RefreshExport(uint32_t export_id) {
 absl::StatusOr<uint32_t> BackendRouter::ExportOf(const FileHandle& fh) {
   return For(fh)->ExportOf(fh);
 }
+absl::StatusOr<std::optional<Quota>> BackendRouter::GetQuota(uint32_t export_id, QuotaKind kind,
+                                                             uint32_t id) {
+  return ForExport(export_id)->GetQuota(export_id, kind, id);
+}
 absl::StatusOr<Attributes> BackendRouter::GetAttr(const Cred& cred, const FileHandle& fh) {
   return For(fh)->GetAttr(cred, fh);
 }

@@ -27,6 +27,8 @@ class BackendRouter : public Backend {
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
   absl::Status RefreshExport(uint32_t export_id) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
+  absl::StatusOr<std::optional<Quota>> GetQuota(uint32_t export_id, QuotaKind kind,
+                                                uint32_t id) override;
   absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override;
   absl::Status SetAttr(const Cred& cred, const FileHandle& fh, const SetAttributes& attrs,
                        std::optional<Time> guard_ctime, Wcc* wcc) override;

@@ -30,6 +30,7 @@
 #include "vfs/backend_helpers.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
+#include "vfs/posix/fs_quota.h"
 #include "vfs/mount_point.h"
 #include "vfs/sync_group.h"
 #include "vfs/posix/thread_credentials.h"
@@ -1144,6 +1145,13 @@ absl::StatusOr<AccessResult> PosixBackend::Access(const Cred& cred, const FileHa
     if (x) granted |= kExecute;
   }
   return AccessResult{granted & requested};
+}
+
+absl::StatusOr<std::optional<Quota>> PosixBackend::GetQuota(uint32_t export_id, QuotaKind kind,
+                                                            uint32_t id) {
+  std::shared_ptr<const Export> exp = impl_->FindExport(export_id);
+  if (exp == nullptr) return ErrnoError(ESTALE, "no such export");
+  return FileSystemQuota(exp->mount_fd.get(), kind, id);
 }
 
 absl::StatusOr<AclPair> PosixBackend::GetAcl(const Cred& cred, const FileHandle& fh,

@@ -142,6 +142,8 @@ class PosixBackend : public Backend {
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
   absl::Status RefreshExport(uint32_t export_id) override;
   absl::StatusOr<int> OpenForLocking(const FileHandle& fh) override;
+  absl::StatusOr<std::optional<Quota>> GetQuota(uint32_t export_id, QuotaKind kind,
+                                                uint32_t id) override;
   absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
                                  std::optional<Attributes>* attributes) override;
   absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
