@@ -24,6 +24,7 @@
 #include "vfs/cephfs/malloc_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
+#include "vfs/posix_permission.h"
 #include "vfs/siphash.h"
 #include "vfs/state_dir.h"
 #include "vfs/sync_group.h"
@@ -72,13 +73,13 @@ uint64_t GetBe64(const uint8_t* p) {
 
 WccAttr ToWcc(const Attributes& a) { return WccAttr{a.size, a.mtime, a.ctime}; }
 
-// The caller's identity for one call.
+// The caller's identity for one call. ceph_userperm_new keeps the pointer
+// to the group list, not a copy: the list lives as long as the UserPerm.
 class Perm {
  public:
-  explicit Perm(const Cred& cred) {
-    std::vector<gid_t> groups(cred.groups.begin(), cred.groups.end());
-    perm_ = ceph_userperm_new(cred.uid, cred.gid, static_cast<int>(groups.size()),
-                              groups.empty() ? nullptr : groups.data());
+  explicit Perm(const Cred& cred) : groups_(cred.groups.begin(), cred.groups.end()) {
+    perm_ = ceph_userperm_new(cred.uid, cred.gid, static_cast<int>(groups_.size()),
+                              groups_.empty() ? nullptr : groups_.data());
   }
   ~Perm() { ceph_userperm_destroy(perm_); }
   Perm(const Perm&) = delete;
@@ -86,6 +87,7 @@ class Perm {
   UserPerm* get() const { return perm_; }
 
  private:
+  std::vector<gid_t> groups_;
   UserPerm* perm_;
 };
 
@@ -267,15 +269,33 @@ class CephfsBackend::Impl {
     return a.ok() ? std::optional<Attributes>(*a) : std::nullopt;
   }
 
-  // Permission to read or write a file's data as cred, from its mode bits.
-  // The owner may always (knfsd's owner override: a file created read-only
-  // can still be written by whoever created it).
+  // Permission to read or write a file's data as cred: data I/O runs with
+  // the mount's identity, so the POSIX rules are checked here.
   static bool MayIo(const Cred& cred, const Attributes& a, bool write) {
-    if (cred.uid == 0 || cred.uid == a.uid) return true;
-    const uint32_t bit = write ? 2 : 4;
-    bool in_group = cred.gid == a.gid;
-    for (uint32_t g : cred.groups) in_group = in_group || g == a.gid;
-    return (a.mode & (in_group ? bit << 3 : bit)) != 0;
+    return MayReadOrWrite(cred, a, Acl(), write);
+  }
+
+  // After cred wrote to or truncated the file whose attributes were a: the
+  // setuid/setgid bits the kernel would clear. Cleared with the mount's
+  // identity, since the caller may not own the file.
+  absl::Status DropPrivileges(const Cred& cred, Inode* in, const Attributes& a) {
+    const uint32_t mode = ModeAfterWrite(cred, a);
+    if (mode == a.mode) return absl::OkStatus();
+    struct ceph_statx stx = {};
+    stx.stx_mode = static_cast<uint16_t>(mode);
+    int rc = ceph_ll_setattr(cm_, in, &stx, CEPH_SETATTR_MODE, ceph_mount_perms(cm_));
+    return rc < 0 ? CephError(rc, "clearing setuid/setgid") : absl::OkStatus();
+  }
+
+  // Fetches a directory's attributes from the MDS: its link count counts
+  // its subdirectories, which libcephfs's cache does not follow when one
+  // moves away, and ll_getattr cannot be forced to ask. Reading a
+  // directory-statistics xattr makes libcephfs ask the MDS.
+  absl::Status RefreshDirectory(Inode* in) {
+    char value[32];
+    int rc = ceph_ll_getxattr(cm_, in, "ceph.dir.subdirs", value, sizeof(value),
+                              ceph_mount_perms(cm_));
+    return rc < 0 ? CephError(rc, "refreshing directory statistics") : absl::OkStatus();
   }
 
   // The file's I/O handle, opened on first use.
@@ -602,6 +622,10 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
     result = ErrnoError(EISDIR, "truncate of a directory");
   } else {
     result = impl_->ApplyAttrs(cred, node->inode.get(), attrs);
+    if (result.ok() && attrs.size) {
+      absl::StatusOr<Attributes> now = impl_->Attrs(*node);
+      result = now.ok() ? impl_->DropPrivileges(cred, node->inode.get(), *now) : now.status();
+    }
   }
   if (wcc) wcc->after = impl_->AttrsOrNone(*node);
   return result;
@@ -632,34 +656,13 @@ absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileH
 absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileHandle& fh,
                                                    uint32_t requested,
                                                    std::optional<Attributes>* attributes) {
-  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08,
-                     kDelete = 0x10, kExecute = 0x20;
   absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<Attributes> a = impl_->Attrs(*node);
   if (!a.ok()) return a.status();
   if (attributes) *attributes = *a;
-  // The mode bits as the kernel reads them (CephFS has no ACLs enabled here).
-  uint32_t bits;
-  if (cred.uid == 0) {
-    bits = 6 | ((a->mode & 0111) || a->type == FileType::kDirectory ? 1 : 0);
-  } else if (cred.uid == a->uid) {
-    bits = (a->mode >> 6) & 7;
-  } else {
-    bool in_group = cred.gid == a->gid;
-    for (uint32_t g : cred.groups) in_group = in_group || g == a->gid;
-    bits = in_group ? (a->mode >> 3) & 7 : a->mode & 7;
-  }
-  const bool r = bits & 4, w = bits & 2, x = bits & 1;
-  uint32_t granted = r ? kRead : 0;
-  if (a->type == FileType::kDirectory) {
-    if (x) granted |= kLookup;
-    if (w && x) granted |= kModify | kExtend | kDelete;
-  } else {
-    if (w) granted |= kModify | kExtend;
-    if (x) granted |= kExecute;
-  }
-  return AccessResult{granted & requested};
+  const uint32_t bits = PermittedBits(cred, *a, Acl());
+  return AccessResult{AccessBitsFor(a->type, bits) & requested};
 }
 
 absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const FileHandle& fh,
@@ -726,7 +729,8 @@ absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHan
   if (status.ok()) {
     result.count = static_cast<uint32_t>(n);
     result.committed = StableHow::kUnstable;
-    if (stable != StableHow::kUnstable) {
+    if (n > 0) status = impl_->DropPrivileges(cred, node->inode.get(), *a);
+    if (status.ok() && stable != StableHow::kUnstable) {
       status = impl_->Sync(**file);
       result.committed = StableHow::kFileSync;
     }
@@ -889,7 +893,23 @@ absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
   absl::Status st = impl_->DirOp(*from, from_wcc, [&]() -> absl::Status {
     int rc = ceph_ll_rename(impl_->cm(), from->inode.get(), f.c_str(), to->inode.get(), t.c_str(),
                             perm.get());
-    return rc < 0 ? CephError(rc, "rename") : absl::OkStatus();
+    if (rc < 0) return CephError(rc, "rename");
+    // A directory moved to another parent changes both parents' link counts.
+    if (from->ino == to->ino) return absl::OkStatus();
+    Inode* moved = nullptr;
+    struct ceph_statx stx;
+    rc = ceph_ll_lookup(impl_->cm(), to->inode.get(), t.c_str(), &moved, &stx, CEPH_STATX_MODE,
+                        AT_SYMLINK_NOFOLLOW, ceph_mount_perms(impl_->cm()));
+    if (rc < 0) return absl::OkStatus();  // renamed; only the link counts may lag
+    ceph_ll_put(impl_->cm(), moved);
+    if (!S_ISDIR(stx.stx_mode)) return absl::OkStatus();
+    absl::Status refreshed = impl_->RefreshDirectory(from->inode.get());
+    if (refreshed.ok()) refreshed = impl_->RefreshDirectory(to->inode.get());
+    if (!refreshed.ok()) {
+      NFS3D_LOG_WARNING("%s: refreshing directories after a rename: %s", impl_->cluster().c_str(),
+                        std::string(refreshed.message()).c_str());
+    }
+    return absl::OkStatus();
   });
   if (to_wcc) to_wcc->after = impl_->AttrsOrNone(*to);
   return st;

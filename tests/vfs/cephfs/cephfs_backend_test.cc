@@ -336,6 +336,126 @@ TEST_F(CephfsBackendTest, SharedFilesKeepTheDurableFilesContract) {
   std::filesystem::remove_all(options.state_dir);
 }
 
+uint32_t ModeOf(Backend& backend, const FileHandle& fh) {
+  auto a = backend.GetAttr(kRoot, fh);
+  EXPECT_TRUE(a.ok()) << a.status();
+  return a.ok() ? a->mode : 0;
+}
+
+// Writing or truncating a file clears its setuid bit, and its setgid bit
+// when group-exec is set or the writer is not in its group, unless root
+// writes (the kernel's rule for writers without CAP_FSETID).
+TEST_F(CephfsBackendTest, WriteAndTruncateBySomeoneElseClearSetuidSetgid) {
+  const Cred other{2000, 2000, {}};
+  const Cred group_member{2001, 3000, {}};
+  const uint8_t byte = 'x';
+  struct Case {
+    uint32_t mode;
+    Cred writer;
+    bool truncate;
+    uint32_t after;
+  };
+  const Case cases[] = {
+      {04777, other, false, 0777},      {02777, other, false, 0777},
+      {06777, other, false, 0777},      {06777, other, true, 0777},
+      {04777, kRoot, false, 04777},     {02767, group_member, false, 02767},
+      {02767, other, false, 0767},      {04777, kUser, false, 0777},
+      {02767, other, true, 0767},       {04777, kUser, true, 0777},
+      {06777, kRoot, true, 06777},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << "mode " << std::oct << c.mode << " uid " << std::dec
+                                    << c.writer.uid << (c.truncate ? " truncate" : " write"));
+    FileHandle fh = CreateFile("priv" + std::to_string(i++), kUser);
+    SetAttributes set;
+    set.mode = c.mode;
+    set.gid = 3000;
+    Wcc wcc;
+    ASSERT_TRUE(backend_->SetAttr(kRoot, fh, set, std::nullopt, &wcc).ok());
+    ASSERT_EQ(ModeOf(*backend_, fh), c.mode);
+    if (c.truncate) {
+      SetAttributes size;
+      size.size = 0;
+      ASSERT_TRUE(backend_->SetAttr(c.writer, fh, size, std::nullopt, &wcc).ok());
+    } else {
+      auto w = backend_->Write(c.writer, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc);
+      ASSERT_TRUE(w.ok()) << w.status();
+    }
+    ASSERT_TRUE(wcc.after.has_value());
+    EXPECT_EQ(wcc.after->mode, c.after);
+    EXPECT_EQ(ModeOf(*backend_, fh), c.after);
+  }
+}
+
+// The caller's supplementary groups count as its own: for chgrp of its
+// files and for access through a file's or directory's group bits.
+TEST_F(CephfsBackendTest, SupplementaryGroupsCount) {
+  const Cred user{1000, 1000, {1000, 3000, 3001}};
+  FileHandle mine = CreateFile("mine", user);
+  SetAttributes chgrp;
+  chgrp.gid = 3001;
+  Wcc wcc;
+  absl::Status st = backend_->SetAttr(user, mine, chgrp, std::nullopt, &wcc);
+  ASSERT_TRUE(st.ok()) << st;
+  ASSERT_OK_AND_ASSIGN(a, backend_->GetAttr(kRoot, mine));
+  EXPECT_EQ(a.gid, 3001u);
+  // Not a group of the caller's.
+  chgrp.gid = 3002;
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(user, mine, chgrp, std::nullopt, &wcc)), EPERM);
+
+  FileHandle roots = CreateFile("group-rw");
+  SetAttributes group_only;
+  group_only.mode = 0060;
+  group_only.gid = 3000;
+  ASSERT_TRUE(backend_->SetAttr(kRoot, roots, group_only, std::nullopt, &wcc).ok());
+  const uint8_t byte = 'g';
+  ASSERT_TRUE(backend_->Write(user, roots, 0, {&byte, 1}, StableHow::kUnstable, &wcc).ok());
+  uint8_t back = 0;
+  ASSERT_OK_AND_ASSIGN(r, backend_->Read(user, roots, 0, 1, &back));
+  EXPECT_EQ(r.count, 1u);
+  ASSERT_OK_AND_ASSIGN(access, backend_->Access(user, roots, 0x3f, nullptr));
+  EXPECT_EQ(access.granted, 0x01u | 0x04u | 0x08u);
+
+  SetAttributes dir_attrs;
+  dir_attrs.mode = 0070;
+  ASSERT_OK_AND_ASSIGN(gdir, backend_->Mkdir(kRoot, dir_, "group-dir", dir_attrs, &wcc));
+  SetAttributes dir_group;
+  dir_group.gid = 3001;
+  ASSERT_TRUE(backend_->SetAttr(kRoot, gdir.handle, dir_group, std::nullopt, &wcc).ok());
+  auto created =
+      backend_->Create(user, gdir.handle, "in-group-dir", CreateMode::kGuarded, {}, {}, &wcc);
+  ASSERT_TRUE(created.ok()) << created.status();
+  ASSERT_TRUE(backend_->Lookup(user, gdir.handle, "in-group-dir", nullptr).ok());
+}
+
+// A directory moved to another parent takes its ".." link along: the old
+// parent's link count drops at once, in the reply and in later GETATTRs.
+TEST_F(CephfsBackendTest, RenamedDirectoryUpdatesBothParentsLinkCounts) {
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(a, backend_->Mkdir(kRoot, dir_, "a", {}, &wcc));
+  ASSERT_OK_AND_ASSIGN(b, backend_->Mkdir(kRoot, dir_, "b", {}, &wcc));
+  ASSERT_TRUE(backend_->Mkdir(kRoot, a.handle, "c", {}, &wcc).ok());
+  ASSERT_OK_AND_ASSIGN(a_before, backend_->GetAttr(kRoot, a.handle));
+  ASSERT_OK_AND_ASSIGN(b_before, backend_->GetAttr(kRoot, b.handle));
+  EXPECT_EQ(a_before.nlink, 3u);
+  EXPECT_EQ(b_before.nlink, 2u);
+  Wcc from, to;
+  ASSERT_TRUE(backend_->Rename(kRoot, a.handle, "c", b.handle, "c", &from, &to).ok());
+  ASSERT_TRUE(from.after.has_value());
+  ASSERT_TRUE(to.after.has_value());
+  EXPECT_EQ(from.after->nlink, 2u);
+  EXPECT_EQ(to.after->nlink, 3u);
+  ASSERT_OK_AND_ASSIGN(a_after, backend_->GetAttr(kRoot, a.handle));
+  ASSERT_OK_AND_ASSIGN(b_after, backend_->GetAttr(kRoot, b.handle));
+  EXPECT_EQ(a_after.nlink, 2u);
+  EXPECT_EQ(b_after.nlink, 3u);
+  // And back, through the same cached inodes.
+  ASSERT_TRUE(backend_->Rename(kRoot, b.handle, "c", a.handle, "c", &from, &to).ok());
+  EXPECT_EQ(from.after->nlink, 2u);
+  EXPECT_EQ(to.after->nlink, 3u);
+}
+
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
   const std::string dir = std::filesystem::temp_directory_path() /
                           ("nfs3d-cephfs-unreachable-" + std::to_string(getpid()));
