@@ -17,10 +17,12 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/cephfs_snapshots.h"
 #include "vfs/cephfs/malloc_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
@@ -46,7 +48,7 @@ struct vinodeno_t {
 namespace nfs3d::vfs {
 namespace {
 
-constexpr uint64_t kNoSnap = ~uint64_t{0} - 1;  // CEPH_NOSNAP: the live file system
+constexpr uint64_t kNoSnap = kCephNoSnap;
 constexpr size_t kHandleBody = 16;               // inode number, snapshot id
 constexpr size_t kOpenFileCache = 1024;
 constexpr char kVerifierXattr[] = "user.nfs3d.verifier";
@@ -72,6 +74,9 @@ uint64_t GetBe64(const uint8_t* p) {
 }
 
 WccAttr ToWcc(const Attributes& a) { return WccAttr{a.size, a.mtime, a.ctime}; }
+
+// The snapshot an inode belongs to: libcephfs reports it as the device.
+uint64_t SnapOf(const struct ceph_statx& stx) { return stx.stx_dev; }
 
 // The caller's identity for one call. ceph_userperm_new keeps the pointer
 // to the group list, not a copy: the list lives as long as the UserPerm.
@@ -302,15 +307,16 @@ class CephfsBackend::Impl {
   absl::StatusOr<std::shared_ptr<OpenFile>> File(const Node& node) {
     {
       absl::MutexLock lock(&files_mu_);
-      auto it = files_.find(node.ino);
+      auto it = files_.find({node.ino, node.snap});
       if (it != files_.end()) return it->second;
     }
     auto file = std::make_shared<OpenFile>();
     file->cm = cm_;
-    int rc = ceph_ll_open(cm_, node.inode.get(), O_RDWR, &file->fh, ceph_mount_perms(cm_));
+    const int flags = InSnapshot(node.snap) ? O_RDONLY : O_RDWR;
+    int rc = ceph_ll_open(cm_, node.inode.get(), flags, &file->fh, ceph_mount_perms(cm_));
     if (rc < 0) return CephError(rc, "open");
     absl::MutexLock lock(&files_mu_);
-    auto [it, inserted] = files_.emplace(node.ino, file);
+    auto [it, inserted] = files_.emplace(FileKey{node.ino, node.snap}, file);
     if (inserted && files_.size() > kOpenFileCache) {
       // Evict another entry; users still holding it keep it open.
       auto victim = files_.begin();
@@ -323,7 +329,7 @@ class CephfsBackend::Impl {
   void ForgetFile(uint64_t ino) {
     std::shared_ptr<OpenFile> gone;
     absl::MutexLock lock(&files_mu_);
-    auto it = files_.find(ino);
+    auto it = files_.find({ino, kNoSnap});
     if (it == files_.end()) return;
     gone = std::move(it->second);
     files_.erase(it);
@@ -408,6 +414,7 @@ class CephfsBackend::Impl {
     absl::StatusOr<Node> d = Resolve(dir);
     if (!d.ok()) return d.status();
     absl::Status valid = CheckNewName(name);
+    if (valid.ok()) valid = RefuseInSnapshot(d->snap, "new entry");
     if (!valid.ok()) return valid;
     const std::string n(name);
     Perm perm(cred);
@@ -452,7 +459,11 @@ class CephfsBackend::Impl {
   absl::Mutex exports_mu_;
   std::map<uint32_t, std::unique_ptr<Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
   absl::Mutex files_mu_;
-  std::unordered_map<uint64_t, std::shared_ptr<OpenFile>> files_ ABSL_GUARDED_BY(files_mu_);
+  // Open files by inode and snapshot (a snapshot's inodes have the live
+  // inode numbers).
+  using FileKey = std::pair<uint64_t, uint64_t>;
+  std::unordered_map<FileKey, std::shared_ptr<OpenFile>, absl::Hash<FileKey>> files_
+      ABSL_GUARDED_BY(files_mu_);
 };
 
 namespace {
@@ -620,6 +631,8 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
     result = ErrnoError(kErrNotSync, "guard ctime mismatch");
   } else if (attrs.size && before->type == FileType::kDirectory) {
     result = ErrnoError(EISDIR, "truncate of a directory");
+  } else if (InSnapshot(node->snap)) {
+    result = RefuseInSnapshot(node->snap, "setattr");
   } else {
     result = impl_->ApplyAttrs(cred, node->inode.get(), attrs);
     if (result.ok() && attrs.size) {
@@ -648,7 +661,17 @@ absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileH
   if (rc < 0) return CephError(rc, "lookup");
   Impl::InodeRef ref(impl_->cm(), in);
   if (self) return LookupResult{d->handle, impl_->ToAttributes(stx, *d->exp)};
-  absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, stx.stx_ino, d->snap);
+  if (name == ".." && d->snap == kCephSnapDir) {
+    // libcephfs answers the file system root; a .snap belongs to its directory.
+    absl::StatusOr<FileHandle> live = impl_->MakeHandle(*d->exp, d->ino, kNoSnap);
+    if (!live.ok()) return live.status();
+    absl::StatusOr<Impl::Node> dir_node = impl_->Resolve(*live);
+    if (!dir_node.ok()) return dir_node.status();
+    absl::StatusOr<Attributes> attrs = impl_->Attrs(*dir_node);
+    if (!attrs.ok()) return attrs.status();
+    return LookupResult{*live, *attrs};
+  }
+  absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, stx.stx_ino, SnapOf(stx));
   if (!fh.ok()) return fh.status();
   return LookupResult{*fh, impl_->ToAttributes(stx, *d->exp)};
 }
@@ -662,7 +685,9 @@ absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileH
   if (!a.ok()) return a.status();
   if (attributes) *attributes = *a;
   const uint32_t bits = PermittedBits(cred, *a, Acl());
-  return AccessResult{AccessBitsFor(a->type, bits) & requested};
+  uint32_t granted = AccessBitsFor(a->type, bits);
+  if (InSnapshot(node->snap)) granted &= kSnapshotAccessMask;
+  return AccessResult{granted & requested};
 }
 
 absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const FileHandle& fh,
@@ -713,6 +738,7 @@ absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHan
   if (wcc) wcc->before = ToWcc(*a);
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "write to a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "write to a special file");
+  if (InSnapshot(node->snap)) return RefuseInSnapshot(node->snap, "write");
   if (!Impl::MayIo(cred, *a, true)) return ErrnoError(EACCES, "write");
   absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
   if (!file.ok()) return file.status();
@@ -838,6 +864,7 @@ absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std:
   absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
   if (!d.ok()) return d.status();
   absl::Status valid = CheckName(name);
+  if (valid.ok()) valid = RefuseInSnapshot(d->snap, "remove");
   if (!valid.ok()) return valid;
   const std::string n(name);
   Perm perm(cred);
@@ -863,6 +890,7 @@ absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::
   if (name == ".") return ErrnoError(EINVAL, "rmdir .");
   if (name == "..") return ErrnoError(ENOTEMPTY, "rmdir ..");
   absl::Status valid = CheckName(name);
+  if (valid.ok()) valid = RefuseInSnapshot(d->snap, "rmdir");
   if (!valid.ok()) return valid;
   const std::string n(name);
   Perm perm(cred);
@@ -882,6 +910,8 @@ absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
   if (from->exp != to->exp) return ErrnoError(EXDEV, "rename across exports");
   absl::Status valid = CheckName(from_name);
   if (valid.ok()) valid = CheckName(to_name);
+  if (valid.ok()) valid = RefuseInSnapshot(from->snap, "rename");
+  if (valid.ok()) valid = RefuseInSnapshot(to->snap, "rename");
   if (!valid.ok()) return valid;
   if (IsDotName(from_name) || IsDotName(to_name)) {
     return ErrnoError(EINVAL, "rename of . or ..");
@@ -923,6 +953,8 @@ absl::Status CephfsBackend::Link(const Cred& cred, const FileHandle& fh, const F
   absl::Status st = impl_->NewEntry(
       cred, dir, name, dir_wcc, [&](const Impl::Node& d, const char* n, UserPerm* perm) {
         if (node->exp != d.exp) return ErrnoError(EXDEV, "link across exports");
+        absl::Status writable = RefuseInSnapshot(node->snap, "link");
+        if (!writable.ok()) return writable;
         int rc = ceph_ll_link(impl_->cm(), node->inode.get(), d.inode.get(), n, perm);
         return rc < 0 ? CephError(rc, "link") : absl::OkStatus();
       });

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/support/durable_files_contract.h"
+#include "tests/vfs/cephfs/native_client.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/vfs_error.h"
 
@@ -50,6 +51,7 @@ class CephfsBackendTest : public ::testing::Test {
     mode.mode = 0777;
     ASSERT_OK_AND_ASSIGN(dir, backend_->Mkdir(kRoot, fsroot, name, mode, &wcc));
     dir_ = dir.handle;
+    dir_path_ = "/" + name;
   }
   void TearDown() override {
     backend_.reset();
@@ -84,6 +86,7 @@ class CephfsBackendTest : public ::testing::Test {
   std::filesystem::path state_;
   std::unique_ptr<CephfsBackend> backend_;
   FileHandle dir_;
+  std::string dir_path_;  // dir_ in the file system
 };
 
 TEST_F(CephfsBackendTest, WriteCommitReadRoundTrip) {
@@ -454,6 +457,114 @@ TEST_F(CephfsBackendTest, RenamedDirectoryUpdatesBothParentsLinkCounts) {
   ASSERT_TRUE(backend_->Rename(kRoot, b.handle, "c", a.handle, "c", &from, &to).ok());
   EXPECT_EQ(from.after->nlink, 2u);
   EXPECT_EQ(to.after->nlink, 3u);
+}
+
+std::string ReadAll(Backend& backend, const FileHandle& fh) {
+  uint8_t buf[256];
+  auto r = backend.Read(kRoot, fh, 0, sizeof(buf), buf);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? std::string(reinterpret_cast<char*>(buf), r->count) : "";
+}
+
+std::set<std::string> List(Backend& backend, const FileHandle& dir) {
+  std::set<std::string> names;
+  Verifier verf{};
+  bool eof = false;
+  absl::Status st = backend.ReadDir(kRoot, dir, 0, &verf,
+                                    [&](const DirEntry& e) {
+                                      names.insert(std::string(e.name));
+                                      return true;
+                                    },
+                                    &eof, nullptr);
+  EXPECT_TRUE(st.ok()) << st;
+  EXPECT_TRUE(eof);
+  return names;
+}
+
+// Snapshots (.snap/<name>) are readable through the export, refuse every
+// change, and their handles work after a restart and on another head.
+TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
+  ASSERT_OK_AND_ASSIGN(native, ::nfs3d::test_support::NativeClient::Mount(ClusterDir()));
+  ASSERT_TRUE(native->WriteFile(dir_path_ + "/f", "old").ok());
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(sub, backend_->Mkdir(kRoot, dir_, "sub", {}, &wcc));
+  ASSERT_TRUE(native->WriteFile(dir_path_ + "/sub/g", "in sub").ok());
+  absl::Status snapped = native->MakeSnapshot(dir_path_, "s1");
+  ASSERT_TRUE(snapped.ok()) << snapped;
+  ASSERT_TRUE(native->WriteFile(dir_path_ + "/f", "new!").ok());
+
+  ASSERT_OK_AND_ASSIGN(snapdir, backend_->Lookup(kRoot, dir_, ".snap", nullptr));
+  EXPECT_EQ(snapdir.attributes.type, FileType::kDirectory);
+  EXPECT_NE(snapdir.handle, dir_);
+  EXPECT_EQ(List(*backend_, snapdir.handle), (std::set<std::string>{".", "..", "s1"}));
+  ASSERT_OK_AND_ASSIGN(s1, backend_->Lookup(kRoot, snapdir.handle, "s1", nullptr));
+  EXPECT_EQ(List(*backend_, s1.handle), (std::set<std::string>{".", "..", "f", "sub"}));
+  ASSERT_OK_AND_ASSIGN(old_f, backend_->Lookup(kRoot, s1.handle, "f", nullptr));
+  ASSERT_OK_AND_ASSIGN(live_f, backend_->Lookup(kRoot, dir_, "f", nullptr));
+  EXPECT_NE(old_f.handle, live_f.handle);
+  EXPECT_EQ(ReadAll(*backend_, old_f.handle), "old");
+  EXPECT_EQ(ReadAll(*backend_, live_f.handle), "new!");
+  ASSERT_OK_AND_ASSIGN(old_sub, backend_->Lookup(kRoot, s1.handle, "sub", nullptr));
+  ASSERT_OK_AND_ASSIGN(old_g, backend_->Lookup(kRoot, old_sub.handle, "g", nullptr));
+  EXPECT_EQ(ReadAll(*backend_, old_g.handle), "in sub");
+  ASSERT_OK_AND_ASSIGN(up, backend_->Lookup(kRoot, old_sub.handle, "..", nullptr));
+  EXPECT_EQ(up.handle, s1.handle);
+  ASSERT_OK_AND_ASSIGN(up_s1, backend_->Lookup(kRoot, s1.handle, "..", nullptr));
+  EXPECT_EQ(up_s1.handle, snapdir.handle);
+  ASSERT_OK_AND_ASSIGN(up_snapdir, backend_->Lookup(kRoot, snapdir.handle, "..", nullptr));
+  EXPECT_EQ(up_snapdir.handle, dir_);
+
+  // Read-only: every change is refused with EROFS.
+  const uint8_t byte = 'x';
+  EXPECT_EQ(ErrnoOf(backend_->Write(kRoot, old_f.handle, 0, {&byte, 1}, StableHow::kFileSync,
+                                    &wcc)
+                        .status()),
+            EROFS);
+  SetAttributes mode;
+  mode.mode = 0600;
+  EXPECT_EQ(ErrnoOf(backend_->SetAttr(kRoot, old_f.handle, mode, std::nullopt, &wcc)), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Create(kRoot, s1.handle, "n", CreateMode::kGuarded, {}, {}, &wcc)
+                        .status()),
+            EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Mkdir(kRoot, snapdir.handle, "s2", {}, &wcc).status()), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Mkdir(kRoot, s1.handle, "d", {}, &wcc).status()), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Symlink(kRoot, s1.handle, "l", "f", {}, &wcc).status()), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Mknod(kRoot, s1.handle, "p", FileType::kFifo, 0, 0, {}, &wcc)
+                        .status()),
+            EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Remove(kRoot, s1.handle, "f", &wcc)), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, s1.handle, "sub", &wcc)), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, snapdir.handle, "s1", &wcc)), EROFS);
+  Wcc to;
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kRoot, s1.handle, "f", s1.handle, "f2", &wcc, &to)), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kRoot, s1.handle, "f", dir_, "f2", &wcc, &to)), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Link(kRoot, live_f.handle, s1.handle, "h", nullptr, &wcc)), EROFS);
+  EXPECT_EQ(ErrnoOf(backend_->Link(kRoot, old_f.handle, dir_, "h", nullptr, &wcc)), EROFS);
+  ASSERT_OK_AND_ASSIGN(access, backend_->Access(kRoot, old_f.handle, 0x3f, nullptr));
+  EXPECT_EQ(access.granted & (0x04u | 0x08u), 0u);  // no MODIFY, EXTEND
+  EXPECT_EQ(ReadAll(*backend_, old_f.handle), "old");
+
+  // A restarted head (a new session, nothing cached) and another head.
+  backend_.reset();
+  backend_ = Open();
+  ASSERT_NE(backend_, nullptr);
+  EXPECT_EQ(ReadAll(*backend_, old_g.handle), "in sub");
+  EXPECT_EQ(ReadAll(*backend_, old_f.handle), "old");
+  EXPECT_EQ(List(*backend_, s1.handle), (std::set<std::string>{".", "..", "f", "sub"}));
+  EXPECT_EQ(List(*backend_, snapdir.handle), (std::set<std::string>{".", "..", "s1"}));
+  const std::string other_state = state_.string() + "-other";
+  std::filesystem::create_directories(other_state);
+  std::filesystem::copy_file(state_ / "handle.key", other_state + "/handle.key");
+  {
+    std::unique_ptr<CephfsBackend> other = Open(other_state);
+    ASSERT_NE(other, nullptr);
+    EXPECT_EQ(ReadAll(*other, old_f.handle), "old");
+    ASSERT_OK_AND_ASSIGN(attrs, other->GetAttr(kRoot, snapdir.handle));
+    EXPECT_EQ(attrs.type, FileType::kDirectory);
+  }
+  std::filesystem::remove_all(other_state);
+  ASSERT_TRUE(native->RemoveSnapshot(dir_path_, "s1").ok());
+  EXPECT_EQ(List(*backend_, snapdir.handle), (std::set<std::string>{".", ".."}));
 }
 
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
