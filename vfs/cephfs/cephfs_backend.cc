@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/cephfs_quota.h"
 #include "vfs/cephfs/cephfs_snapshots.h"
 #include "vfs/cephfs/malloc_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
@@ -1008,11 +1009,22 @@ absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle&
   (void)cred;
   absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
-  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  std::optional<Attributes> a = impl_->AttrsOrNone(*node);
+  if (attributes) *attributes = a;
   struct statvfs sv;
   int rc = ceph_ll_statfs(impl_->cm(), node->inode.get(), &sv);
   if (rc < 0) return CephError(rc, "statfs");
-  return ToFsStat(sv);
+  // Quotas apply to the directory tree: for a file or a snapshot, the
+  // export root's limits.
+  const bool from_here = a && a->type == FileType::kDirectory && !InSnapshot(node->snap);
+  absl::StatusOr<Impl::Node> start = from_here ? std::move(node) : impl_->Root(node->exp->id);
+  if (!start.ok()) return start.status();
+  absl::StatusOr<CephQuota> quota =
+      FindCephQuota(impl_->cm(), start->inode.get(), start->exp->root_ino);
+  if (!quota.ok()) {
+    return CephError(-ErrnoOf(quota.status()), std::string(quota.status().message()));
+  }
+  return ApplyCephQuota(ToFsStat(sv), *quota);
 }
 
 absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const FileHandle& fh,

@@ -4,11 +4,15 @@
 //  - Credentials: every call builds a UserPerm from the caller's (squashed)
 //    uid/gid/groups, so libcephfs and the MDS check permissions; data I/O
 //    goes through a per-file Fh opened once with the mount's identity, after
-//    the caller's permission was checked against the mode bits.
+//    the caller's permission was checked by the POSIX rules
+//    (vfs/posix_permission.h), which also say when a write clears setuid.
 //  - Handles: the shared codec (vfs/file_handle_codec.h) with handle type
 //    kCephHandleType and 16 bytes of body: inode number and snapshot id,
 //    big-endian. They survive restarts: an inode not in libcephfs's cache is
 //    found again with ceph_ll_lookup_inode (an MDS lookup by number).
+//  - Snapshots: .snap directories and their snapshots are served read-only
+//    (cephfs_snapshots.h); FSSTAT reports CephFS directory quotas
+//    (cephfs_quota.h).
 //  - Write gathering: FILE_SYNC/DATA_SYNC writes and COMMITs of one file
 //    share ceph_ll_fsync calls (vfs/sync_group.h); a failed sync changes the
 //    write verifier.

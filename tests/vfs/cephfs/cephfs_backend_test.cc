@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -565,6 +566,71 @@ TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
   std::filesystem::remove_all(other_state);
   ASSERT_TRUE(native->RemoveSnapshot(dir_path_, "s1").ok());
   EXPECT_EQ(List(*backend_, snapdir.handle), (std::set<std::string>{".", ".."}));
+}
+
+// A CephFS directory quota on the exported directory, or on the nearest
+// directory above the object within the export, is what FSSTAT reports: df
+// on a client shows the quota, not the cluster.
+TEST_F(CephfsBackendTest, FsStatReportsTheNearestDirectoryQuota) {
+  ASSERT_OK_AND_ASSIGN(native, ::nfs3d::test_support::NativeClient::Mount(ClusterDir()));
+  ASSERT_OK_AND_ASSIGN(cluster, backend_->StatFs(kRoot, dir_, nullptr));
+  Wcc wcc;
+  ASSERT_OK_AND_ASSIGN(sub, backend_->Mkdir(kRoot, dir_, "sub", {}, &wcc));
+  ASSERT_OK_AND_ASSIGN(deeper, backend_->Mkdir(kRoot, sub.handle, "deeper", {}, &wcc));
+  constexpr uint64_t kMaxBytes = 64 << 20, kMaxFiles = 1000;
+  ASSERT_TRUE(native->SetXattr(dir_path_, "ceph.quota.max_bytes", std::to_string(kMaxBytes)).ok());
+  ASSERT_TRUE(native->SetXattr(dir_path_, "ceph.quota.max_files", std::to_string(kMaxFiles)).ok());
+  FileHandle f = CreateFile("data");
+  std::vector<uint8_t> data(1 << 20, 'q');
+  ASSERT_TRUE(backend_->Write(kRoot, f, 0, data, StableHow::kFileSync, &wcc).ok());
+
+  // Recursive statistics reach the quota directory a moment later.
+  FsStat st;
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_OK_AND_ASSIGN(now, backend_->StatFs(kRoot, deeper.handle, nullptr));
+    st = now;
+    if (st.total_bytes - st.free_bytes >= data.size()) break;
+    usleep(100 * 1000);
+  }
+  EXPECT_EQ(st.total_bytes, kMaxBytes);
+  EXPECT_EQ(st.total_bytes - st.free_bytes, data.size());
+  EXPECT_EQ(st.avail_bytes, st.free_bytes);
+  EXPECT_EQ(st.total_files, kMaxFiles);
+  // data, sub, deeper (and the directory itself, as CephFS counts).
+  EXPECT_GE(kMaxFiles - st.free_files, 3u);
+  EXPECT_LE(kMaxFiles - st.free_files, 4u);
+  EXPECT_EQ(st.avail_files, st.free_files);
+  for (const FileHandle& fh : {dir_, sub.handle}) {
+    ASSERT_OK_AND_ASSIGN(same, backend_->StatFs(kRoot, fh, nullptr));
+    EXPECT_EQ(same.total_bytes, kMaxBytes);
+    EXPECT_EQ(same.total_files, kMaxFiles);
+  }
+  // Each limit from the nearest directory that sets it.
+  ASSERT_TRUE(native->SetXattr(dir_path_ + "/sub", "ceph.quota.max_bytes", "8388608").ok());
+  ASSERT_OK_AND_ASSIGN(nearer, backend_->StatFs(kRoot, deeper.handle, nullptr));
+  EXPECT_EQ(nearer.total_bytes, 8388608u);
+  EXPECT_EQ(nearer.total_files, kMaxFiles);
+
+  // A sub-directory export whose root has the quota.
+  ASSERT_TRUE(backend_->AddExport(kExport + 1, dir_path_).ok());
+  ASSERT_OK_AND_ASSIGN(sub_root, backend_->RootHandle(kExport + 1));
+  ASSERT_OK_AND_ASSIGN(exported, backend_->StatFs(kRoot, sub_root, nullptr));
+  EXPECT_EQ(exported.total_bytes, kMaxBytes);
+  // A file's figures are its export root's (libcephfs knows no file's parent).
+  ASSERT_OK_AND_ASSIGN(file_in_sub, backend_->Lookup(kRoot, sub_root, "data", nullptr));
+  ASSERT_OK_AND_ASSIGN(of_file, backend_->StatFs(kRoot, file_in_sub.handle, nullptr));
+  EXPECT_EQ(of_file.total_bytes, kMaxBytes);
+  // Above the quota: the whole cluster.
+  ASSERT_OK_AND_ASSIGN(root, backend_->RootHandle(kExport));
+  ASSERT_OK_AND_ASSIGN(whole, backend_->StatFs(kRoot, root, nullptr));
+  EXPECT_EQ(whole.total_bytes, cluster.total_bytes);
+  // No quota left: the cluster's figures again.
+  ASSERT_TRUE(native->SetXattr(dir_path_ + "/sub", "ceph.quota.max_bytes", "0").ok());
+  ASSERT_TRUE(native->SetXattr(dir_path_, "ceph.quota.max_bytes", "0").ok());
+  ASSERT_TRUE(native->SetXattr(dir_path_, "ceph.quota.max_files", "0").ok());
+  ASSERT_OK_AND_ASSIGN(none, backend_->StatFs(kRoot, deeper.handle, nullptr));
+  EXPECT_EQ(none.total_bytes, cluster.total_bytes);
+  EXPECT_NE(none.total_files, kMaxFiles);
 }
 
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
