@@ -22,6 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/cephfs_acl.h"
 #include "vfs/cephfs/cephfs_quota.h"
 #include "vfs/cephfs/cephfs_snapshots.h"
 #include "vfs/cephfs/malloc_settings.h"
@@ -277,8 +278,20 @@ class CephfsBackend::Impl {
 
   // Permission to read or write a file's data as cred: data I/O runs with
   // the mount's identity, so the POSIX rules are checked here.
-  static bool MayIo(const Cred& cred, const Attributes& a, bool write) {
-    return MayReadOrWrite(cred, a, Acl(), write);
+  absl::StatusOr<bool> MayIo(const Cred& cred, const Node& node, const Attributes& a,
+                             bool write) {
+    absl::StatusOr<Acl> acl = AclToCheck(cred, node, a);
+    if (!acl.ok()) return acl.status();
+    return MayReadOrWrite(cred, a, *acl, write);
+  }
+
+  // The access ACL that decides what cred may do to the object; empty when
+  // only the mode bits matter (root, the owner, no ACL).
+  absl::StatusOr<Acl> AclToCheck(const Cred& cred, const Node& node, const Attributes& a) {
+    if (cred.uid == 0 || cred.uid == a.uid || a.type == FileType::kSymlink) return Acl();
+    absl::StatusOr<Acl> acl = ReadCephAcl(cm_, node.inode.get(), kAclAccessXattr);
+    if (!acl.ok()) return CephError(-ErrnoOf(acl.status()), "reading the access ACL");
+    return acl;
   }
 
   // After cred wrote to or truncated the file whose attributes were a: the
@@ -504,6 +517,11 @@ absl::StatusOr<ceph_mount_info*> Connect(const CephfsOptions& options, const std
     rc = ceph_conf_set(cm, opt, timeout.c_str());
     if (rc < 0) return bail(rc, absl::StrCat("setting ", opt));
   }
+  // POSIX ACLs, as on a POSIX export: libcephfs then checks and inherits them.
+  rc = ceph_conf_set(cm, "client_acl_type", "posix_acl");
+  if (rc < 0) return bail(rc, "setting client_acl_type");
+  // Modes come from the NFS client, which applied its umask already.
+  ceph_umask(cm, 0);
   rc = ceph_init(cm);
   if (rc < 0) return bail(rc, "connecting to the monitors (ceph_init)");
   if (!options.fs_name.empty()) {
@@ -685,7 +703,9 @@ absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileH
   absl::StatusOr<Attributes> a = impl_->Attrs(*node);
   if (!a.ok()) return a.status();
   if (attributes) *attributes = *a;
-  const uint32_t bits = PermittedBits(cred, *a, Acl());
+  absl::StatusOr<Acl> acl = impl_->AclToCheck(cred, *node, *a);
+  if (!acl.ok()) return acl.status();
+  const uint32_t bits = PermittedBits(cred, *a, *acl);
   uint32_t granted = AccessBitsFor(a->type, bits);
   if (InSnapshot(node->snap)) granted &= kSnapshotAccessMask;
   return AccessResult{granted & requested};
@@ -715,7 +735,9 @@ absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandl
   if (!a.ok()) return a.status();
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "read of a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "read of a special file");
-  if (!Impl::MayIo(cred, *a, false)) return ErrnoError(EACCES, "read");
+  absl::StatusOr<bool> may = impl_->MayIo(cred, *node, *a, false);
+  if (!may.ok()) return may.status();
+  if (!*may) return ErrnoError(EACCES, "read");
   absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
   if (!file.ok()) return file.status();
   int64_t n = ceph_ll_read(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset), count,
@@ -740,7 +762,9 @@ absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHan
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "write to a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "write to a special file");
   if (InSnapshot(node->snap)) return RefuseInSnapshot(node->snap, "write");
-  if (!Impl::MayIo(cred, *a, true)) return ErrnoError(EACCES, "write");
+  absl::StatusOr<bool> may = impl_->MayIo(cred, *node, *a, true);
+  if (!may.ok()) return may.status();
+  if (!*may) return ErrnoError(EACCES, "write");
   absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
   if (!file.ok()) return file.status();
   WriteResult result;
@@ -1056,6 +1080,58 @@ absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandl
   if (wcc) wcc->after = impl_->AttrsOrNone(*node);
   if (!st.ok()) return st;
   return out;
+}
+
+absl::StatusOr<AclPair> CephfsBackend::GetAcl(const Cred& cred, const FileHandle& fh,
+                                               std::optional<Attributes>* attributes) {
+  (void)cred;  // reading ACLs needs no permission, as GETATTR
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  if (!a.ok()) return a.status();
+  if (attributes) *attributes = *a;
+  AclPair acls;
+  if (a->type != FileType::kSymlink) {
+    absl::StatusOr<Acl> access = ReadCephAcl(impl_->cm(), node->inode.get(), kAclAccessXattr);
+    if (!access.ok()) return access.status();
+    acls.access = std::move(*access);
+    if (a->type == FileType::kDirectory) {
+      absl::StatusOr<Acl> default_acl =
+          ReadCephAcl(impl_->cm(), node->inode.get(), kAclDefaultXattr);
+      if (!default_acl.ok()) return default_acl.status();
+      acls.default_acl = std::move(*default_acl);
+    }
+  }
+  if (acls.access.empty()) acls.access = AclFromMode(a->mode);
+  return acls;
+}
+
+absl::Status CephfsBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                                   const Acl* default_acl, std::optional<Attributes>* attributes) {
+  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  if (!a.ok()) return a.status();
+  absl::Status result;
+  if (a->type == FileType::kSymlink) {
+    result = ErrnoError(EOPNOTSUPP, "symlinks have no ACLs");
+  } else if (default_acl != nullptr && !default_acl->empty() &&
+             a->type != FileType::kDirectory) {
+    result = ErrnoError(EACCES, "default ACL on a non-directory");
+  } else if (InSnapshot(node->snap)) {
+    result = RefuseInSnapshot(node->snap, "setacl");
+  } else {
+    Perm perm(cred);
+    if (access != nullptr) {
+      result = WriteCephAcl(impl_->cm(), node->inode.get(), kAclAccessXattr, *access, perm.get());
+    }
+    if (result.ok() && default_acl != nullptr && a->type == FileType::kDirectory) {
+      result = WriteCephAcl(impl_->cm(), node->inode.get(), kAclDefaultXattr, *default_acl,
+                            perm.get());
+    }
+  }
+  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  return result;
 }
 
 Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifier()); }

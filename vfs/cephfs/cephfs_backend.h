@@ -12,7 +12,7 @@
 //    found again with ceph_ll_lookup_inode (an MDS lookup by number).
 //  - Snapshots: .snap directories and their snapshots are served read-only
 //    (cephfs_snapshots.h); FSSTAT reports CephFS directory quotas
-//    (cephfs_quota.h).
+//    (cephfs_quota.h); POSIX ACLs through NFSACL (cephfs_acl.h).
 //  - Write gathering: FILE_SYNC/DATA_SYNC writes and COMMITs of one file
 //    share ceph_ll_fsync calls (vfs/sync_group.h); a failed sync changes the
 //    write verifier.
@@ -123,6 +123,10 @@ class CephfsBackend : public Backend {
                                        std::optional<Attributes>* attributes) override;
   absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, Wcc* wcc) override;
+  absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                 std::optional<Attributes>* attributes) override;
+  absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                      const Acl* default_acl, std::optional<Attributes>* attributes) override;
   Verifier WriteVerifier() const override;
   // A new write verifier: for a sync whose outcome is unknown (it did not
   // answer in time), so clients resend what they wrote UNSTABLE.

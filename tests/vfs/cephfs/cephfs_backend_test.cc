@@ -633,6 +633,98 @@ TEST_F(CephfsBackendTest, FsStatReportsTheNearestDirectoryQuota) {
   EXPECT_NE(none.total_files, kMaxFiles);
 }
 
+bool HasNamedUser(const Acl& acl, uint32_t uid) {
+  for (const AclEntry& e : acl) {
+    if (e.tag == kAclUser && e.id == uid) return true;
+  }
+  return false;
+}
+
+// POSIX ACLs through NFSACL, and READ/WRITE/ACCESS decided by them.
+TEST_F(CephfsBackendTest, PosixAclsAreKeptAndChecked) {
+  const Cred named{2000, 2000, {}};
+  const Cred named_group_member{2002, 2002, {4000}};
+  const Cred stranger{2001, 2001, {}};
+  FileHandle fh = CreateFile("acl", kUser);
+  SetAttributes mode;
+  mode.mode = 0640;
+  Wcc wcc;
+  ASSERT_TRUE(backend_->SetAttr(kUser, fh, mode, std::nullopt, &wcc).ok());
+  std::optional<Attributes> attrs;
+  ASSERT_OK_AND_ASSIGN(plain, backend_->GetAcl(kRoot, fh, &attrs));
+  EXPECT_EQ(plain.access, AclFromMode(0640));
+  EXPECT_TRUE(plain.default_acl.empty());
+  ASSERT_TRUE(attrs.has_value());
+
+  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6}, {kAclUser, 2000, 6},
+                   {kAclGroupObj, kAclUndefinedId, 4}, {kAclGroup, 4000, 2},
+                   {kAclMask, kAclUndefinedId, 6}, {kAclOther, kAclUndefinedId, 0}};
+  EXPECT_EQ(ErrnoOf(backend_->SetAcl(named, fh, &acl, nullptr, &attrs)), EPERM);
+  absl::Status set = backend_->SetAcl(kUser, fh, &acl, nullptr, &attrs);
+  ASSERT_TRUE(set.ok()) << set;
+  ASSERT_TRUE(attrs.has_value());
+  EXPECT_EQ(attrs->mode, 0660u);  // the group class shows the mask
+  ASSERT_OK_AND_ASSIGN(back, backend_->GetAcl(kRoot, fh, nullptr));
+  EXPECT_EQ(back.access, acl);
+
+  const uint8_t byte = 'a';
+  uint8_t buf[4];
+  ASSERT_TRUE(backend_->Write(named, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc).ok());
+  ASSERT_TRUE(backend_->Read(named, fh, 0, 1, buf).ok());
+  ASSERT_OK_AND_ASSIGN(named_access, backend_->Access(named, fh, 0x3f, nullptr));
+  EXPECT_EQ(named_access.granted, 0x01u | 0x04u | 0x08u);
+  // group:4000:-w-: write-only through the named group.
+  ASSERT_TRUE(
+      backend_->Write(named_group_member, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc).ok());
+  EXPECT_EQ(ErrnoOf(backend_->Read(named_group_member, fh, 0, 1, buf).status()), EACCES);
+  ASSERT_OK_AND_ASSIGN(group_access, backend_->Access(named_group_member, fh, 0x3f, nullptr));
+  EXPECT_EQ(group_access.granted, 0x04u | 0x08u);
+  EXPECT_EQ(ErrnoOf(backend_->Read(stranger, fh, 0, 1, buf).status()), EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Write(stranger, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc)
+                        .status()),
+            EACCES);
+  ASSERT_OK_AND_ASSIGN(stranger_access, backend_->Access(stranger, fh, 0x3f, nullptr));
+  EXPECT_EQ(stranger_access.granted, 0u);
+
+  // chmod narrows the mask: the named user loses write.
+  mode.mode = 0640;
+  ASSERT_TRUE(backend_->SetAttr(kUser, fh, mode, std::nullopt, &wcc).ok());
+  EXPECT_EQ(ErrnoOf(backend_->Write(named, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc)
+                        .status()),
+            EACCES);
+  ASSERT_TRUE(backend_->Read(named, fh, 0, 1, buf).ok());
+
+  // Default ACLs: directories only, inherited by new objects.
+  const Acl inherit = {{kAclUserObj, kAclUndefinedId, 7}, {kAclUser, 2000, 5},
+                       {kAclGroupObj, kAclUndefinedId, 5}, {kAclMask, kAclUndefinedId, 5},
+                       {kAclOther, kAclUndefinedId, 0}};
+  EXPECT_EQ(ErrnoOf(backend_->SetAcl(kUser, fh, nullptr, &inherit, nullptr)), EACCES);
+  SetAttributes dir_mode;
+  dir_mode.mode = 0750;
+  ASSERT_OK_AND_ASSIGN(d, backend_->Mkdir(kUser, dir_, "inherits", dir_mode, &wcc));
+  ASSERT_TRUE(backend_->SetAcl(kUser, d.handle, &inherit, &inherit, nullptr).ok());
+  ASSERT_OK_AND_ASSIGN(dir_acls, backend_->GetAcl(kRoot, d.handle, nullptr));
+  EXPECT_EQ(dir_acls.default_acl, inherit);
+  SetAttributes file_mode;
+  file_mode.mode = 0644;
+  ASSERT_OK_AND_ASSIGN(child, backend_->Create(kUser, d.handle, "child", CreateMode::kGuarded,
+                                               file_mode, {}, &wcc));
+  ASSERT_OK_AND_ASSIGN(child_acls, backend_->GetAcl(kRoot, child.handle, nullptr));
+  EXPECT_TRUE(HasNamedUser(child_acls.access, 2000));
+  ASSERT_TRUE(backend_->Read(named, child.handle, 0, 1, buf).ok());
+  EXPECT_EQ(ErrnoOf(backend_->Read(stranger, child.handle, 0, 1, buf).status()), EACCES);
+  // The named user may look into the directory, the stranger may not.
+  EXPECT_TRUE(backend_->Lookup(named, d.handle, "child", nullptr).ok());
+  EXPECT_EQ(ErrnoOf(backend_->Lookup(stranger, d.handle, "child", nullptr).status()), EACCES);
+
+  // An empty ACL removes it: the mode bits alone again.
+  const Acl none;
+  ASSERT_TRUE(backend_->SetAcl(kUser, fh, &none, nullptr, nullptr).ok());
+  ASSERT_OK_AND_ASSIGN(removed, backend_->GetAcl(kRoot, fh, &attrs));
+  EXPECT_EQ(removed.access, AclFromMode(attrs->mode));
+  EXPECT_EQ(ErrnoOf(backend_->Read(named, fh, 0, 1, buf).status()), EACCES);
+}
+
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
   const std::string dir = std::filesystem::temp_directory_path() /
                           ("nfs3d-cephfs-unreachable-" + std::to_string(getpid()));
