@@ -633,6 +633,40 @@ TEST_F(CephfsBackendTest, FsStatReportsTheNearestDirectoryQuota) {
   EXPECT_NE(none.total_files, kMaxFiles);
 }
 
+// READ and WRITE by the mode bits as knfsd applies them: owner override,
+// group through supplementary groups, write-only files, read-if-execute.
+TEST_F(CephfsBackendTest, ModeBitsDecideReadAndWrite) {
+  const Cred owner = kUser;
+  const Cred member{2003, 2003, {3000}};
+  const Cred other{2004, 2004, {}};
+  struct Case {
+    uint32_t mode;
+    Cred who;
+    bool read, write;
+  };
+  const Case cases[] = {
+      {0000, owner, true, true},    {0000, kRoot, true, true},   {0000, member, false, false},
+      {0002, other, false, true},   {0002, member, false, false}, {0020, member, false, true},
+      {0020, other, false, false},  {0040, member, true, false},  {0004, other, true, false},
+      {0001, other, true, false},   {0010, member, true, false},  {0400, member, false, false},
+      {0604, member, false, false}, {0060, member, true, true},   {0006, member, false, false},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << "mode " << std::oct << c.mode << " uid " << std::dec
+                                    << c.who.uid);
+    FileHandle fh = CreateFile("m" + std::to_string(i++), owner);
+    SetAttributes set;
+    set.mode = c.mode;
+    set.gid = 3000;
+    Wcc wcc;
+    ASSERT_TRUE(backend_->SetAttr(kRoot, fh, set, std::nullopt, &wcc).ok());
+    uint8_t buf[1] = {'m'};
+    EXPECT_EQ(backend_->Read(c.who, fh, 0, 1, buf).ok(), c.read);
+    EXPECT_EQ(backend_->Write(c.who, fh, 0, {buf, 1}, StableHow::kUnstable, &wcc).ok(), c.write);
+  }
+}
+
 bool HasNamedUser(const Acl& acl, uint32_t uid) {
   for (const AclEntry& e : acl) {
     if (e.tag == kAclUser && e.id == uid) return true;
