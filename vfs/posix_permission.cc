@@ -84,4 +84,12 @@ uint32_t ModeAfterWrite(const Cred& cred, const Attributes& a) {
   return mode;
 }
 
+uint32_t ModeAfterChown(const Cred& cred, const Attributes& a) {
+  if (a.type != FileType::kRegular) return a.mode;
+  uint32_t mode = a.mode & ~static_cast<uint32_t>(S_ISUID);
+  const bool exempt = cred.uid == 0 || InGroup(cred, a.gid);
+  if ((a.mode & S_ISGID) && ((a.mode & S_IXGRP) || !exempt)) mode &= ~S_ISGID;
+  return mode;
+}
+
 }  // namespace nfs3d::vfs

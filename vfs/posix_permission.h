@@ -47,6 +47,12 @@ uint32_t AccessBitsFor(FileType type, uint32_t rwx);
 // nothing changes.
 uint32_t ModeAfterWrite(const Cred& cred, const Attributes& a);
 
+// The mode a regular file must have after the caller changed its owner or
+// group (without changing the mode in the same call): the setuid bit goes,
+// also for root, and the setgid bit when group-execute is set or a caller
+// other than root is not in the file's group (Linux's chown_common).
+uint32_t ModeAfterChown(const Cred& cred, const Attributes& a);
+
 }  // namespace nfs3d::vfs
 
 #endif  // NFS3D_VFS_POSIX_PERMISSION_H_

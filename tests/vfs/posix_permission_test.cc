@@ -89,5 +89,15 @@ TEST(PosixPermissionTest, WritersWithoutFsetidLoseSetuidSetgid) {
   EXPECT_EQ(ModeAfterWrite(kOther, dir), 02777u);
 }
 
+TEST(PosixPermissionTest, ChownClearsSetuidAlsoForRoot) {
+  EXPECT_EQ(ModeAfterChown(kRoot, File(06755)), 0755u);
+  EXPECT_EQ(ModeAfterChown(kRoot, File(02745)), 02745u);
+  EXPECT_EQ(ModeAfterChown(kOwner, File(02745)), 0745u);   // not in group 200
+  EXPECT_EQ(ModeAfterChown(kMember, File(02745)), 02745u);
+  Attributes dir = File(06755);
+  dir.type = FileType::kDirectory;
+  EXPECT_EQ(ModeAfterChown(kRoot, dir), 06755u);
+}
+
 }  // namespace
 }  // namespace nfs3d::vfs

@@ -306,6 +306,19 @@ class CephfsBackend::Impl {
     return rc < 0 ? CephError(rc, "clearing setuid/setgid") : absl::OkStatus();
   }
 
+  // After a chown: the MDS clears setuid/setgid by its own rule, which
+  // differs from Linux's for setgid without group-execute.
+  absl::Status SetModeAfterChown(const Cred& cred, const Node& node, const Attributes& before) {
+    absl::StatusOr<Attributes> now = Attrs(node);
+    if (!now.ok()) return now.status();
+    const uint32_t mode = ModeAfterChown(cred, before);
+    if (now->mode == mode) return absl::OkStatus();
+    struct ceph_statx stx = {};
+    stx.stx_mode = static_cast<uint16_t>(mode);
+    int rc = ceph_ll_setattr(cm_, node.inode.get(), &stx, CEPH_SETATTR_MODE, ceph_mount_perms(cm_));
+    return rc < 0 ? CephError(rc, "setting the mode after chown") : absl::OkStatus();
+  }
+
   // Fetches a directory's attributes from the MDS: its link count counts
   // its subdirectories, which libcephfs's cache does not follow when one
   // moves away, and ll_getattr cannot be forced to ask. Reading a
@@ -657,6 +670,9 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
     if (result.ok() && attrs.size) {
       absl::StatusOr<Attributes> now = impl_->Attrs(*node);
       result = now.ok() ? impl_->DropPrivileges(cred, node->inode.get(), *now) : now.status();
+    }
+    if (result.ok() && (attrs.uid || attrs.gid) && !attrs.mode) {
+      result = impl_->SetModeAfterChown(cred, *node, *before);
     }
   }
   if (wcc) wcc->after = impl_->AttrsOrNone(*node);

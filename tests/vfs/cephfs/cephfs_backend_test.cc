@@ -392,6 +392,31 @@ TEST_F(CephfsBackendTest, WriteAndTruncateBySomeoneElseClearSetuidSetgid) {
   }
 }
 
+// chown or chgrp of a regular file clears setuid, and setgid with
+// group-execute, also when root does it (Linux's chown_common).
+TEST_F(CephfsBackendTest, ChownClearsSetuidSetgid) {
+  struct Case {
+    uint32_t mode;
+    bool uid;
+    uint32_t after;
+  };
+  const Case cases[] = {{06755, true, 0755}, {06755, false, 0755}, {02745, true, 02745},
+                        {04700, false, 0700}};
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << "mode " << std::oct << c.mode << (c.uid ? " chown" : " chgrp"));
+    FileHandle fh = CreateFile("chown" + std::to_string(i++));
+    SetAttributes set;
+    set.mode = c.mode;
+    Wcc wcc;
+    ASSERT_TRUE(backend_->SetAttr(kRoot, fh, set, std::nullopt, &wcc).ok());
+    SetAttributes owner;
+    if (c.uid) owner.uid = 1234; else owner.gid = 1234;
+    ASSERT_TRUE(backend_->SetAttr(kRoot, fh, owner, std::nullopt, &wcc).ok());
+    EXPECT_EQ(ModeOf(*backend_, fh), c.after);
+  }
+}
+
 // The caller's supplementary groups count as its own: for chgrp of its
 // files and for access through a file's or directory's group bits.
 TEST_F(CephfsBackendTest, SupplementaryGroupsCount) {
