@@ -479,6 +479,16 @@ TEST_F(CephfsBackendTest, RenamedDirectoryUpdatesBothParentsLinkCounts) {
   ASSERT_OK_AND_ASSIGN(b_after, backend_->GetAttr(kRoot, b.handle));
   EXPECT_EQ(a_after.nlink, 2u);
   EXPECT_EQ(b_after.nlink, 3u);
+  // MKDIR and RMDIR change the parent's link count too.
+  ASSERT_TRUE(backend_->Mkdir(kRoot, a.handle, "d2", {}, &wcc).ok());
+  ASSERT_TRUE(wcc.after.has_value());
+  EXPECT_EQ(wcc.after->nlink, 3u);
+  ASSERT_OK_AND_ASSIGN(a_mkdir, backend_->GetAttr(kRoot, a.handle));
+  EXPECT_EQ(a_mkdir.nlink, 3u);
+  ASSERT_TRUE(backend_->Rmdir(kRoot, a.handle, "d2", &wcc).ok());
+  EXPECT_EQ(wcc.after->nlink, 2u);
+  ASSERT_OK_AND_ASSIGN(a_rmdir, backend_->GetAttr(kRoot, a.handle));
+  EXPECT_EQ(a_rmdir.nlink, 2u);
   // And back, through the same cached inodes.
   ASSERT_TRUE(backend_->Rename(kRoot, b.handle, "c", a.handle, "c", &from, &to).ok());
   EXPECT_EQ(from.after->nlink, 2u);
