@@ -2,9 +2,9 @@
 # Kerberos benchmark (issue 17; a benchmark, not a test): what each RPCSEC_GSS
 # service costs next to AUTH_SYS on the same nfs3d, the same tmpfs export and
 # the same workloads, run interleaved (sys, krb5, krb5i, krb5p, then again)
-# so machine noise hits all alike. A throw-away KDC (scripts/krb5-kdc.sh) and
+# so machine noise hits all alike. A throw-away KDC (tests/fixtures/krb5-kdc.sh) and
 # nfs3d run in a private network and mount namespace this script makes; the
-# load client is nfs3bench with --sec. One row per (workload, flavour):
+# load client is nfs3bench with --sec. One row per (workload, flavor):
 # median rate, its ratio to sys, server CPU per GB or per call, client CPU.
 # Under the table, what the rows can reach here at most, from the crypto
 # measured by bench/krb5_crypto_floor.cc: a bulk row when client and server
@@ -14,19 +14,19 @@
 # MICs on top of the sys row's). Needs root.
 #   bench/krb5.sh [--nfs3d BIN] [--nfs3bench BIN] [--rounds N] [--time SEC]
 #                 [--floor BIN] [--workloads "write read getattr"]
-#                 [--flavours "sys krb5 krb5i krb5p"]
+#                 [--flavors "sys krb5 krb5i krb5p"]
 #   env: NFS3D_KRB5_GSSAPI=1 makes both ends use MIT's GSS-API for every
 #        message (the A/B against nfs3d's own OpenSSL tokens).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/bench/private_ns.sh" "$@"
-NFS3D=$REPO/build-release/nfsd/nfs3d
+NFS3D=$REPO/build-release/daemon/nfs3d
 BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
 FLOOR=$REPO/build-release/bench/krb5_crypto_floor
 ROUNDS=3
 TIME=4
 WORKLOADS="write read getattr"
-FLAVOURS="sys krb5 krb5i krb5p"
+FLAVORS="sys krb5 krb5i krb5p"
 while [ $# -gt 0 ]; do
   case $1 in
     --nfs3d) NFS3D=$2; shift 2 ;;
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
-    --flavours) FLAVOURS=$2; shift 2 ;;
+    --flavors) FLAVORS=$2; shift 2 ;;
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
@@ -43,7 +43,7 @@ D=$(mktemp -d /var/tmp/nfs3d-krb5bench.XXXXXX)
 NFS3D_PID=
 cleanup() {
   [ -z "$NFS3D_PID" ] || { kill "$NFS3D_PID" 2>/dev/null || true; wait "$NFS3D_PID" 2>/dev/null || true; }
-  "$REPO/scripts/krb5-kdc.sh" stop "$D/kdc" >/dev/null 2>&1 || true
+  "$REPO/tests/fixtures/krb5-kdc.sh" stop "$D/kdc" >/dev/null 2>&1 || true
   umount "$D/export" 2>/dev/null || true
   rm -rf "$D"
 }
@@ -51,7 +51,7 @@ trap cleanup EXIT
 
 mkdir -p "$D/state" "$D/export"
 mount -t tmpfs tmpfs "$D/export"
-"$REPO/scripts/krb5-kdc.sh" start "$D/kdc" >/dev/null
+"$REPO/tests/fixtures/krb5-kdc.sh" start "$D/kdc" >/dev/null
 # shellcheck disable=SC1091
 . "$D/kdc/env"
 export KRB5_CONFIG
@@ -85,7 +85,7 @@ for w in $WORKLOADS; do
   [ "$w" = read ] && args+=(--file-size 128m)
   [ "$w" = getattr ] && args=(--workload getattr --outstanding 32)
   for round in $(seq "$ROUNDS"); do
-    for sec in $FLAVOURS; do
+    for sec in $FLAVORS; do
       extra=()
       [ "$sec" = sys ] || extra=(--sec "$sec" --krb5-principal daemon
                                  --krb5-keytab "$D/kdc/client.keytab" --krb5-target nfs@localhost)
@@ -101,7 +101,7 @@ for line in sys.stdin:
     w, sec, _, js = line.split(" ", 3)
     rows.setdefault((w, sec), []).append(json.loads(js))
 def med(runs, f): return statistics.median(f(r) for r in runs)
-print("| workload | flavour | rate | vs sys | server CPU | client CPU | runs |")
+print("| workload | flavor | rate | vs sys | server CPU | client CPU | runs |")
 print("|---|---|---|---|---|---|---|")
 for (w, sec), runs in rows.items():
     bulk = w != "getattr"
@@ -135,7 +135,7 @@ print("crypto CPU per GB, one thread (bench/krb5_crypto_floor): MIC %.2f s, veri
       "seal %.2f s, unseal %.2f s; the four MICs of a call %.2f us" % (
           floor["mic_s_per_gb"], floor["verify_s_per_gb"], floor["seal_s_per_gb"],
           floor["unseal_s_per_gb"], floor["call_mics_us"]))
-print("| workload | flavour | ceiling | ceiling vs sys | measured / ceiling |")
+print("| workload | flavor | ceiling | ceiling vs sys | measured / ceiling |")
 print("|---|---|---|---|---|")
 for (w, sec), runs in rows.items():
     sys_runs = rows.get((w, "sys"))

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Multi-head benchmark (issue 18; a benchmark, not a test). One CephFS
-# cluster (scripts/ceph-cluster.sh), then 1, 2 and 3 nfs3d heads of one
+# cluster (tests/fixtures/ceph-cluster.sh), then 1, 2 and 3 nfs3d heads of one
 # [cluster] on 127.0.0.1 (NFS port 2049+i, MOUNT 20048+i), and CLIENTS
 # nfs3bench clients spread round-robin over the heads, all running at once,
 # for each workload. One row per (heads, workload): the clients' aggregate
@@ -12,7 +12,7 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/bench/private_ns.sh" "$@"
-NFS3D=$REPO/build-release/nfsd/nfs3d
+NFS3D=$REPO/build-release/daemon/nfs3d
 BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
 CLIENTS=3
 TIME=5
@@ -35,11 +35,11 @@ cleanup() {
   local pid
   for pid in "${HEAD_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${HEAD_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  "$REPO/scripts/ceph-cluster.sh" stop "$D/ceph" >/dev/null 2>&1 || true
+  "$REPO/tests/fixtures/ceph-cluster.sh" stop "$D/ceph" >/dev/null 2>&1 || true
   rm -rf "$D"
 }
 trap cleanup EXIT
-"$REPO/scripts/ceph-cluster.sh" start "$D/ceph" >/dev/null
+"$REPO/tests/fixtures/ceph-cluster.sh" start "$D/ceph" >/dev/null
 echo "/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)" > "$D/exports"
 
 # CPU seconds (user+system) of the PIDs given, summed.

@@ -14,7 +14,7 @@
 # (bench/copy_floor.cc) and, with the FILE_SYNC row, the disk's own FILE_SYNC
 # ceiling (bench/disk_sync_ceiling.cc).
 #
-# --ceph: the Ceph mode. One one-node cluster (scripts/ceph-cluster.sh) in one
+# --ceph: the Ceph mode. One one-node cluster (tests/fixtures/ceph-cluster.sh) in one
 # namespace with both servers (nfs3d on 2049, ganesha with FSAL_CEPH on 2050);
 # each serves a directory of the same CephFS; the rows are the bulk
 # and metadata workloads; under the table, the same workloads made straight
@@ -66,7 +66,7 @@ if [ "$DO_BUILD" = 1 ]; then
   [ "$CEPH" = 1 ] && targets+=(cephfs_ceiling)
   ninja -C "$BUILD" -j2 "${targets[@]}" >/dev/null || die "build failed"
 fi
-NFS3D=$BUILD/nfsd/nfs3d
+NFS3D=$BUILD/daemon/nfs3d
 BENCH=$BUILD/tools/nfs3bench/nfs3bench
 CEILING=$BUILD/bench/disk_sync_ceiling
 FLOOR=$BUILD/bench/copy_floor
@@ -99,7 +99,7 @@ cleanup() {
   # daemons by the PIDs its script recorded, while their namespace exists.
   if [ "$CEPH" = 1 ] && [ -n "${HOLDER[nfs3d]:-}" ] && [ -d "$WORK/ceph" ]; then
     for pid in "${SERVER_PID[@]}"; do stop_pid "$pid"; done
-    in_ns nfs3d "$REPO/scripts/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
+    in_ns nfs3d "$REPO/tests/fixtures/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
   fi
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
   rm -rf "$DISK"
@@ -369,7 +369,7 @@ cephfs_ceiling_run() {  # workload-id: the same workload on libcephfs, no NFS
 
 start_ceph() {  # the cluster, in nfs3d's namespace, which ganesha then shares
   log "starting the one-node Ceph cluster"
-  in_ns nfs3d "$REPO/scripts/ceph-cluster.sh" start "$WORK/ceph" >/dev/null || die "no Ceph cluster"
+  in_ns nfs3d "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" >/dev/null || die "no Ceph cluster"
   in_ns nfs3d "$CEPH_CEILING" "$WORK/ceph/ceph.conf" prepare /nfs3d /ganesha /direct ||
     die "cannot make the CephFS directories"
 }

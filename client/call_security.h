@@ -1,4 +1,4 @@
-// A security flavour that rewrites each call and reply (RPCSEC_GSS), for the
+// A security flavor that rewrites each call and reply (RPCSEC_GSS), for the
 // pipelining client: it builds the whole call message from plain arguments,
 // and checks and opens the reply to that call.
 #ifndef NFS3D_CLIENT_CALL_SECURITY_H_

@@ -137,11 +137,11 @@ struct OptionState {
   ExportOptions options;
   bool root_squash = true;
   bool all_squash = false;
-  // In nfs-utils the per-flavour options (ro/rw, the squash family,
-  // secure/insecure) that follow a sec= list apply to the flavours in that
+  // In nfs-utils the per-flavor options (ro/rw, the squash family,
+  // secure/insecure) that follow a sec= list apply to the flavors in that
   // list. nfs3d keeps one set per client: after a second list they can only
-  // narrow it (ro, squash, secure win), so no flavour gets more than its
-  // line gave it; a note says when that narrowed a flavour.
+  // narrow it (ro, squash, secure win), so no flavor gets more than its
+  // line gave it; a note says when that narrowed a flavor.
   int sec_lists = 0;
   // squash_uids=/squash_gids= (legacy, ignored by the kernel too) take
   // comma-separated lists: bare numbers after them belong to them.
@@ -161,10 +161,10 @@ void NoteNoEffect(OptionState* st, std::string note) {
   if (std::find(v.begin(), v.end(), note) == v.end()) v.push_back(std::move(note));
 }
 
-// Options without a value. Per-flavour ones follow sec= (see above).
+// Options without a value. Per-flavor ones follow sec= (see above).
 struct Switch {
   std::string_view name;
-  bool per_flavour;
+  bool per_flavor;
   void (*apply)(OptionState*);
 };
 
@@ -203,29 +203,29 @@ constexpr Switch kSwitches[] = {
     {"sign_fh", false, [](OptionState*) {}},  // nfs3d's handles always carry a MAC
 };
 
-// Security flavours nfs-utils knows (nfs3d serves them all).
-struct Flavour {
+// Security flavors nfs-utils knows (nfs3d serves them all).
+struct Flavor {
   std::string_view name;
   std::string_view canonical;
 };
-constexpr Flavour kFlavours[] = {
+constexpr Flavor kFlavors[] = {
     {"sys", "sys"},     {"unix", "sys"},   {"none", "none"},   {"null", "none"},
     {"krb5", "krb5"},   {"krb5i", "krb5i"}, {"krb5p", "krb5p"},
 };
 
-const Flavour* FindFlavour(std::string_view name) {
-  for (const Flavour& f : kFlavours) {
+const Flavor* FindFlavor(std::string_view name) {
+  for (const Flavor& f : kFlavors) {
     if (f.name == name) return &f;
   }
   return nullptr;
 }
 
 std::string ApplySec(std::string_view opt, std::string_view value, OptionState* st) {
-  if (value.empty()) return Cat("export option '", opt, "' needs a flavour list");
+  if (value.empty()) return Cat("export option '", opt, "' needs a flavor list");
   for (std::string_view name : text::Split(value, ':')) {
-    const Flavour* f = FindFlavour(text::Lower(name));
+    const Flavor* f = FindFlavor(text::Lower(name));
     if (f == nullptr) {
-      return Cat("unknown security flavour '", name, "' in '", opt,
+      return Cat("unknown security flavor '", name, "' in '", opt,
                  "' (known: sys, none, krb5, krb5i, krb5p)");
     }
     std::vector<std::string>& sec = st->options.sec;
@@ -374,7 +374,7 @@ constexpr Valued kValued[] = {
      }},
 };
 
-// A per-flavour switch after a second sec= list (see sec_lists): applied
+// A per-flavor switch after a second sec= list (see sec_lists): applied
 // only as far as it restricts.
 void ApplyNarrowing(const Switch& sw, OptionState* st) {
   OptionState wanted = *st;
@@ -389,7 +389,7 @@ void ApplyNarrowing(const Switch& sw, OptionState* st) {
   st->all_squash = st->all_squash || wanted.all_squash;
   if (widens) {
     NoteNoEffect(st, Cat(sw.name, " after a second sec= list (one option set serves all "
-                                  "flavours; the more restrictive setting is kept)"));
+                                  "flavors; the more restrictive setting is kept)"));
   }
 }
 
@@ -414,7 +414,7 @@ std::string ApplyOptions(std::string_view list, OptionState* st) {
         return wants_value ? Cat("export option '", name, "' needs a value ('", name, "=...')")
                            : Cat("unknown export option '", opt, "'");
       }
-      if (sw->per_flavour && st->sec_lists > 1) {
+      if (sw->per_flavor && st->sec_lists > 1) {
         ApplyNarrowing(*sw, st);
       } else {
         sw->apply(st);
@@ -718,7 +718,7 @@ SquashedIdentity ExportOptions::Squash(uint32_t uid, uint32_t gid,
 }
 
 bool ExportOptions::AllowsFlavor(uint32_t flavor) const {
-  // RFC 2623 pseudo-flavours for RPCSEC_GSS with Kerberos 5.
+  // RFC 2623 pseudo-flavors for RPCSEC_GSS with Kerberos 5.
   const std::string_view name = flavor == 1        ? "sys"
                                 : flavor == 0      ? "none"
                                 : flavor == 390003 ? "krb5"

@@ -85,7 +85,7 @@ struct ExportOptions {
   // in the config's [ceph] section; the export path is then only the name
   // clients mount.
   std::optional<std::string> cephfs;
-  // Security flavours from sec= lists, as written ("sys", "krb5p", ...);
+  // Security flavors from sec= lists, as written ("sys", "krb5p", ...);
   // empty means the default, sys.
   std::vector<std::string> sec;
   // Options accepted without effect on NFSv3 (refer=, replicas=, pnfs, ...:
@@ -101,8 +101,8 @@ struct ExportOptions {
 
   // "secure" admits only privileged source ports (< 1024).
   bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
-  // A call's RPC auth flavour (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS; RFC 2623
-  // pseudo-flavours 390003-390005 for krb5, krb5i, krb5p) is one the sec=
+  // A call's RPC auth flavor (RFC 5531: 0 AUTH_NONE, 1 AUTH_SYS; RFC 2623
+  // pseudo-flavors 390003-390005 for krb5, krb5i, krb5p) is one the sec=
   // list names; without sec= only sys and none are.
   bool AllowsFlavor(uint32_t flavor) const;
 

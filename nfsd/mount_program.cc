@@ -55,11 +55,11 @@ mountstat3 ToMountStat(const absl::Status& status) {
   }
 }
 
-// The flavours of a sec= list nfs3d serves, in the order written; sys and
+// The flavors of a sec= list nfs3d serves, in the order written; sys and
 // none without one.
 std::vector<uint32_t> ServedFlavors(const conf::ExportOptions& options) {
   if (options.sec.empty()) return {rpc::kAuthSys, rpc::kAuthNone};
-  // RFC 2623 §2.7: in the export's order, Kerberos as its pseudo-flavours.
+  // RFC 2623 §2.7: in the export's order, Kerberos as its pseudo-flavors.
   static constexpr std::pair<std::string_view, uint32_t> kNumbers[] = {
       {"sys", rpc::kAuthSys}, {"none", rpc::kAuthNone}, {"krb5", 390003},
       {"krb5i", 390004},      {"krb5p", 390005},
@@ -76,7 +76,7 @@ std::vector<uint32_t> ServedFlavors(const conf::ExportOptions& options) {
 // Resolves dirpath to a handle if the caller may mount it: an export's root,
 // or a directory below it found by LOOKUPs with the caller's credential
 // (symlinks are not followed).
-// `flavors` gets the auth flavours the client may use (MNT v3 reply).
+// `flavors` gets the auth flavors the client may use (MNT v3 reply).
 mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_view dirpath,
                      vfs::FileHandle* handle, std::vector<uint32_t>* flavors = nullptr) {
   std::optional<std::string> path = conf::NormalizeExportPath(dirpath);
@@ -186,23 +186,33 @@ constexpr rpc::ProcFn Proc() {
 
 // MOUNT changes no file system state, so no row is "modifies"; UMNT/UMNTALL
 // are idempotent in effect (removing a list entry twice is harmless).
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr rpc::Procedure kMountV3[] = {
-    {mount3::kNull, "NULL", Proc<nfs3::Void, nfs3::Void, Null>()},
-    {mount3::kMnt, "MNT", Proc<mount3::DirpathArgs, mount3::MountRes3, Mnt3>()},
-    {mount3::kDump, "DUMP", Proc<nfs3::Void, mount3::MountList, Dump>()},
-    {mount3::kUmnt, "UMNT", Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
-    {mount3::kUmntAll, "UMNTALL", Proc<nfs3::Void, nfs3::Void, UmntAll>()},
-    {mount3::kExport, "EXPORT", Proc<nfs3::Void, mount3::ExportList, Export>()},
+    {.number = mount3::kNull, .name = "NULL", .run = Proc<nfs3::Void, nfs3::Void, Null>()},
+    {.number = mount3::kMnt, .name = "MNT",
+     .run = Proc<mount3::DirpathArgs, mount3::MountRes3, Mnt3>()},
+    {.number = mount3::kDump, .name = "DUMP", .run = Proc<nfs3::Void, mount3::MountList, Dump>()},
+    {.number = mount3::kUmnt, .name = "UMNT", .run = Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
+    {.number = mount3::kUmntAll, .name = "UMNTALL", .run = Proc<nfs3::Void, nfs3::Void, UmntAll>()},
+    {.number = mount3::kExport, .name = "EXPORT",
+     .run = Proc<nfs3::Void, mount3::ExportList, Export>()},
 };
+// clang-format on
 
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr rpc::Procedure kMountV1[] = {
-    {mount3::kNull, "NULL", Proc<nfs3::Void, nfs3::Void, Null>()},
-    {mount3::kMnt, "MNT", Proc<mount3::DirpathArgs, mount3::MountRes1, Mnt1>()},
-    {mount3::kDump, "DUMP", Proc<nfs3::Void, mount3::MountList, Dump>()},
-    {mount3::kUmnt, "UMNT", Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
-    {mount3::kUmntAll, "UMNTALL", Proc<nfs3::Void, nfs3::Void, UmntAll>()},
-    {mount3::kExport, "EXPORT", Proc<nfs3::Void, mount3::ExportList, Export>()},
+    {.number = mount3::kNull, .name = "NULL", .run = Proc<nfs3::Void, nfs3::Void, Null>()},
+    {.number = mount3::kMnt, .name = "MNT",
+     .run = Proc<mount3::DirpathArgs, mount3::MountRes1, Mnt1>()},
+    {.number = mount3::kDump, .name = "DUMP", .run = Proc<nfs3::Void, mount3::MountList, Dump>()},
+    {.number = mount3::kUmnt, .name = "UMNT", .run = Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
+    {.number = mount3::kUmntAll, .name = "UMNTALL", .run = Proc<nfs3::Void, nfs3::Void, UmntAll>()},
+    {.number = mount3::kExport, .name = "EXPORT",
+     .run = Proc<nfs3::Void, mount3::ExportList, Export>()},
 };
+// clang-format on
 
 }  // namespace
 

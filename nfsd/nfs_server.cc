@@ -116,7 +116,7 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
     return nfs3::NFS3ERR_PERM;
   }
 
-  // sec= names other flavours. NLM calls are exempt: the Linux client's
+  // sec= names other flavors. NLM calls are exempt: the Linux client's
   // lockd always speaks AUTH_SYS, also for sec=krb5* mounts (knfsd lets
   // lockd bypass the GSS check the same way); a lock opens no data.
   if (!options.AllowsFlavor(ctx.cred.flavor) && !lock_request) {

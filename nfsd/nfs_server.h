@@ -68,7 +68,7 @@ class NfsServer {
   //   source port on `secure` exports (see below), credential squashed
   //   (AUTH_NONE is anonymous), and ctx.procedure->modifies on a ro export
   //   (ROFS). A `lock_request` (NLM) on an `insecure_locks` export skips the
-  //   source port check, as knfsd does. A flavour the export's sec= list does
+  //   source port check, as knfsd does. A flavor the export's sec= list does
   //   not name is refused like an unprivileged port (AUTH_TOOWEAK), except
   //   for lock requests (lockd speaks AUTH_SYS for krb5 mounts too).
   // A `secure` violation is an RPC AUTH_ERROR (AUTH_TOOWEAK) as in knfsd:

@@ -85,14 +85,17 @@ constexpr rpc::ProcFn Typed() {
 
 // Re-running a SETACL sets the same ACLs again: nothing for the duplicate
 // request cache to keep (knfsd does not cache it either).
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr rpc::Procedure kProcedures[] = {
-    // number, name, run, idempotent, modifies, max_reply
-    {na::kNull, "NULL", Typed<n3::Void, n3::Void, Null>(), true, false, 0},
-    {na::kGetacl, "GETACL", Typed<na::GETACL3args, na::GETACL3res, Getacl>(), true, false,
-     na::kMaxGetaclReply},
-    {na::kSetacl, "SETACL", Typed<na::SETACL3args, na::SETACL3res, Setacl>(), true, true,
-     4 + 4 + 84},
+    {.number = na::kNull, .name = "NULL", .run = Typed<n3::Void, n3::Void, Null>()},
+    {.number = na::kGetacl, .name = "GETACL",
+     .run = Typed<na::GETACL3args, na::GETACL3res, Getacl>(), .max_reply = na::kMaxGetaclReply},
+    {.number = na::kSetacl, .name = "SETACL",
+     .run = Typed<na::SETACL3args, na::SETACL3res, Setacl>(), .modifies = true,
+     .max_reply = 4 + 4 + 84},
 };
+// clang-format on
 static_assert(std::size(kProcedures) == na::kNumProcs);
 
 bool KnownTag(uint32_t tag) {

@@ -1,5 +1,5 @@
 // Network Lock Manager protocol types, version 4 (RFC 1813 appendix II and
-// the X/Open XNFS spec), plus the 32-bit v1/v3 flavour. Names follow the
+// the X/Open XNFS spec), plus the 32-bit v1/v3 flavor. Names follow the
 // spec. Decoded values are owned copies (netobjs are small), so a request can
 // outlive the call message, e.g. a blocked LOCK waiting for a GRANTED
 // callback.

@@ -68,15 +68,20 @@ constexpr rpc::ProcFn Proc() {
   return &rpc::TypedProc<NsmService, Args, Res, Fn>;
 }
 
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr rpc::Procedure kNsmV1[] = {
-    {kNull, "NULL", Proc<Void, Void, Null>()},
-    {kStat, "STAT", Proc<sm_name, sm_stat_res, Stat>()},
-    {kMon, "MON", Proc<mon, sm_stat_res, Mon>(), false},
-    {kUnmon, "UNMON", Proc<mon_id, sm_stat, Unmon>(), false},
-    {kUnmonAll, "UNMON_ALL", Proc<my_id, sm_stat, UnmonAll>(), false},
-    {kSimuCrash, "SIMU_CRASH", Proc<Void, Void, SimuCrash>()},
-    {kNotify, "NOTIFY", Proc<stat_chge, Void, Notify>(), false},
+    {.number = kNull, .name = "NULL", .run = Proc<Void, Void, Null>()},
+    {.number = kStat, .name = "STAT", .run = Proc<sm_name, sm_stat_res, Stat>()},
+    {.number = kMon, .name = "MON", .run = Proc<mon, sm_stat_res, Mon>(), .idempotent = false},
+    {.number = kUnmon, .name = "UNMON", .run = Proc<mon_id, sm_stat, Unmon>(), .idempotent = false},
+    {.number = kUnmonAll, .name = "UNMON_ALL", .run = Proc<my_id, sm_stat, UnmonAll>(),
+     .idempotent = false},
+    {.number = kSimuCrash, .name = "SIMU_CRASH", .run = Proc<Void, Void, SimuCrash>()},
+    {.number = kNotify, .name = "NOTIFY", .run = Proc<stat_chge, Void, Notify>(),
+     .idempotent = false},
 };
+// clang-format on
 static_assert(std::size(kNsmV1) == kNumProcs);
 
 }  // namespace

@@ -58,7 +58,7 @@ struct Credential {
   uint32_t uid = 65534;
   uint32_t gid = 65534;
   std::vector<uint32_t> gids;  // AUTH_SYS: at most 16
-  // RPCSEC_GSS (flavor = the krb5 pseudo-flavour, machine = the principal):
+  // RPCSEC_GSS (flavor = the krb5 pseudo-flavor, machine = the principal):
   // the principal has no local user, so the call runs as the export's
   // anonymous ids.
   bool anonymous = false;

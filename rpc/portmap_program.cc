@@ -167,42 +167,51 @@ ProcResult RpcbGetaddrlist(void* service, const CallContext& ctx, xdr::Decoder& 
 // Tables indexed by procedure number. run == nullptr answers PROC_UNAVAIL
 // (CALLIT/BCAST/INDIRECT: no remote calls through us; address conversions
 // and statistics are not offered).
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr Procedure kVersion2[] = {
-    {0, "NULL", Null},
-    {1, "SET", PmapSet, /*idempotent=*/false},
-    {2, "UNSET", PmapUnset, /*idempotent=*/false},
-    {3, "GETPORT", PmapGetport},
-    {4, "DUMP", PmapDump, true, false, 64 << 10},
-    {5, "CALLIT", nullptr},
+    {.number = 0, .name = "NULL", .run = Null},
+    {.number = 1, .name = "SET", .run = PmapSet, .idempotent = false},
+    {.number = 2, .name = "UNSET", .run = PmapUnset, .idempotent = false},
+    {.number = 3, .name = "GETPORT", .run = PmapGetport},
+    {.number = 4, .name = "DUMP", .run = PmapDump, .max_reply = 64 << 10},
+    {.number = 5, .name = "CALLIT", .run = nullptr},
 };
+// clang-format on
 
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr Procedure kVersion3[] = {
-    {0, "NULL", Null},
-    {1, "SET", RpcbSet, /*idempotent=*/false},
-    {2, "UNSET", RpcbUnset, /*idempotent=*/false},
-    {3, "GETADDR", RpcbGetaddr},
-    {4, "DUMP", RpcbDump, true, false, 64 << 10},
-    {5, "CALLIT", nullptr},
-    {6, "GETTIME", RpcbGettime},
-    {7, "UADDR2TADDR", nullptr},
-    {8, "TADDR2UADDR", nullptr},
+    {.number = 0, .name = "NULL", .run = Null},
+    {.number = 1, .name = "SET", .run = RpcbSet, .idempotent = false},
+    {.number = 2, .name = "UNSET", .run = RpcbUnset, .idempotent = false},
+    {.number = 3, .name = "GETADDR", .run = RpcbGetaddr},
+    {.number = 4, .name = "DUMP", .run = RpcbDump, .max_reply = 64 << 10},
+    {.number = 5, .name = "CALLIT", .run = nullptr},
+    {.number = 6, .name = "GETTIME", .run = RpcbGettime},
+    {.number = 7, .name = "UADDR2TADDR", .run = nullptr},
+    {.number = 8, .name = "TADDR2UADDR", .run = nullptr},
 };
+// clang-format on
 
+// A row per procedure; clang-format would give each field a line of its own.
+// clang-format off
 constexpr Procedure kVersion4[] = {
-    {0, "NULL", Null},
-    {1, "SET", RpcbSet, /*idempotent=*/false},
-    {2, "UNSET", RpcbUnset, /*idempotent=*/false},
-    {3, "GETADDR", RpcbGetaddr},
-    {4, "DUMP", RpcbDump, true, false, 64 << 10},
-    {5, "BCAST", nullptr},
-    {6, "GETTIME", RpcbGettime},
-    {7, "UADDR2TADDR", nullptr},
-    {8, "TADDR2UADDR", nullptr},
-    {9, "GETVERSADDR", RpcbGetversaddr},
-    {10, "INDIRECT", nullptr},
-    {11, "GETADDRLIST", RpcbGetaddrlist, true, false, 16 << 10},
-    {12, "GETSTAT", nullptr},
+    {.number = 0, .name = "NULL", .run = Null},
+    {.number = 1, .name = "SET", .run = RpcbSet, .idempotent = false},
+    {.number = 2, .name = "UNSET", .run = RpcbUnset, .idempotent = false},
+    {.number = 3, .name = "GETADDR", .run = RpcbGetaddr},
+    {.number = 4, .name = "DUMP", .run = RpcbDump, .max_reply = 64 << 10},
+    {.number = 5, .name = "BCAST", .run = nullptr},
+    {.number = 6, .name = "GETTIME", .run = RpcbGettime},
+    {.number = 7, .name = "UADDR2TADDR", .run = nullptr},
+    {.number = 8, .name = "TADDR2UADDR", .run = nullptr},
+    {.number = 9, .name = "GETVERSADDR", .run = RpcbGetversaddr},
+    {.number = 10, .name = "INDIRECT", .run = nullptr},
+    {.number = 11, .name = "GETADDRLIST", .run = RpcbGetaddrlist, .max_reply = 16 << 10},
+    {.number = 12, .name = "GETSTAT", .run = nullptr},
 };
+// clang-format on
 
 }  // namespace
 

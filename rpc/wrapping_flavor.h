@@ -31,7 +31,7 @@ class WrappingFlavor {
     // Who the caller is, beyond the address: part of the duplicate request
     // cache key (RPCSEC_GSS: the principal), so a reply cached for one user
     // never answers another user on the same host. It points into state the
-    // flavour keeps alive while the call lives (RPCSEC_GSS: its context).
+    // flavor keeps alive while the call lives (RPCSEC_GSS: its context).
     std::string_view drc_identity;
     // Seal reads every byte of the results (RPCSEC_GSS integrity and
     // privacy), so the procedure should put them in memory rather than leave

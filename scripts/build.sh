@@ -1,8 +1,16 @@
 #!/bin/bash
 # Configures and builds nfs3d into build/ (or $BUILD_DIR). Extra arguments go
 # to cmake, e.g. -DCMAKE_BUILD_TYPE=Release or -DNFS3D_SANITIZE=ON.
+# The CephFS backend is asked for explicitly whenever libcephfs-dev is
+# installed: a build/ configured before it was (scripts/quickstart.sh installs
+# only the build packages) would otherwise keep NFS3D_CEPHFS=OFF in its cache.
+# -DNFS3D_CEPHFS=OFF among the arguments still wins.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
-cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja "$@" >/dev/null
+cephfs=()
+if [ -f /usr/include/cephfs/libcephfs.h ] && ! printf '%s\n' "$@" | grep -q '^-DNFS3D_CEPHFS='; then
+  cephfs=(-DNFS3D_CEPHFS=ON)
+fi
+cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja "${cephfs[@]}" "$@" >/dev/null
 ninja -C "$BUILD_DIR" -j"$(nproc)"

@@ -13,14 +13,15 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
 # build and check it, systemd (systemd-analyze verify), man-db (man -l),
 # util-linux (unshare, nsenter); acl (getfacl/setfacl) for the NFSACL lab test;
-# a one-node Ceph cluster (scripts/ceph-cluster.sh) and libcephfs-dev for the
+# a one-node Ceph cluster (tests/fixtures/ceph-cluster.sh) and libcephfs-dev for the
 # CephFS backend (optional when building: nfs3d builds without it); a test
-# Kerberos realm (scripts/krb5-kdc.sh: krb5kdc, kdb5_util, kadmin.local, kinit);
-# tcpdump to check that krb5p traffic carries no clear text (lab_krb5).
+# Kerberos realm (tests/fixtures/krb5-kdc.sh: krb5kdc, kdb5_util, kadmin.local, kinit);
+# tcpdump to check that krb5p traffic carries no clear text (lab_krb5);
+# python3-prometheus-client parses /metrics (stats.metrics_parse).
 TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
            debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
            ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev
-           krb5-kdc krb5-admin-server krb5-user tcpdump)
+           krb5-kdc krb5-admin-server krb5-user tcpdump python3-prometheus-client)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -13,4 +13,4 @@ nfs3d is starting (Ctrl-C stops it). From this machine, mount it with:
   mount -t nfs -o vers=3,proto=tcp 127.0.0.1:$REPO/state/export /mnt/nfs3d
   mount -t nfs -o vers=3,proto=udp,rsize=32768,wsize=32768 127.0.0.1:$REPO/state/export /mnt/nfs3d
 MSG
-exec "${BUILD_DIR:-$REPO/build}/nfsd/nfs3d" --state-dir "$REPO/state" --foreground
+exec "${BUILD_DIR:-$REPO/build}/daemon/nfs3d" --state-dir "$REPO/state" --foreground

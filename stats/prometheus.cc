@@ -101,7 +101,7 @@ std::string RenderPrometheus(const Snapshot& s, const std::vector<Family>& extra
                     s.messages[t], "\n");
   }
   Header(&out, "nfs3d_rpc_flavor_calls_total", "counter",
-         "Authenticated calls, by auth flavour (krb5*: RPCSEC_GSS services).");
+         "Authenticated calls, by auth flavor (krb5*: RPCSEC_GSS services).");
   for (int t = 0; t < kNumTransports; ++t) {
     for (int f = 0; f < kNumFlavors; ++f) {
       absl::StrAppend(&out, "nfs3d_rpc_flavor_calls_total{proto=\"", kTransportNames[t],

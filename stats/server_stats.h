@@ -67,8 +67,8 @@ inline bool IsRpcError(RpcEvent e) {
   return e != RpcEvent::kNone && e != RpcEvent::kDrcReplay && e != RpcEvent::kDrcInProgress;
 }
 
-// The auth flavour a call ran under (RFC 5531 flavours; Kerberos as the
-// RFC 2623 pseudo-flavours of RPCSEC_GSS).
+// The auth flavor a call ran under (RFC 5531 flavors; Kerberos as the
+// RFC 2623 pseudo-flavors of RPCSEC_GSS).
 enum class Flavor : uint8_t { kNone = 0, kSys, kKrb5, kKrb5i, kKrb5p, kOther, kCount };
 inline constexpr int kNumFlavors = static_cast<int>(Flavor::kCount);
 Flavor FlavorOf(uint32_t rpc_flavor);
@@ -216,7 +216,7 @@ class CallRecorder {
   }
   // Offset in the reply where the procedure's results begin.
   void ResultsAt(size_t offset) { results_at_ = offset; }
-  // The call was authenticated with this RPC flavour.
+  // The call was authenticated with this RPC flavor.
   void AuthFlavor(uint32_t flavor) {
     flavor_ = FlavorOf(flavor);
     has_flavor_ = true;

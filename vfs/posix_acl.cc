@@ -45,6 +45,11 @@ void CanonicalizeAcl(Acl* acl) {
   });
 }
 
+bool AccessAclUnchanged(const Acl& stored, uint32_t mode, const Acl& wanted) {
+  if (wanted.empty()) return stored.empty();
+  return wanted == (stored.empty() ? AclFromMode(mode) : stored);
+}
+
 std::string EncodeAclXattr(const Acl& acl) {
   std::string out;
   out.reserve(kHeaderSize + kEntrySize * acl.size());

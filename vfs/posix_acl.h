@@ -51,6 +51,16 @@ Acl AclFromMode(uint32_t mode);
 // Sorts by (tag, id) and clears the ids of unnamed entries.
 void CanonicalizeAcl(Acl* acl);
 
+// Whether setting the access ACL `wanted` (canonical; empty: none) on an
+// object of permission bits `mode` whose stored access ACL is `stored`
+// (empty: none) would change nothing. Such a set is skipped: the kernel
+// recomputes the mode on every set and clears S_ISGID when the caller is not
+// in the object's group, which undid the set-group-ID bit of every directory
+// the Linux client made in a set-group-ID directory with a default ACL (it
+// sends the ACL the server's kernel had already inherited, right after
+// MKDIR).
+bool AccessAclUnchanged(const Acl& stored, uint32_t mode, const Acl& wanted);
+
 // The extended attribute value (little-endian: version 2, then tag, perm,
 // id per entry).
 std::string EncodeAclXattr(const Acl& acl);

@@ -19,7 +19,7 @@ inline constexpr uint32_t kAuthStatCtxProblem = 14;   // RPCSEC_GSS_CTXPROBLEM
 // §5.3.3.1: a context whose sequence numbers reach MAXSEQ is spent.
 inline constexpr uint32_t kMaxSeq = 0x80000000u;
 
-// RFC 2623 §2.1 pseudo-flavours: what MNT lists and what a Credential's
+// RFC 2623 §2.1 pseudo-flavors: what MNT lists and what a Credential's
 // flavor holds for a call that came in under RPCSEC_GSS with Kerberos 5.
 inline constexpr uint32_t kFlavorKrb5 = 390003;
 inline constexpr uint32_t kFlavorKrb5i = 390004;
@@ -30,7 +30,7 @@ constexpr xdr::EnumRange XdrRange(GssProc) { return {0, 3}; }
 enum class GssService : uint32_t { kNone = 1, kIntegrity = 2, kPrivacy = 3 };
 constexpr xdr::EnumRange XdrRange(GssService) { return {1, 3}; }
 
-// The Kerberos pseudo-flavour of a service.
+// The Kerberos pseudo-flavor of a service.
 constexpr uint32_t PseudoFlavor(GssService s) {
   return s == GssService::kNone ? kFlavorKrb5
          : s == GssService::kIntegrity ? kFlavorKrb5i

@@ -258,8 +258,8 @@ TEST(ExportsTest, Errors) {
   ExpectError("/a h(anonuid=4294967296)\n", 1, "needs a numeric id");
   ExpectError("/a h(anonuid)\n", 1, "'anonuid' needs a value");
   ExpectError("/a h(rw=1)\n", 1, "'rw' takes no value");
-  ExpectError("/a h(sec=lipkey)\n", 1, "unknown security flavour 'lipkey'");
-  ExpectError("/a h(sec=)\n", 1, "needs a flavour list");
+  ExpectError("/a h(sec=lipkey)\n", 1, "unknown security flavor 'lipkey'");
+  ExpectError("/a h(sec=)\n", 1, "needs a flavor list");
   ExpectError("/a h(fsid=abc)\n", 1, "bad 'fsid=abc'");
   ExpectError("/a h(fsid=4294967296)\n", 1, "bad 'fsid=4294967296'");
   ExpectError("/a h(mountpoint=relative)\n", 1, "needs an absolute path");
@@ -574,7 +574,7 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
             HashExportPath("uuid:3b6a4f1e8c2d4e7a9f100a1b2c3d4e5f"));
   EXPECT_EQ(OptionsOf(t, "/media/usb").mountpoint, "/media/usb");
 
-  // Security flavours in the line's order; per-flavour options after a
+  // Security flavors in the line's order; per-flavor options after a
   // second list only narrow the one set (ro wins).
   EXPECT_EQ(OptionsOf(t, "/data").sec,
             (std::vector<std::string>{"krb5p", "krb5i", "krb5", "sys"}));
@@ -615,8 +615,8 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
             "root_squash,no_all_squash");
 }
 
-TEST(ExportsTest, FlavourSpecificOptionsFollowSec) {
-  // After a second sec= list, per-flavour options only narrow: /a's krb5p
+TEST(ExportsTest, FlavorSpecificOptionsFollowSec) {
+  // After a second sec= list, per-flavor options only narrow: /a's krb5p
   // "ro" makes the client read-only, its no_root_squash is noted, not used.
   ExportTable t = ParseOk("/a h(sec=sys,rw,sec=krb5p,ro,no_root_squash)\n"
                           "/b -sec=krb5:sys,rw h\n"

@@ -33,10 +33,10 @@ namespace {
 
 constexpr absl::Duration kHangGuard = absl::Seconds(60);
 
-// Runs scripts/ceph-cluster.sh VERB DIR DAEMON.
+// Runs tests/fixtures/ceph-cluster.sh VERB DIR DAEMON.
 bool Cluster(const char* verb, const std::string& dir, const char* daemon) {
   const std::string cmd =
-      absl::StrCat(NFS3D_SOURCE_DIR, "/scripts/ceph-cluster.sh ", verb, " '", dir, "' ", daemon);
+      absl::StrCat(NFS3D_SOURCE_DIR, "/tests/fixtures/ceph-cluster.sh ", verb, " '", dir, "' ", daemon);
   return std::system(cmd.c_str()) == 0;
 }
 

@@ -1,7 +1,7 @@
 # Runs in the lab guest on a sec=krb5p mount $MNT (bash -e -o pipefail), after
 # guest_krb5_setup.sh. The command file mount-run runs sets $KRB5_LAB (the
 # host directory with krb5.conf and the keytabs), $PROTO, $SERVER, $EXPORT,
-# $EXPORT_KRB5P, $MORE_SECS and $CHECK_ONLY_KRB5P, then sources this.
+# $EXPORT_KRB5P, $MORE_SECS and $CHECK_ONLY_KRB5P, followed by this file's text.
 # As user daemon (uid 1) with a ticket: write, read back and rename files on
 # krb5p, then on mounts of the same export with each of $MORE_SECS; as user
 # bin (uid 2, no ticket): refused. With CHECK_ONLY_KRB5P=1, the krb5p-only
@@ -16,7 +16,7 @@ chown 1:1 /tmp/krb5cc_1
 one_mount() {  # DIR SEC
   local dir=$1 sec=$2
   echo "== $sec: write, read back, rename as uid 1"
-  # Data of its own per flavour: the host looks for the krb5p bytes on the wire.
+  # Data of its own per flavor: the host looks for the krb5p bytes on the wire.
   dd if=/dev/urandom of="/tmp/src-$sec" bs=256k count=4 status=none
   chmod 644 "/tmp/src-$sec"
   md5sum < "/tmp/src-$sec" | cut -d' ' -f1 > "$OUT/md5-$sec"

@@ -1,8 +1,8 @@
 // RPCSEC_GSS against the real binary, over TCP and UDP: the in-tree
 // initiator (client/gss_initiator.h) gets tickets from the test KDC (ctest
-// fixture krb5, scripts/krb5-kdc.sh) and creates, writes and reads files
+// fixture krb5, tests/fixtures/krb5-kdc.sh) and creates, writes and reads files
 // with krb5, krb5i and krb5p; files belong to the principal's local user;
-// exports refuse flavours their sec= list does not name; bad contexts,
+// exports refuse flavors their sec= list does not name; bad contexts,
 // forged checksums and replays are refused and nfs3d keeps serving.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,7 +144,7 @@ TEST_P(Krb5E2eTest, EachServiceCreatesWritesAndReadsAsTheMappedUser) {
   std::vector<uint32_t> flavors;
   const std::string root = MountRoot("krb", &flavors);
   ASSERT_FALSE(root.empty());
-  // RFC 2623: the export's flavours, in its order.
+  // RFC 2623: the export's flavors, in its order.
   EXPECT_EQ(flavors, (std::vector<uint32_t>{390003, 390004, 390005, 1}));
   for (GssService service : {GssService::kNone, GssService::kIntegrity, GssService::kPrivacy}) {
     const std::string name = Name(service, GetParam());
@@ -190,7 +190,7 @@ TEST_P(Krb5E2eTest, PrincipalsWithoutALocalUserGetTheAnonymousIds) {
   EXPECT_EQ(st.st_gid, 4243u);
 }
 
-TEST_P(Krb5E2eTest, AKrb5pOnlyExportRefusesWeakerFlavours) {
+TEST_P(Krb5E2eTest, AKrb5pOnlyExportRefusesWeakerFlavors) {
   std::vector<uint32_t> flavors;
   const std::string root = MountRoot("priv", &flavors);
   ASSERT_FALSE(root.empty());

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The real Linux kernel client (../shared/lab) on a CephFS export: a one-node
-# Ceph cluster (scripts/ceph-cluster.sh) runs inside the lab's network
+# Ceph cluster (tests/fixtures/ceph-cluster.sh) runs inside the lab's network
 # namespace beside nfs3d, which serves /ceph (cephfs=/lab-PID); the guest
 # mounts it over TCP and over UDP and runs guest_fileops.sh, as the POSIX
 # export's lab test does. The md5 the guest wrote is checked against the file

@@ -75,7 +75,7 @@ done
 ip -n "${MACHINES[0]}" addr add "$FLOAT/24" dev hd0
 log "bridge up: machines ${MACHINES[*]} at ${FIXED[*]}; $FLOAT on ${MACHINES[0]}"
 
-"$LAB" exec -- "$REPO/scripts/ceph-cluster.sh" start "$WORK/ceph" --addr "$BRIDGE_IP" >/dev/null \
+"$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" --addr "$BRIDGE_IP" >/dev/null \
   || fail "the Ceph cluster did not start in the lab namespace"
 log "Ceph cluster up on $BRIDGE_IP"
 

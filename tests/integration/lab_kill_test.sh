@@ -8,7 +8,7 @@
 # at the RPC level by server_e2e_test HandleSurvivesKill9AndRestart and
 # crash_e2e_test.)
 # With --cephfs the export is a CephFS one (cephfs=/) of a one-node cluster
-# (scripts/ceph-cluster.sh) started inside the lab namespace, and the server's
+# (tests/fixtures/ceph-cluster.sh) started inside the lab namespace, and the server's
 # copy is read through NFS (libnfs) instead of from a directory.
 # Usage: lab_kill_test.sh NFS3D_BINARY [--cephfs] [tcp|udp ...]
 TEST_NAME=lab_kill

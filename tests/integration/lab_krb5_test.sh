@@ -1,6 +1,6 @@
 #!/bin/bash
 # Kerberos (RPCSEC_GSS) with the real Linux kernel client (../shared/lab): a
-# test KDC (scripts/krb5-kdc.sh) runs in the lab namespace; the guest gets
+# test KDC (tests/fixtures/krb5-kdc.sh) runs in the lab namespace; the guest gets
 # the realm's krb5.conf, a machine keytab and rpc.gssd (guest_krb5_setup.sh),
 # then mounts with sec=krb5p, krb5i and krb5 over TCP (over UDP: krb5p and
 # krb5, to keep the test's time down; the e2e tests cover every service on
@@ -19,7 +19,7 @@ NFS3D=$1
 export NFS_LAB_NS=nfs3d-krb5 NFS_LAB_TAP=nfs3dkrb0
 
 cleanup() {
-  [ -n "$DATA" ] && "$REPO/scripts/krb5-kdc.sh" stop "$DATA/kdc" >/dev/null 2>&1
+  [ -n "$DATA" ] && "$REPO/tests/fixtures/krb5-kdc.sh" stop "$DATA/kdc" >/dev/null 2>&1
   lab_cleanup
 }
 trap cleanup EXIT
@@ -36,7 +36,7 @@ printf '\n[kerberos]\nkeytab = %s\nprincipal = nfs/server.nfs3d.test\n' "$DATA/k
   >> "$WORK/nfs3d.conf"
 
 "$LAB" up --no-rpcbind >/dev/null
-"$LAB" exec -- "$REPO/scripts/krb5-kdc.sh" start "$DATA/kdc" --listen 10.200.0.1 \
+"$LAB" exec -- "$REPO/tests/fixtures/krb5-kdc.sh" start "$DATA/kdc" --listen 10.200.0.1 \
     --host server.nfs3d.test --client client.nfs3d.test >/dev/null \
   || fail "the KDC did not start in the lab namespace"
 chmod -R a+rX "$DATA"  # the guest reads the keytabs (test realm only)
@@ -47,14 +47,16 @@ PIDS+=($!)
 wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 \
   || { cat "$WORK/nfs3d.log" >&2; fail "nfs3d did not come up"; }
 
-printf 'KRB5_LAB=%q\nsource %q\n' "$DATA/kdc" "$REPO/tests/integration/guest_krb5_setup.sh" \
+# The guest scripts travel inside the files mount-run copies into the VM: the
+# guest cannot read the checkout when it lives under /tmp (its /tmp is its own).
+{ printf 'KRB5_LAB=%q\n' "$DATA/kdc"; cat "$REPO/tests/integration/guest_krb5_setup.sh"; } \
   > "$DATA/pre-mount.sh"
 
 run_one() {  # PROTO "MORE_SECS" CHECK_ONLY_KRB5P
   local proto=$1 more=$2 only=$3 out="$WORK/out-$1"
-  printf 'KRB5_LAB=%q\nPROTO=%q\nSERVER=server.nfs3d.test\nEXPORT=%q\nEXPORT_KRB5P=%q\nMORE_SECS=%q\nCHECK_ONLY_KRB5P=%q\nsource %q\n' \
-    "$DATA/kdc" "$proto" "$WORK/export" "$WORK/krb5p" "$more" "$only" \
-    "$REPO/tests/integration/guest_krb5.sh" > "$DATA/cmds-$proto.sh"
+  { printf 'KRB5_LAB=%q\nPROTO=%q\nSERVER=server.nfs3d.test\nEXPORT=%q\nEXPORT_KRB5P=%q\nMORE_SECS=%q\nCHECK_ONLY_KRB5P=%q\n' \
+      "$DATA/kdc" "$proto" "$WORK/export" "$WORK/krb5p" "$more" "$only"
+    cat "$REPO/tests/integration/guest_krb5.sh"; } > "$DATA/cmds-$proto.sh"
   log "sec=krb5p ${more:+and $more }mounts over $proto"
   # The krb5p part's traffic, for the clear-text check.
   "$LAB" exec -- timeout 600 tcpdump -i any -s 0 -U -w "$WORK/cap-$proto.pcap" \

@@ -151,16 +151,16 @@ make_lab_data() {
 }
 
 # CephFS in the lab: lab_start_ceph starts the project's one-node cluster
-# (scripts/ceph-cluster.sh) in $WORK/ceph inside the lab namespace (the lab
+# (tests/fixtures/ceph-cluster.sh) in $WORK/ceph inside the lab namespace (the lab
 # must be up); lab_stop_ceph stops it, for a cleanup trap; ceph_conf_section
 # CONF appends the [ceph] section that points nfs3d at it.
 lab_start_ceph() {
-  "$LAB" exec -- "$REPO/scripts/ceph-cluster.sh" start "$WORK/ceph" >/dev/null \
+  "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" >/dev/null \
     || fail "the Ceph cluster did not start in the lab namespace"
   log "Ceph cluster up in the lab namespace"
 }
 lab_stop_ceph() {
-  [ -z "$WORK" ] || "$LAB" exec -- "$REPO/scripts/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
+  [ -z "$WORK" ] || "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
 }
 ceph_conf_section() {
   cat >> "$1" <<CONF

@@ -87,7 +87,7 @@ TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
             n3::NFS3ERR_PERM);
 }
 
-TEST_F(Nfs3Test, SecListDecidesTheFlavoursAccepted) {
+TEST_F(Nfs3Test, SecListDecidesTheFlavorsAccepted) {
   auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,no_root_squash,fsid=1,sec=sys)\n" +
                                       Path("squash") + " *(rw,fsid=3,sec=none)\n",
                                   "test");
@@ -100,7 +100,7 @@ TEST_F(Nfs3Test, SecListDecidesTheFlavoursAccepted) {
   EXPECT_EQ(client().Getattr(Root(kSquashId)).status, n3::NFS3_OK);
 }
 
-TEST_F(Nfs3Test, KerberosFlavoursFollowTheSecList) {
+TEST_F(Nfs3Test, KerberosFlavorsFollowTheSecList) {
   auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,fsid=1,sec=krb5p,anonuid=77)\n" +
                                       Path("squash") + " *(rw,fsid=3)\n",
                                   "test");

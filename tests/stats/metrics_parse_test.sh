@@ -6,18 +6,12 @@ set -eu
 nfs3d=$1
 check=$2
 
-# The parser is a Debian package, so use Debian's python (not a pyenv one
-# earlier in PATH); install it once (idempotent).
+# The parser is a Debian package (scripts/install-deps.sh --test installs
+# it), so use Debian's python, not a pyenv one earlier in PATH.
 py=python3
 [ -x /usr/bin/python3 ] && py=/usr/bin/python3
-if ! $py -c 'import prometheus_client' 2>/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-prometheus-client >/dev/null 2>&1 ||
-      { apt-get update -q >/dev/null 2>&1 &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-prometheus-client >/dev/null; }
-  fi
-  $py -c 'import prometheus_client' 2>/dev/null || { echo "SKIP: no python3-prometheus-client"; exit 77; }
-fi
+$py -c 'import prometheus_client' 2>/dev/null ||
+  { echo "no python3-prometheus-client: run scripts/install-deps.sh --test" >&2; exit 1; }
 
 dir=$(mktemp -d)
 pid=

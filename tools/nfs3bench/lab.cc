@@ -280,7 +280,7 @@ std::string FindNfs3d(const std::string& flag) {
     self[n] = 0;
     std::string dir(self);
     dir = dir.substr(0, dir.rfind('/'));
-    for (const std::string& c : {dir + "/../../nfsd/nfs3d", dir + "/nfs3d"}) {
+    for (const std::string& c : {dir + "/../../daemon/nfs3d", dir + "/nfs3d"}) {
       if (access(c.c_str(), X_OK) == 0) return c;
     }
   }

@@ -343,6 +343,9 @@ class PosixBackend::Impl {
   // guard). st is the current state.
   absl::Status ApplyAttrs(const Cred& cred, const Node& node, const struct stat& st,
                           const SetAttributes& attrs, bool skip_mode);
+  // The atime/mtime part of ApplyAttrs.
+  absl::Status SetTimes(const Cred& cred, const Node& node, const struct stat& st,
+                        const SetAttributes& attrs);
 
   // Runs op (under the caller's credentials) on directory dir with its wcc
   // taken around it under the directory's stripe lock.
@@ -804,35 +807,65 @@ absl::Status PosixBackend::Impl::ApplyAttrs(const Cred& cred, const Node& node,
     if (!allowed.ok()) return allowed;
     if (ftruncate(io->second, static_cast<off_t>(*attrs.size)) != 0) return Errno("ftruncate");
   }
-  ScopedCredentials creds(cred);
-  if (!creds.status().ok()) return creds.status();
-  if (attrs.uid || attrs.gid) {
-    uid_t uid = attrs.uid ? *attrs.uid : static_cast<uid_t>(-1);
-    gid_t gid = attrs.gid ? *attrs.gid : static_cast<gid_t>(-1);
-    if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
-      return Errno("fchownat");
+  {
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    if (attrs.uid || attrs.gid) {
+      uid_t uid = attrs.uid ? *attrs.uid : static_cast<uid_t>(-1);
+      gid_t gid = attrs.gid ? *attrs.gid : static_cast<gid_t>(-1);
+      if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+        return Errno("fchownat");
+      }
+    }
+    if (attrs.mode && !skip_mode && !S_ISLNK(st.st_mode)) {
+      if (ChmodFd(fd, *attrs.mode & 07777) != 0) return Errno("chmod");
     }
   }
-  if (attrs.mode && !skip_mode && !S_ISLNK(st.st_mode)) {
-    if (ChmodFd(fd, *attrs.mode & 07777) != 0) return Errno("chmod");
+  if (attrs.atime_how == SetTime::kDontChange && attrs.mtime_how == SetTime::kDontChange) {
+    return absl::OkStatus();
   }
-  if (attrs.atime_how != SetTime::kDontChange || attrs.mtime_how != SetTime::kDontChange) {
-    struct timespec ts[2];
-    auto fill = [](SetTime how, const Time& t, struct timespec* out) {
-      out->tv_sec = 0;
-      out->tv_nsec = how == SetTime::kDontChange ? UTIME_OMIT
-                     : how == SetTime::kServerTime ? UTIME_NOW
-                                                   : 0;
-      if (how == SetTime::kClientTime) {
-        out->tv_sec = static_cast<time_t>(t.seconds);
-        out->tv_nsec = std::min<long>(t.nseconds, 999999999L);
-      }
-    };
-    fill(attrs.atime_how, attrs.atime, &ts[0]);
-    fill(attrs.mtime_how, attrs.mtime, &ts[1]);
-    if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+  return SetTimes(cred, node, st, attrs);
+}
+
+absl::Status PosixBackend::Impl::SetTimes(const Cred& cred, const Node& node,
+                                          const struct stat& st, const SetAttributes& attrs) {
+  const int fd = node.fd.get();
+  struct timespec ts[2];
+  auto fill = [](SetTime how, const Time& t, struct timespec* out) {
+    out->tv_sec = 0;
+    out->tv_nsec = how == SetTime::kDontChange ? UTIME_OMIT
+                   : how == SetTime::kServerTime ? UTIME_NOW
+                                                 : 0;
+    if (how == SetTime::kClientTime) {
+      out->tv_sec = static_cast<time_t>(t.seconds);
+      out->tv_nsec = std::min<long>(t.nseconds, 999999999L);
+    }
+  };
+  fill(attrs.atime_how, attrs.atime, &ts[0]);
+  fill(attrs.mtime_how, attrs.mtime, &ts[1]);
+  // Times set to the server's clock need write permission only, as touch(1)
+  // and knfsd allow; a time the client chose needs ownership. The Linux
+  // client sends mtime = server time (atime unchanged) with every O_TRUNC
+  // open, also from users who may write a file they do not own, but
+  // utimensat waives ownership only when both times are set to now. So a
+  // caller who is not the owner and may write has the times set by the server
+  // once the kernel has said it may write (symlinks keep the kernel's rule).
+  const bool server_clock_only =
+      attrs.atime_how != SetTime::kClientTime && attrs.mtime_how != SetTime::kClientTime;
+  bool as_server = false;
+  {
+    ScopedCredentials creds(cred);
+    if (!creds.status().ok()) return creds.status();
+    if (server_clock_only && cred.uid != 0 && cred.uid != st.st_uid && !S_ISLNK(st.st_mode)) {
+      const int flags = AT_EACCESS | AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW;
+      if (faccessat(fd, "", W_OK, flags) != 0) return Errno("set times");
+      as_server = true;
+    } else if (utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
       return Errno("utimensat");
     }
+  }
+  if (as_server && utimensat(fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
+    return Errno("utimensat");
   }
   return absl::OkStatus();
 }
@@ -1152,9 +1185,19 @@ absl::Status PosixBackend::SetAcl(const Cred& cred, const FileHandle& fh, const 
     result = ErrnoError(EACCES, "default ACL on a non-directory");
   } else {
     const std::string path = ProcPath(n.fd.get());
+    // A set that changes nothing is skipped (see AccessAclUnchanged), but only
+    // for whoever may set ACLs at all; the kernel refuses anyone else.
+    const bool may_set = cred.uid == 0 || cred.uid == st->st_uid;
     ScopedCredentials creds(cred);
     result = creds.status();
-    if (result.ok() && access != nullptr) result = WriteAclXattr(path, kAclAccessXattr, *access);
+    if (result.ok() && access != nullptr) {
+      absl::StatusOr<Acl> stored = ReadAclXattr(path, kAclAccessXattr);
+      if (!stored.ok()) {
+        result = stored.status();
+      } else if (!(may_set && AccessAclUnchanged(*stored, st->st_mode & 07777, *access))) {
+        result = WriteAclXattr(path, kAclAccessXattr, *access);
+      }
+    }
     if (result.ok() && default_acl != nullptr && S_ISDIR(st->st_mode)) {
       result = WriteAclXattr(path, kAclDefaultXattr, *default_acl);
     }

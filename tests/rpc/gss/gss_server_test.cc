@@ -1,7 +1,7 @@
 // RPCSEC_GSS end to end inside one process: the test initiator
 // (client/gss_initiator.h) talks to a Dispatcher with a GssServer through
 // HandleCall, with real Kerberos tickets from the test KDC
-// (scripts/krb5-kdc.sh; ctest fixture krb5, NFS3D_KRB5_DIR points at it).
+// (tests/fixtures/krb5-kdc.sh; ctest fixture krb5, NFS3D_KRB5_DIR points at it).
 #include "rpc/gss/gss_server.h"
 
 #include <unistd.h>
@@ -183,7 +183,7 @@ TEST_F(GssServerTest, EachServiceRunsAsTheMappedUser) {
     EXPECT_TRUE(who.echo == "payload " + std::string(3000, 'x'));
   }
   EXPECT_EQ(gss_->contexts(), 3u);
-  // Statistics per flavour, and per procedure from the plain results.
+  // Statistics per flavor, and per procedure from the plain results.
   const stats::Snapshot snap = stats_->Take();
   const int tcp = static_cast<int>(Transport::kTcp);
   for (stats::Flavor f : {stats::Flavor::kKrb5, stats::Flavor::kKrb5i, stats::Flavor::kKrb5p}) {

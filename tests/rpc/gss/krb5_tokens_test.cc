@@ -1,6 +1,6 @@
 // RFC 4121 tokens of rpc/gss/krb5_tokens.h against MIT's GSS-API as the
 // oracle: a real initiator/acceptor context pair from the test KDC
-// (scripts/krb5-kdc.sh; ctest fixture krb5), once per enctype (17, 18),
+// (tests/fixtures/krb5-kdc.sh; ctest fixture krb5), once per enctype (17, 18),
 // whose keys both sides of ours take (ExportKeys leaves MIT's contexts
 // usable). Our tokens must open with MIT's and MIT's with ours, both
 // directions; damaged, truncated and reflected tokens are refused.

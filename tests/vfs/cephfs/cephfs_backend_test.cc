@@ -1,5 +1,5 @@
 // The CephFS backend against a real one-node cluster, started once per ctest
-// run by scripts/ceph-cluster.sh (fixture "ceph"; NFS3D_CEPH_DIR names it).
+// run by tests/fixtures/ceph-cluster.sh (fixture "ceph"; NFS3D_CEPH_DIR names it).
 #include "vfs/cephfs/cephfs_backend.h"
 
 #include <fcntl.h>

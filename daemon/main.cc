@@ -20,8 +20,8 @@
 #include "common/version.h"
 #include "conf/exports.h"
 #include "conf/server_config.h"
-#include "nfsd/check_exports.h"
-#include "nfsd/daemon.h"
+#include "daemon/check_exports.h"
+#include "daemon/daemon.h"
 
 namespace nfs3d {
 namespace {
@@ -175,13 +175,13 @@ int Run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  absl::StatusOr<std::unique_ptr<nfsd::Daemon>> daemon =
-      nfsd::Daemon::Create(*config, std::move(*exports));
-  if (!daemon.ok()) {
-    NFS3D_LOG_ERROR("%s", daemon.status().message());
+  absl::StatusOr<std::unique_ptr<daemon::Daemon>> server =
+      daemon::Daemon::Create(*config, std::move(*exports));
+  if (!server.ok()) {
+    NFS3D_LOG_ERROR("%s", server.status().message());
     return 1;
   }
-  if (absl::Status started = (*daemon)->Start(); !started.ok()) {
+  if (absl::Status started = (*server)->Start(); !started.ok()) {
     NFS3D_LOG_ERROR("%s", started.message());
     return 1;
   }
@@ -194,10 +194,10 @@ int Run() {
       NFS3D_LOG_INFO("SIGHUP: reloading the configuration");
       absl::StatusOr<conf::ServerConfig> fresh = LoadConfig();
       absl::Status reloaded =
-          fresh.ok() ? (*daemon)->Reload(*fresh, flags.export_dir.empty())
+          fresh.ok() ? (*server)->Reload(*fresh, flags.export_dir.empty())
                      : fresh.status();
       if (!reloaded.ok()) {
-        if (!fresh.ok()) (*daemon)->CountFailedReload();
+        if (!fresh.ok()) (*server)->CountFailedReload();
         NFS3D_LOG_ERROR("reload failed, keeping the old configuration and exports: %s",
                         reloaded.message());
       }
@@ -212,7 +212,7 @@ int Run() {
       std::_Exit(1);
     });
     watchdog.detach();
-    (*daemon)->Stop();
+    (*server)->Stop();
     NFS3D_LOG_INFO("nfs3d stopped");
     return 0;
   }
@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!nfs3d::flags.check_exports.empty()) {
-    return nfs3d::nfsd::CheckExports(nfs3d::flags.check_exports, stdout);
+    return nfs3d::daemon::CheckExports(nfs3d::flags.check_exports, stdout);
   }
   if (!nfs3d::flags.foreground) {
     nfs3d::Daemonize();

@@ -3,8 +3,8 @@
 // resolves forward to the same address (so a PTR record alone cannot claim a
 // name). Answers are cached, because lookups may block and exports are
 // checked on every call.
-#ifndef NFS3D_NFSD_HOSTNAME_RESOLVER_H_
-#define NFS3D_NFSD_HOSTNAME_RESOLVER_H_
+#ifndef NFS3D_DAEMON_HOSTNAME_RESOLVER_H_
+#define NFS3D_DAEMON_HOSTNAME_RESOLVER_H_
 
 #include <sys/socket.h>
 
@@ -15,7 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 
 class CachingHostnameResolver {
  public:
@@ -36,6 +36,6 @@ class CachingHostnameResolver {
   absl::flat_hash_map<std::string, Entry> cache_ ABSL_GUARDED_BY(mu_);  // by numeric address
 };
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon
 
-#endif  // NFS3D_NFSD_HOSTNAME_RESOLVER_H_
+#endif  // NFS3D_DAEMON_HOSTNAME_RESOLVER_H_

@@ -1,4 +1,4 @@
-#include "nfsd/daemon.h"
+#include "daemon/daemon.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,15 +15,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
-#include "nfsd/early_answers.h"
-#include "nfsd/hostname_resolver.h"
+#include "daemon/early_answers.h"
+#include "daemon/hostname_resolver.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "nfsd/nfsacl_program.h"
 #include "nlm/cluster_grace.h"
 #include "nlm/cluster_lock_mirror.h"
-#include "nlm/nfs_file_resolver.h"
+#include "nfsd/nlm_file_resolver.h"
 #include "nlm/nlm_program.h"
 #include "nlm/ofd_lock_mirror.h"
 #include "nlm/nsm_program.h"
@@ -49,7 +49,7 @@
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 namespace {
 
 constexpr uint16_t kPortmapPort = 111;
@@ -80,8 +80,8 @@ rpc::gss::GssServerOptions KerberosOptions(const conf::ServerConfig& config) {
   return o;
 }
 
-TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
-  TransferSettings s;
+nfsd::TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
+  nfsd::TransferSettings s;
   const conf::TransferSizes& t = config.tcp_sizes;
   const conf::TransferSizes& u = config.udp_sizes;
   s.tcp = {t.rsize_max, t.rsize_pref, t.wsize_max, t.wsize_pref};
@@ -135,8 +135,8 @@ struct Daemon::Impl {
   std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
   std::set<uint32_t> backend_exports;  // export ids already added to the backend
   CachingHostnameResolver hostnames;  // for exports that name hosts
-  std::unique_ptr<NfsServer> nfs;
-  std::unique_ptr<MountService> mount;
+  std::unique_ptr<nfsd::NfsServer> nfs;
+  std::unique_ptr<nfsd::MountService> mount;
   rpc::Program nfs_program;
   rpc::Program nfsacl_program;
   rpc::Program mount_program;
@@ -153,7 +153,7 @@ struct Daemon::Impl {
   std::unique_ptr<nsm::NsmService> nsm;
   rpc::Program nlm_program;
   rpc::Program nsm_program;
-  // RPCSEC_GSS, when an export lists a Kerberos flavour; outlives dispatcher.
+  // RPCSEC_GSS, when an export lists a Kerberos flavor; outlives dispatcher.
   std::unique_ptr<rpc::gss::GssServer> gss;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::unique_ptr<FailFastService> late_service;  // outlives server
@@ -304,15 +304,15 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   for (const std::string& warning : exports.warnings) NFS3D_LOG_WARNING("%s", warning);
 
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
-  impl->nfs = std::make_unique<NfsServer>(impl->router.get(), table, ToTransferSettings(config));
+  impl->nfs = std::make_unique<nfsd::NfsServer>(impl->router.get(), table, ToTransferSettings(config));
   impl->nfs->SetHostnameResolver([resolver = &impl->hostnames](const sockaddr* peer,
                                                                socklen_t len) {
     return resolver->Resolve(peer, len);
   });
-  impl->mount = std::make_unique<MountService>(impl->nfs.get());
-  impl->nfs_program = Nfs3Program(impl->nfs.get());
-  impl->nfsacl_program = NfsAclProgram(impl->nfs.get());
-  impl->mount_program = MakeMountProgram(impl->mount.get());
+  impl->mount = std::make_unique<nfsd::MountService>(impl->nfs.get());
+  impl->nfs_program = nfsd::Nfs3Program(impl->nfs.get());
+  impl->nfsacl_program = nfsd::NfsAclProgram(impl->nfs.get());
+  impl->mount_program = nfsd::MakeMountProgram(impl->mount.get());
   impl->portmap_program = rpc::MakePortmapProgram(&impl->portmap_registry);
   impl->export_count = table->exports.size();
   rpc::DispatcherOptions dispatcher_options;
@@ -338,7 +338,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
     nlm_options.limits.max_per_host = config.nlm_max_locks_per_client;
     impl->peer_caller = std::make_unique<nlm::RpcPeerCaller>();
     impl->nlm = std::make_unique<nlm::NlmService>(
-        nlm_options, nlm::MakeNfsFileResolver(impl->nfs.get()), impl->peer_caller.get(),
+        nlm_options, nfsd::MakeNlmFileResolver(impl->nfs.get()), impl->peer_caller.get(),
         impl->nsm_store.get());
     // NLM locks also lock the files themselves (OFD locks): processes on the
     // server see them, and NLM clients see theirs.
@@ -444,7 +444,7 @@ absl::Status Daemon::Start() {
         xdr::Decoder(call.subspan(kCredFlavorAt)).U32() == rpc::gss::kRpcsecGss) {
       return true;
     }
-    std::optional<vfs::FileHandle> fh = InlineCallHandle(call);
+    std::optional<vfs::FileHandle> fh = nfsd::InlineCallHandle(call);
     return fh && vfs::PeekHandleType(*fh) == vfs::kCephHandleType;
   };
   // Workers run ceph calls themselves (no hand-off); one that overruns the
@@ -741,4 +741,4 @@ std::string Daemon::RenderMetrics() const {
   return stats::RenderPrometheus(d.stats.Take(), extra);
 }
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon

@@ -2,8 +2,8 @@
 // wrapper that needs them (vfs/deadline_backend.h): vfs asks through
 // vfs::RequestRescuer and includes no rpc/ header; rpc answers through an
 // RpcService and includes no vfs/ header; this file knows both.
-#ifndef NFS3D_NFSD_EARLY_ANSWERS_H_
-#define NFS3D_NFSD_EARLY_ANSWERS_H_
+#ifndef NFS3D_DAEMON_EARLY_ANSWERS_H_
+#define NFS3D_DAEMON_EARLY_ANSWERS_H_
 
 #include <cstdint>
 
@@ -12,7 +12,7 @@
 #include "vfs/deadline_backend.h"
 #include "vfs/request_rescuer.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 
 // The request a worker serves is its RunningCall.
 class RunningCallRescuer : public vfs::RequestRescuer {
@@ -39,6 +39,6 @@ class FailFastService : public rpc::RpcService {
   rpc::RpcService* const inner_;
 };
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon
 
-#endif  // NFS3D_NFSD_EARLY_ANSWERS_H_
+#endif  // NFS3D_DAEMON_EARLY_ANSWERS_H_

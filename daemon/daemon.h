@@ -1,8 +1,8 @@
 // The whole nfs3d server assembled from its layers: backend, NFS and MOUNT
 // programs, dispatcher, transports, and the portmapper (rpcbind registration
 // or nfs3d's own). main() builds one; tests can build one in-process.
-#ifndef NFS3D_NFSD_DAEMON_H_
-#define NFS3D_NFSD_DAEMON_H_
+#ifndef NFS3D_DAEMON_DAEMON_H_
+#define NFS3D_DAEMON_DAEMON_H_
 
 #include <cstdint>
 #include <memory>
@@ -13,7 +13,7 @@
 #include "conf/exports.h"
 #include "conf/server_config.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 
 // Ports actually bound (differ from the config when it asked for port 0).
 struct BoundPorts {
@@ -63,6 +63,6 @@ class Daemon {
   uint16_t metrics_port_ = 0;
 };
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon
 
-#endif  // NFS3D_NFSD_DAEMON_H_
+#endif  // NFS3D_DAEMON_DAEMON_H_

@@ -1,13 +1,13 @@
 // Reverse resolution for host-name export entries. Only 127.0.0.1 is looked
 // up: it is in /etc/hosts, so no DNS query leaves the machine.
-#include "nfsd/hostname_resolver.h"
+#include "daemon/hostname_resolver.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include "gtest/gtest.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 namespace {
 
 sockaddr_in Loopback() {
@@ -42,4 +42,4 @@ TEST(CachingHostnameResolverTest, NonIpFamilyHasNoName) {
 }
 
 }  // namespace
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon

@@ -1,4 +1,4 @@
-#include "nfsd/check_exports.h"
+#include "daemon/check_exports.h"
 
 #include <cstring>
 
@@ -7,7 +7,7 @@
 #include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 namespace {
 
 std::string ClientName(const conf::ExportClient& c) {
@@ -61,4 +61,4 @@ int CheckExports(const std::string& path, std::FILE* out) {
   return 0;
 }
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon

@@ -1,4 +1,4 @@
-#include "nfsd/hostname_resolver.h"
+#include "daemon/hostname_resolver.h"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 namespace {
 
 // The IP bytes of an address (IPv4-mapped IPv6 as IPv4), for comparison.
@@ -71,4 +71,4 @@ std::string CachingHostnameResolver::Resolve(const sockaddr* peer, socklen_t len
   return name;
 }
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon

@@ -1,17 +1,17 @@
 // `nfs3d --check-exports FILE`: parses an exports file as the daemon would
 // and prints how each line is understood, one client per line with every
 // option spelled out (like `exportfs -v`), then the remarks the daemon would
-// log (options without effect on NFSv3, flavours not served, `mountpoint`
+// log (options without effect on NFSv3, flavors not served, `mountpoint`
 // exports that are not mount points right now).
-#ifndef NFS3D_NFSD_CHECK_EXPORTS_H_
-#define NFS3D_NFSD_CHECK_EXPORTS_H_
+#ifndef NFS3D_DAEMON_CHECK_EXPORTS_H_
+#define NFS3D_DAEMON_CHECK_EXPORTS_H_
 
 #include <cstdio>
 #include <string>
 
 #include "conf/exports.h"
 
-namespace nfs3d::nfsd {
+namespace nfs3d::daemon {
 
 // The text printed for a parsed table.
 std::string DescribeExportTable(const conf::ExportTable& table);
@@ -20,6 +20,6 @@ std::string DescribeExportTable(const conf::ExportTable& table);
 // is valid, 1: it is not).
 int CheckExports(const std::string& path, std::FILE* out);
 
-}  // namespace nfs3d::nfsd
+}  // namespace nfs3d::daemon
 
-#endif  // NFS3D_NFSD_CHECK_EXPORTS_H_
+#endif  // NFS3D_DAEMON_CHECK_EXPORTS_H_
