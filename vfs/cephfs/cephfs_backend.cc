@@ -666,7 +666,23 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
   } else if (InSnapshot(node->snap)) {
     result = RefuseInSnapshot(node->snap, "setattr");
   } else {
-    result = impl_->ApplyAttrs(cred, node->inode.get(), attrs);
+    // A size change is a write: knfsd's owner override applies, so it is
+    // checked here and made with the mount's identity; the rest as cred.
+    SetAttributes rest = attrs;
+    if (attrs.size) {
+      rest.size.reset();
+      absl::StatusOr<bool> may = impl_->MayIo(cred, *node, *before, true);
+      if (!may.ok()) {
+        result = may.status();
+      } else if (!*may) {
+        result = ErrnoError(EACCES, "truncate");
+      } else {
+        SetAttributes size;
+        size.size = attrs.size;
+        result = impl_->ApplyAttrs(Cred{0, 0, {}}, node->inode.get(), size);
+      }
+    }
+    if (result.ok()) result = impl_->ApplyAttrs(cred, node->inode.get(), rest);
     if (result.ok() && attrs.size) {
       absl::StatusOr<Attributes> now = impl_->Attrs(*node);
       result = now.ok() ? impl_->DropPrivileges(cred, node->inode.get(), *now) : now.status();

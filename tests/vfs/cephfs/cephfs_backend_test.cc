@@ -14,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/support/durable_files_contract.h"
+#include "tests/support/permission_contract.h"
 #include "tests/vfs/cephfs/native_client.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/vfs_error.h"
@@ -792,6 +793,31 @@ TEST_F(CephfsBackendTest, PosixAclsAreKeptAndChecked) {
   ASSERT_OK_AND_ASSIGN(removed, backend_->GetAcl(kRoot, fh, &attrs));
   EXPECT_EQ(removed.access, AclFromMode(attrs->mode));
   EXPECT_EQ(ErrnoOf(backend_->Read(named, fh, 0, 1, buf).status()), EACCES);
+}
+
+// The backend-independent permission contract, as on the POSIX backend.
+TEST_F(CephfsBackendTest, PermissionContractModeBitsMatrix) {
+  ::nfs3d::test_support::CheckModeBitsMatrix(*backend_, dir_);
+}
+
+TEST_F(CephfsBackendTest, PermissionContractAclMatrix) {
+  ::nfs3d::test_support::CheckAclMatrix(*backend_, dir_);
+}
+
+TEST_F(CephfsBackendTest, PermissionContractSetgidInheritance) {
+  ::nfs3d::test_support::CheckSetgidInheritance(*backend_, dir_);
+}
+
+TEST_F(CephfsBackendTest, PermissionContractWriteClearsSetuid) {
+  ::nfs3d::test_support::CheckWriteClearsSetuid(*backend_, dir_);
+}
+
+TEST_F(CephfsBackendTest, PermissionContractChownToOwnGroups) {
+  ::nfs3d::test_support::CheckChownToOwnGroups(*backend_, dir_);
+}
+
+TEST_F(CephfsBackendTest, PermissionContractRenameMovesDirectoryLinks) {
+  ::nfs3d::test_support::CheckRenameMovesDirectoryLinks(*backend_, dir_);
 }
 
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
