@@ -247,7 +247,7 @@ class CephfsBackend::Impl {
     a.used = stx.stx_blocks * 512;
     a.rdev_major = major(stx.stx_rdev);
     a.rdev_minor = minor(stx.stx_rdev);
-    a.fsid = exp.fsid;
+    a.fsid = SnapshotFsid(exp.fsid, SnapOf(stx));
     a.fileid = stx.stx_ino;
     a.atime = ToTime(stx.stx_atime);
     a.mtime = ToTime(stx.stx_mtime);

@@ -24,6 +24,14 @@ inline bool InSnapshot(uint64_t snap) { return snap != kCephNoSnap; }
 // EROFS for a change to an object in a snapshot (or a .snap directory).
 absl::Status RefuseInSnapshot(uint64_t snap, std::string_view what);
 
+// The fsid of the objects of one snapshot (or of a .snap directory): a file
+// system of its own for the client, as the kernel's CephFS client gives each
+// snapshot a device of its own, since a snapshot's objects keep the live
+// inode numbers (a .snap directory even its directory's). The Linux client
+// then mounts each on its own and tools see no hard links or loops. The same
+// on every head.
+uint64_t SnapshotFsid(uint64_t export_fsid, uint64_t snap);
+
 // The ACCESS3 bits an object in a snapshot grants at most: no change.
 inline constexpr uint32_t kSnapshotAccessMask = 0x01 | 0x02 | 0x20;  // READ, LOOKUP, EXECUTE
 

@@ -546,6 +546,16 @@ TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
   EXPECT_EQ(ReadAll(*backend_, old_g.handle), "in sub");
   ASSERT_OK_AND_ASSIGN(up, backend_->Lookup(kRoot, old_sub.handle, "..", nullptr));
   EXPECT_EQ(up.handle, s1.handle);
+  // Each snapshot, and the .snap directory, is a file system of its own for
+  // the client (its objects keep the live inode numbers).
+  ASSERT_OK_AND_ASSIGN(dir_attrs, backend_->GetAttr(kRoot, dir_));
+  EXPECT_EQ(live_f.attributes.fsid, dir_attrs.fsid);
+  EXPECT_NE(snapdir.attributes.fsid, dir_attrs.fsid);
+  EXPECT_NE(s1.attributes.fsid, dir_attrs.fsid);
+  EXPECT_NE(s1.attributes.fsid, snapdir.attributes.fsid);
+  EXPECT_EQ(old_f.attributes.fsid, s1.attributes.fsid);
+  EXPECT_EQ(old_g.attributes.fsid, s1.attributes.fsid);
+  EXPECT_EQ(old_f.attributes.fileid, live_f.attributes.fileid);
   ASSERT_OK_AND_ASSIGN(up_s1, backend_->Lookup(kRoot, s1.handle, "..", nullptr));
   EXPECT_EQ(up_s1.handle, snapdir.handle);
   ASSERT_OK_AND_ASSIGN(up_snapdir, backend_->Lookup(kRoot, snapdir.handle, "..", nullptr));
@@ -598,6 +608,7 @@ TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
     EXPECT_EQ(ReadAll(*other, old_f.handle), "old");
     ASSERT_OK_AND_ASSIGN(attrs, other->GetAttr(kRoot, snapdir.handle));
     EXPECT_EQ(attrs.type, FileType::kDirectory);
+    EXPECT_EQ(attrs.fsid, snapdir.attributes.fsid);
   }
   std::filesystem::remove_all(other_state);
   ASSERT_TRUE(native->RemoveSnapshot(dir_path_, "s1").ok());
