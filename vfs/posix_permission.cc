@@ -63,8 +63,8 @@ bool MayReadOrWrite(const Cred& cred, const Attributes& a, const Acl& acl, bool 
 }
 
 uint32_t AccessBitsFor(FileType type, uint32_t rwx) {
-  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08,
-                     kDelete = 0x10, kExecute = 0x20;
+  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08, kDelete = 0x10,
+                     kExecute = 0x20;
   const bool r = rwx & kMayRead, w = rwx & kMayWrite, x = rwx & kMayExec;
   uint32_t granted = r ? kRead : 0;
   if (type == FileType::kDirectory) {

@@ -51,13 +51,13 @@ TEST(PosixPermissionTest, IoHasOwnerOverrideAndReadIfExec) {
 
 TEST(PosixPermissionTest, AclEntriesInPosix1eOrder) {
   // user::rw- user:102:rwx group::r-- group:301:-w- mask::rw- other::---
-  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6}, {kAclUser, 102, 7},
+  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6},  {kAclUser, 102, 7},
                    {kAclGroupObj, kAclUndefinedId, 4}, {kAclGroup, 301, 2},
-                   {kAclMask, kAclUndefinedId, 6}, {kAclOther, kAclUndefinedId, 0}};
+                   {kAclMask, kAclUndefinedId, 6},     {kAclOther, kAclUndefinedId, 0}};
   const Attributes a = File(0660);  // group class bits = the mask
   EXPECT_EQ(PermittedBits(kOwner, a, acl), kMayRead | kMayWrite);
   EXPECT_EQ(PermittedBits(kOther, a, acl), kMayRead | kMayWrite);  // named user, masked
-  EXPECT_EQ(PermittedBits(kMember, a, acl), kMayRead);              // owning group
+  EXPECT_EQ(PermittedBits(kMember, a, acl), kMayRead);             // owning group
   const Cred in_named_group{103, 301, {}};
   EXPECT_EQ(PermittedBits(in_named_group, a, acl), kMayWrite);
   const Cred in_both{104, 200, {301}};
@@ -92,7 +92,7 @@ TEST(PosixPermissionTest, WritersWithoutFsetidLoseSetuidSetgid) {
 TEST(PosixPermissionTest, ChownClearsSetuidAlsoForRoot) {
   EXPECT_EQ(ModeAfterChown(kRoot, File(06755)), 0755u);
   EXPECT_EQ(ModeAfterChown(kRoot, File(02745)), 02745u);
-  EXPECT_EQ(ModeAfterChown(kOwner, File(02745)), 0745u);   // not in group 200
+  EXPECT_EQ(ModeAfterChown(kOwner, File(02745)), 0745u);  // not in group 200
   EXPECT_EQ(ModeAfterChown(kMember, File(02745)), 02745u);
   Attributes dir = File(06755);
   dir.type = FileType::kDirectory;

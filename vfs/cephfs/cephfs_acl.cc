@@ -1,11 +1,11 @@
 #include "vfs/cephfs/cephfs_acl.h"
 
+#include <cephfs/libcephfs.h>
+
 #include <cerrno>
 #include <string>
 
 #include "vfs/vfs_error.h"
-
-#include <cephfs/libcephfs.h>
 
 namespace nfs3d::vfs {
 

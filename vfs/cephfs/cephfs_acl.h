@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "vfs/posix_acl.h"
 
 struct ceph_mount_info;

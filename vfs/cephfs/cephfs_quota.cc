@@ -1,13 +1,13 @@
 #include "vfs/cephfs/cephfs_quota.h"
 
+#include <cephfs/libcephfs.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
 
 #include "vfs/vfs_error.h"
-
-#include <cephfs/libcephfs.h>
 
 namespace nfs3d::vfs {
 namespace {

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+
 #include "vfs/backend.h"
 
 struct ceph_mount_info;
@@ -18,7 +19,7 @@ struct Inode;
 namespace nfs3d::vfs {
 
 struct CephQuota {
-  uint64_t max_bytes = 0;  // 0: no limit found
+  uint64_t max_bytes = 0;   // 0: no limit found
   uint64_t used_bytes = 0;  // ceph.dir.rbytes of the directory with the limit
   uint64_t max_files = 0;
   uint64_t used_files = 0;  // ceph.dir.rentries (files and directories)

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {

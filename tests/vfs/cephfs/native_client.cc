@@ -1,13 +1,12 @@
 #include "tests/vfs/cephfs/native_client.h"
 
+#include <cephfs/libcephfs.h>
 #include <fcntl.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-
-#include <cephfs/libcephfs.h>
 
 namespace nfs3d::test_support {
 namespace {
@@ -27,7 +26,8 @@ absl::StatusOr<std::unique_ptr<NativeClient>> NativeClient::Mount(const std::str
   if (!st.ok()) return st;
   std::unique_ptr<NativeClient> client(new NativeClient(cm));
   st = Check(ceph_conf_read_file(cm, (cluster_dir + "/ceph.conf").c_str()), "conf");
-  if (st.ok()) st = Check(ceph_conf_set(cm, "keyring", (cluster_dir + "/keyring").c_str()), "keyring");
+  if (st.ok())
+    st = Check(ceph_conf_set(cm, "keyring", (cluster_dir + "/keyring").c_str()), "keyring");
   if (st.ok()) st = Check(ceph_init(cm), "ceph_init");
   if (st.ok()) st = Check(ceph_select_filesystem(cm, "cephfs"), "select fs");
   if (st.ok()) st = Check(ceph_mount(cm, "/"), "ceph_mount");

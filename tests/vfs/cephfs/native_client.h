@@ -20,8 +20,7 @@ class NativeClient {
 
   absl::Status MakeSnapshot(const std::string& dir, const std::string& name);
   absl::Status RemoveSnapshot(const std::string& dir, const std::string& name);
-  absl::Status SetXattr(const std::string& path, const std::string& name,
-                        const std::string& value);
+  absl::Status SetXattr(const std::string& path, const std::string& name, const std::string& value);
   absl::Status RemoveXattr(const std::string& path, const std::string& name);
   absl::StatusOr<std::string> GetXattr(const std::string& path, const std::string& name);
   absl::Status WriteFile(const std::string& path, const std::string& data);
