@@ -615,7 +615,8 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                    options.shared_dir.c_str());
   }
   std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
-  backend->impl_ = std::make_unique<Impl>(*cm, *secret, cluster);
+  backend->impl_ = std::make_shared<Impl>(*cm, *secret, cluster);
+  backend->cluster_ = cluster;
   if (clustered) {
     backend->node_id_ = options.node_id;
     backend->shared_dir_ = options.shared_dir;
@@ -625,36 +626,46 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
 
 CephfsBackend::~CephfsBackend() = default;
 
+std::shared_ptr<CephfsBackend::Impl> CephfsBackend::CurrentImpl() const {
+  absl::MutexLock lock(&impl_mu_);
+  return impl_;
+}
+
 absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& path,
                                       uint64_t fsid) {
-  return impl_->AddExport(export_id, path, fsid);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  return impl->AddExport(export_id, path, fsid);
 }
 
 absl::StatusOr<FileHandle> CephfsBackend::RootHandle(uint32_t export_id) {
-  absl::StatusOr<Impl::Node> root = impl_->Root(export_id);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> root = impl->Root(export_id);
   if (!root.ok()) return root.status();
   return root->handle;
 }
 
 absl::StatusOr<uint32_t> CephfsBackend::ExportOf(const FileHandle& fh) {
-  auto decoded = impl_->Decode(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  auto decoded = impl->Decode(fh);
   if (!decoded.ok()) return decoded.status();
   return std::get<0>(*decoded)->id;
 }
 
 absl::StatusOr<Attributes> CephfsBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;  // attributes need no permission
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  return impl_->Attrs(*node);
+  return impl->Attrs(*node);
 }
 
 absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
                                     const SetAttributes& attrs, std::optional<Time> guard_ctime,
                                     Wcc* wcc) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> before = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> before = impl->Attrs(*node);
   if (!before.ok()) return before.status();
   if (wcc) wcc->before = ToWcc(*before);
   absl::Status result;
@@ -671,7 +682,7 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
     SetAttributes rest = attrs;
     if (attrs.size) {
       rest.size.reset();
-      absl::StatusOr<bool> may = impl_->MayIo(cred, *node, *before, true);
+      absl::StatusOr<bool> may = impl->MayIo(cred, *node, *before, true);
       if (!may.ok()) {
         result = may.status();
       } else if (!*may) {
@@ -679,63 +690,65 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
       } else {
         SetAttributes size;
         size.size = attrs.size;
-        result = impl_->ApplyAttrs(Cred{0, 0, {}}, node->inode.get(), size);
+        result = impl->ApplyAttrs(Cred{0, 0, {}}, node->inode.get(), size);
       }
     }
-    if (result.ok()) result = impl_->ApplyAttrs(cred, node->inode.get(), rest);
+    if (result.ok()) result = impl->ApplyAttrs(cred, node->inode.get(), rest);
     if (result.ok() && attrs.size) {
-      absl::StatusOr<Attributes> now = impl_->Attrs(*node);
-      result = now.ok() ? impl_->DropPrivileges(cred, node->inode.get(), *now) : now.status();
+      absl::StatusOr<Attributes> now = impl->Attrs(*node);
+      result = now.ok() ? impl->DropPrivileges(cred, node->inode.get(), *now) : now.status();
     }
     if (result.ok() && (attrs.uid || attrs.gid) && !attrs.mode) {
-      result = impl_->SetModeAfterChown(cred, *node, *before);
+      result = impl->SetModeAfterChown(cred, *node, *before);
     }
   }
-  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  if (wcc) wcc->after = impl->AttrsOrNone(*node);
   return result;
 }
 
 absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileHandle& dir,
                                                    std::string_view name,
                                                    std::optional<Attributes>* dir_attributes) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
-  if (dir_attributes) *dir_attributes = impl_->AttrsOrNone(*d);
+  if (dir_attributes) *dir_attributes = impl->AttrsOrNone(*d);
   absl::Status valid = CheckName(name);
   if (!valid.ok()) return valid;
   Perm perm(cred);
   const bool self = name == "." || (name == ".." && d->is_root());
   Inode* in = nullptr;
   struct ceph_statx stx;
-  int rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), self ? "." : std::string(name).c_str(),
+  int rc = ceph_ll_lookup(impl->cm(), d->inode.get(), self ? "." : std::string(name).c_str(),
                           &in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm.get());
   if (rc < 0) return CephError(rc, "lookup");
-  Impl::InodeRef ref(impl_->cm(), in);
-  if (self) return LookupResult{d->handle, impl_->ToAttributes(stx, *d->exp)};
+  Impl::InodeRef ref(impl->cm(), in);
+  if (self) return LookupResult{d->handle, impl->ToAttributes(stx, *d->exp)};
   if (name == ".." && d->snap == kCephSnapDir) {
     // libcephfs answers the file system root; a .snap belongs to its directory.
-    absl::StatusOr<FileHandle> live = impl_->MakeHandle(*d->exp, d->ino, kNoSnap);
+    absl::StatusOr<FileHandle> live = impl->MakeHandle(*d->exp, d->ino, kNoSnap);
     if (!live.ok()) return live.status();
-    absl::StatusOr<Impl::Node> dir_node = impl_->Resolve(*live);
+    absl::StatusOr<Impl::Node> dir_node = impl->Resolve(*live);
     if (!dir_node.ok()) return dir_node.status();
-    absl::StatusOr<Attributes> attrs = impl_->Attrs(*dir_node);
+    absl::StatusOr<Attributes> attrs = impl->Attrs(*dir_node);
     if (!attrs.ok()) return attrs.status();
     return LookupResult{*live, *attrs};
   }
-  absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, stx.stx_ino, SnapOf(stx));
+  absl::StatusOr<FileHandle> fh = impl->MakeHandle(*d->exp, stx.stx_ino, SnapOf(stx));
   if (!fh.ok()) return fh.status();
-  return LookupResult{*fh, impl_->ToAttributes(stx, *d->exp)};
+  return LookupResult{*fh, impl->ToAttributes(stx, *d->exp)};
 }
 
 absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileHandle& fh,
                                                    uint32_t requested,
                                                    std::optional<Attributes>* attributes) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (attributes) *attributes = *a;
-  absl::StatusOr<Acl> acl = impl_->AclToCheck(cred, *node, *a);
+  absl::StatusOr<Acl> acl = impl->AclToCheck(cred, *node, *a);
   if (!acl.ok()) return acl.status();
   const uint32_t bits = PermittedBits(cred, *a, *acl);
   uint32_t granted = AccessBitsFor(a->type, bits);
@@ -745,14 +758,15 @@ absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileH
 
 absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const FileHandle& fh,
                                                     std::optional<Attributes>* attributes) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  std::optional<Attributes> a = impl_->AttrsOrNone(*node);
+  std::optional<Attributes> a = impl->AttrsOrNone(*node);
   if (attributes) *attributes = a;
   if (a && a->type != FileType::kSymlink) return ErrnoError(EINVAL, "not a symlink");
   std::string target(4096, '\0');
   Perm perm(cred);
-  int rc = ceph_ll_readlink(impl_->cm(), node->inode.get(), target.data(), target.size(),
+  int rc = ceph_ll_readlink(impl->cm(), node->inode.get(), target.data(), target.size(),
                             perm.get());
   if (rc < 0) return CephError(rc, "readlink");
   target.resize(static_cast<size_t>(rc));
@@ -761,23 +775,24 @@ absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const File
 
 absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandle& fh,
                                                uint64_t offset, uint32_t count, uint8_t* buf) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "read of a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "read of a special file");
-  absl::StatusOr<bool> may = impl_->MayIo(cred, *node, *a, false);
+  absl::StatusOr<bool> may = impl->MayIo(cred, *node, *a, false);
   if (!may.ok()) return may.status();
   if (!*may) return ErrnoError(EACCES, "read");
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
-  int64_t n = ceph_ll_read(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset), count,
+  int64_t n = ceph_ll_read(impl->cm(), (*file)->fh, static_cast<int64_t>(offset), count,
                            reinterpret_cast<char*>(buf));
   if (n < 0) return CephError(static_cast<int>(n), "read");
   ReadResult result;
   result.count = static_cast<uint32_t>(n);
-  result.attributes = impl_->AttrsOrNone(*node);
+  result.attributes = impl->AttrsOrNone(*node);
   const uint64_t size = result.attributes ? result.attributes->size : a->size;
   result.eof = offset + result.count >= size;
   return result;
@@ -786,39 +801,40 @@ absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandl
 absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHandle& fh,
                                                  uint64_t offset, absl::Span<const uint8_t> data,
                                                  StableHow stable, Wcc* wcc) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (wcc) wcc->before = ToWcc(*a);
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "write to a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "write to a special file");
   if (InSnapshot(node->snap)) return RefuseInSnapshot(node->snap, "write");
-  absl::StatusOr<bool> may = impl_->MayIo(cred, *node, *a, true);
+  absl::StatusOr<bool> may = impl->MayIo(cred, *node, *a, true);
   if (!may.ok()) return may.status();
   if (!*may) return ErrnoError(EACCES, "write");
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
   WriteResult result;
   // Read before writing: if a sync fails after this write, the client sees
   // another verifier at COMMIT and resends.
-  result.verifier = ToVerifier(impl_->verifier());
+  result.verifier = ToVerifier(impl->verifier());
   // A WRITE of no bytes is legal; libcephfs 16.2 aborts the process on it
   // (ceph_assert in Striper::file_to_extents), so it never gets one.
   int n = data.empty() ? 0
-                       : ceph_ll_write(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset),
+                       : ceph_ll_write(impl->cm(), (*file)->fh, static_cast<int64_t>(offset),
                                        data.size(), reinterpret_cast<const char*>(data.data()));
   absl::Status status = n < 0 ? CephError(n, "write") : absl::OkStatus();
   if (status.ok()) {
     result.count = static_cast<uint32_t>(n);
     result.committed = StableHow::kUnstable;
-    if (n > 0) status = impl_->DropPrivileges(cred, node->inode.get(), *a);
+    if (n > 0) status = impl->DropPrivileges(cred, node->inode.get(), *a);
     if (status.ok() && stable != StableHow::kUnstable) {
-      status = impl_->Sync(**file);
+      status = impl->Sync(**file);
       result.committed = StableHow::kFileSync;
     }
   }
-  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  if (wcc) wcc->after = impl->AttrsOrNone(*node);
   if (!status.ok()) return status;
   return result;
 }
@@ -833,8 +849,9 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
   SetAttributes rest = attrs;
   if (attrs.size == 0 && mode != CreateMode::kUnchecked) rest.size.reset();
   const SetAttributes* apply = mode == CreateMode::kExclusive ? nullptr : &rest;
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(
       cred, dir, name, dir_wcc, "create", apply, /*regular=*/true,
       [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
         const int flags = O_CREAT | O_RDWR | (mode == CreateMode::kUnchecked ? 0 : O_EXCL);
@@ -866,8 +883,9 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
 absl::StatusOr<CreateResult> CephfsBackend::Mkdir(const Cred& cred, const FileHandle& dir,
                                                   std::string_view name,
                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(cred, dir, name, dir_wcc, "mkdir", &attrs, /*regular=*/false,
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(cred, dir, name, dir_wcc, "mkdir", &attrs, /*regular=*/false,
                           [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
                             struct ceph_statx stx;
                             return ceph_ll_mkdir(cm, parent, n, attrs.mode.value_or(0700), in,
@@ -879,14 +897,15 @@ absl::StatusOr<CreateResult> CephfsBackend::Symlink(const Cred& cred, const File
                                                     std::string_view name,
                                                     std::string_view target,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   if (target.empty() || target.find('\0') != std::string_view::npos) {
     return ErrnoError(EINVAL, "symlink target");
   }
   const std::string t(target);
   SetAttributes rest = attrs;
   rest.mode.reset();  // symlinks have no mode of their own
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(cred, dir, name, dir_wcc, "symlink", &rest, /*regular=*/false,
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(cred, dir, name, dir_wcc, "symlink", &rest, /*regular=*/false,
                           [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
                             struct ceph_statx stx;
                             return ceph_ll_symlink(cm, parent, n, t.c_str(), in, &stx, kWantAttrs,
@@ -898,6 +917,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
                                                   std::string_view name, FileType type,
                                                   uint32_t major_num, uint32_t minor_num,
                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   mode_t kind;
   switch (type) {
     case FileType::kChar: kind = S_IFCHR; break;
@@ -907,8 +927,8 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
     default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
   }
   const dev_t rdev = (kind == S_IFCHR || kind == S_IFBLK) ? makedev(major_num, minor_num) : 0;
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(cred, dir, name, dir_wcc, "mknod", &attrs, /*regular=*/false,
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(cred, dir, name, dir_wcc, "mknod", &attrs, /*regular=*/false,
                           [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
                             struct ceph_statx stx;
                             return ceph_ll_mknod(cm, parent, n, kind | attrs.mode.value_or(0600),
@@ -918,31 +938,33 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
 
 absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                                    Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   absl::Status valid = CheckName(name);
   if (valid.ok()) valid = RefuseInSnapshot(d->snap, "remove");
   if (!valid.ok()) return valid;
   const std::string n(name);
   Perm perm(cred);
-  return impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+  return impl->DirOp(*d, dir_wcc, [&]() -> absl::Status {
     Inode* in = nullptr;
     struct ceph_statx stx;
-    int rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
+    int rc = ceph_ll_lookup(impl->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
                             AT_SYMLINK_NOFOLLOW, perm.get());
     if (rc < 0) return CephError(rc, "remove lookup");
-    ceph_ll_put(impl_->cm(), in);
+    ceph_ll_put(impl->cm(), in);
     if (S_ISDIR(stx.stx_mode)) return ErrnoError(EISDIR, "remove of a directory");
-    rc = ceph_ll_unlink(impl_->cm(), d->inode.get(), n.c_str(), perm.get());
+    rc = ceph_ll_unlink(impl->cm(), d->inode.get(), n.c_str(), perm.get());
     if (rc < 0) return CephError(rc, "unlink");
-    if (stx.stx_nlink <= 1) impl_->ForgetFile(stx.stx_ino);
+    if (stx.stx_nlink <= 1) impl->ForgetFile(stx.stx_ino);
     return absl::OkStatus();
   });
 }
 
 absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
                                   Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   if (name == ".") return ErrnoError(EINVAL, "rmdir .");
   if (name == "..") return ErrnoError(ENOTEMPTY, "rmdir ..");
@@ -951,8 +973,8 @@ absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::
   if (!valid.ok()) return valid;
   const std::string n(name);
   Perm perm(cred);
-  return impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    int rc = ceph_ll_rmdir(impl_->cm(), d->inode.get(), n.c_str(), perm.get());
+  return impl->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_rmdir(impl->cm(), d->inode.get(), n.c_str(), perm.get());
     return rc < 0 ? CephError(rc, "rmdir") : absl::OkStatus();
   });
 }
@@ -960,9 +982,10 @@ absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::
 absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
                                    std::string_view from_name, const FileHandle& to_dir,
                                    std::string_view to_name, Wcc* from_wcc, Wcc* to_wcc) {
-  absl::StatusOr<Impl::Node> from = impl_->Resolve(from_dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> from = impl->Resolve(from_dir);
   if (!from.ok()) return from.status();
-  absl::StatusOr<Impl::Node> to = impl_->Resolve(to_dir);
+  absl::StatusOr<Impl::Node> to = impl->Resolve(to_dir);
   if (!to.ok()) return to.status();
   if (from->exp != to->exp) return ErrnoError(EXDEV, "rename across exports");
   absl::Status valid = CheckName(from_name);
@@ -975,47 +998,48 @@ absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
   }
   const std::string f(from_name), t(to_name);
   Perm perm(cred);
-  std::optional<Attributes> to_before = impl_->AttrsOrNone(*to);
+  std::optional<Attributes> to_before = impl->AttrsOrNone(*to);
   if (to_wcc && to_before) to_wcc->before = ToWcc(*to_before);
-  absl::Status st = impl_->DirOp(*from, from_wcc, [&]() -> absl::Status {
-    int rc = ceph_ll_rename(impl_->cm(), from->inode.get(), f.c_str(), to->inode.get(), t.c_str(),
+  absl::Status st = impl->DirOp(*from, from_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_rename(impl->cm(), from->inode.get(), f.c_str(), to->inode.get(), t.c_str(),
                             perm.get());
     if (rc < 0) return CephError(rc, "rename");
     // A directory moved to another parent changes both parents' link counts.
     if (from->ino == to->ino) return absl::OkStatus();
     Inode* moved = nullptr;
     struct ceph_statx stx;
-    rc = ceph_ll_lookup(impl_->cm(), to->inode.get(), t.c_str(), &moved, &stx, CEPH_STATX_MODE,
-                        AT_SYMLINK_NOFOLLOW, ceph_mount_perms(impl_->cm()));
+    rc = ceph_ll_lookup(impl->cm(), to->inode.get(), t.c_str(), &moved, &stx, CEPH_STATX_MODE,
+                        AT_SYMLINK_NOFOLLOW, ceph_mount_perms(impl->cm()));
     if (rc < 0) return absl::OkStatus();  // renamed; only the link counts may lag
-    ceph_ll_put(impl_->cm(), moved);
+    ceph_ll_put(impl->cm(), moved);
     if (!S_ISDIR(stx.stx_mode)) return absl::OkStatus();
-    absl::Status refreshed = impl_->RefreshDirectory(from->inode.get());
-    if (refreshed.ok()) refreshed = impl_->RefreshDirectory(to->inode.get());
+    absl::Status refreshed = impl->RefreshDirectory(from->inode.get());
+    if (refreshed.ok()) refreshed = impl->RefreshDirectory(to->inode.get());
     if (!refreshed.ok()) {
-      NFS3D_LOG_WARNING("%s: refreshing directories after a rename: %s", impl_->cluster().c_str(),
+      NFS3D_LOG_WARNING("%s: refreshing directories after a rename: %s", impl->cluster().c_str(),
                         std::string(refreshed.message()).c_str());
     }
     return absl::OkStatus();
   });
-  if (to_wcc) to_wcc->after = impl_->AttrsOrNone(*to);
+  if (to_wcc) to_wcc->after = impl->AttrsOrNone(*to);
   return st;
 }
 
 absl::Status CephfsBackend::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                                  std::string_view name,
                                  std::optional<Attributes>* file_attributes, Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::Status st = impl_->NewEntry(
+  absl::Status st = impl->NewEntry(
       cred, dir, name, dir_wcc, [&](const Impl::Node& d, const char* n, UserPerm* perm) {
         if (node->exp != d.exp) return ErrnoError(EXDEV, "link across exports");
         absl::Status writable = RefuseInSnapshot(node->snap, "link");
         if (!writable.ok()) return writable;
-        int rc = ceph_ll_link(impl_->cm(), node->inode.get(), d.inode.get(), n, perm);
+        int rc = ceph_ll_link(impl->cm(), node->inode.get(), d.inode.get(), n, perm);
         return rc < 0 ? CephError(rc, "link") : absl::OkStatus();
       });
-  if (file_attributes) *file_attributes = impl_->AttrsOrNone(*node);
+  if (file_attributes) *file_attributes = impl->AttrsOrNone(*node);
   return st;
 }
 
@@ -1023,37 +1047,38 @@ absl::Status CephfsBackend::ReadDir(const Cred& cred, const FileHandle& dir, uin
                                     Verifier* verifier,
                                     const std::function<bool(const DirEntry&)>& emit, bool* eof,
                                     std::optional<Attributes>* dir_attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   *eof = false;
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
-  std::optional<Attributes> a = impl_->AttrsOrNone(*d);
+  std::optional<Attributes> a = impl->AttrsOrNone(*d);
   if (dir_attributes) *dir_attributes = a;
   if (a && a->type != FileType::kDirectory) return ErrnoError(ENOTDIR, "readdir");
   // Constant verifier; any verifier the client sends is accepted.
   if (verifier) verifier->fill(0);
   Perm perm(cred);
   ceph_dir_result* dirp = nullptr;
-  int rc = ceph_ll_opendir(impl_->cm(), d->inode.get(), &dirp, perm.get());
+  int rc = ceph_ll_opendir(impl->cm(), d->inode.get(), &dirp, perm.get());
   if (rc < 0) return CephError(rc, "opendir");
   struct Closer {
     ceph_mount_info* cm;
     ceph_dir_result* dirp;
     ~Closer() { ceph_ll_releasedir(cm, dirp); }
-  } closer{impl_->cm(), dirp};
+  } closer{impl->cm(), dirp};
   if (cookie != 0) {
     if (cookie > static_cast<uint64_t>(INT64_MAX)) return ErrnoError(kErrBadCookie, "cookie");
-    ceph_seekdir(impl_->cm(), dirp, static_cast<int64_t>(cookie));
+    ceph_seekdir(impl->cm(), dirp, static_cast<int64_t>(cookie));
   }
   while (true) {
     struct dirent de;
-    rc = ceph_readdir_r(impl_->cm(), dirp, &de);
+    rc = ceph_readdir_r(impl->cm(), dirp, &de);
     if (rc < 0) return CephError(rc, "readdir");
     if (rc == 0) break;
     DirEntry entry;
     entry.name = de.d_name;
     entry.fileid = de.d_ino;
     if (entry.name == "." || (entry.name == ".." && d->is_root())) entry.fileid = d->ino;
-    entry.cookie = static_cast<uint64_t>(ceph_telldir(impl_->cm(), dirp));
+    entry.cookie = static_cast<uint64_t>(ceph_telldir(impl->cm(), dirp));
     if (!emit(entry)) return absl::OkStatus();
   }
   *eof = true;
@@ -1062,21 +1087,22 @@ absl::Status CephfsBackend::ReadDir(const Cred& cred, const FileHandle& dir, uin
 
 absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle& fh,
                                              std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  std::optional<Attributes> a = impl_->AttrsOrNone(*node);
+  std::optional<Attributes> a = impl->AttrsOrNone(*node);
   if (attributes) *attributes = a;
   struct statvfs sv;
-  int rc = ceph_ll_statfs(impl_->cm(), node->inode.get(), &sv);
+  int rc = ceph_ll_statfs(impl->cm(), node->inode.get(), &sv);
   if (rc < 0) return CephError(rc, "statfs");
   // Quotas apply to the directory tree: for a file or a snapshot, the
   // export root's limits.
   const bool from_here = a && a->type == FileType::kDirectory && !InSnapshot(node->snap);
-  absl::StatusOr<Impl::Node> start = from_here ? std::move(node) : impl_->Root(node->exp->id);
+  absl::StatusOr<Impl::Node> start = from_here ? std::move(node) : impl->Root(node->exp->id);
   if (!start.ok()) return start.status();
   absl::StatusOr<CephQuota> quota =
-      FindCephQuota(impl_->cm(), start->inode.get(), start->exp->root_ino);
+      FindCephQuota(impl->cm(), start->inode.get(), start->exp->root_ino);
   if (!quota.ok()) {
     return CephError(-ErrnoOf(quota.status()), std::string(quota.status().message()));
   }
@@ -1085,19 +1111,21 @@ absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle&
 
 absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
                                                     std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  if (attributes) *attributes = impl->AttrsOrNone(*node);
   return PathConf{.link_max = 0xffffffffu, .name_max = 255};
 }
 
 absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandle& fh,
                                                uint64_t offset, uint32_t count, Wcc* wcc) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred, (void)offset, (void)count;  // a whole-file fsync answers every range
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (a->type != FileType::kRegular) {
     if (wcc) wcc->after = *a;
@@ -1105,31 +1133,32 @@ absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandl
   }
   // Read before syncing: a sync failing meanwhile changes the verifier, and
   // the client must then resend.
-  const Verifier out = ToVerifier(impl_->verifier());
+  const Verifier out = ToVerifier(impl->verifier());
   // No pre-op attributes: writes may land while the sync runs.
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
-  absl::Status st = file.ok() ? impl_->Sync(**file) : file.status();
-  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
+  absl::Status st = file.ok() ? impl->Sync(**file) : file.status();
+  if (wcc) wcc->after = impl->AttrsOrNone(*node);
   if (!st.ok()) return st;
   return out;
 }
 
 absl::StatusOr<AclPair> CephfsBackend::GetAcl(const Cred& cred, const FileHandle& fh,
                                                std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;  // reading ACLs needs no permission, as GETATTR
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (attributes) *attributes = *a;
   AclPair acls;
   if (a->type != FileType::kSymlink) {
-    absl::StatusOr<Acl> access = ReadCephAcl(impl_->cm(), node->inode.get(), kAclAccessXattr);
+    absl::StatusOr<Acl> access = ReadCephAcl(impl->cm(), node->inode.get(), kAclAccessXattr);
     if (!access.ok()) return access.status();
     acls.access = std::move(*access);
     if (a->type == FileType::kDirectory) {
       absl::StatusOr<Acl> default_acl =
-          ReadCephAcl(impl_->cm(), node->inode.get(), kAclDefaultXattr);
+          ReadCephAcl(impl->cm(), node->inode.get(), kAclDefaultXattr);
       if (!default_acl.ok()) return default_acl.status();
       acls.default_acl = std::move(*default_acl);
     }
@@ -1140,9 +1169,10 @@ absl::StatusOr<AclPair> CephfsBackend::GetAcl(const Cred& cred, const FileHandle
 
 absl::Status CephfsBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
                                    const Acl* default_acl, std::optional<Attributes>* attributes) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   absl::Status result;
   if (a->type == FileType::kSymlink) {
@@ -1155,26 +1185,27 @@ absl::Status CephfsBackend::SetAcl(const Cred& cred, const FileHandle& fh, const
   } else {
     Perm perm(cred);
     if (access != nullptr) {
-      result = WriteCephAcl(impl_->cm(), node->inode.get(), kAclAccessXattr, *access, perm.get());
+      result = WriteCephAcl(impl->cm(), node->inode.get(), kAclAccessXattr, *access, perm.get());
     }
     if (result.ok() && default_acl != nullptr && a->type == FileType::kDirectory) {
-      result = WriteCephAcl(impl_->cm(), node->inode.get(), kAclDefaultXattr, *default_acl,
+      result = WriteCephAcl(impl->cm(), node->inode.get(), kAclDefaultXattr, *default_acl,
                             perm.get());
     }
   }
-  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  if (attributes) *attributes = impl->AttrsOrNone(*node);
   return result;
 }
 
-Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifier()); }
+Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(CurrentImpl()->verifier()); }
 
-void CephfsBackend::ChangeWriteVerifier() { impl_->RotateVerifier("sync outcome unknown"); }
+void CephfsBackend::ChangeWriteVerifier() { CurrentImpl()->RotateVerifier("sync outcome unknown"); }
 
-const std::string& CephfsBackend::cluster() const { return impl_->cluster(); }
+const std::string& CephfsBackend::cluster() const { return cluster_; }
 
 absl::StatusOr<std::unique_ptr<DurableFiles>> CephfsBackend::SharedFiles(CephCallRunner run) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
-  return OpenCephFiles(impl_->cm(), shared_dir_, impl_->cluster(), std::move(run));
+  return OpenCephFiles(impl->cm(), shared_dir_, impl->cluster(), std::move(run));
 }
 
 namespace {
@@ -1194,12 +1225,13 @@ struct flock ToFlock(uint64_t first, uint64_t last, short type) {
 
 absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner, uint64_t first,
                                             uint64_t last, short type) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
   struct flock fl = ToFlock(first, last, type);
-  int rc = ceph_ll_setlk(impl_->cm(), (*file)->fh, &fl, owner, 0);
+  int rc = ceph_ll_setlk(impl->cm(), (*file)->fh, &fl, owner, 0);
   if (rc == -EAGAIN || rc == -EACCES || rc == -EWOULDBLOCK) return false;
   if (rc < 0) return CephError(rc, "setlk");
   return true;
@@ -1207,12 +1239,13 @@ absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner
 
 absl::StatusOr<std::optional<CephfsBackend::HeldLock>> CephfsBackend::TestLock(
     const FileHandle& fh, uint64_t owner, uint64_t first, uint64_t last, bool exclusive) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
   struct flock fl = ToFlock(first, last, exclusive ? F_WRLCK : F_RDLCK);
-  int rc = ceph_ll_getlk(impl_->cm(), (*file)->fh, &fl, owner);
+  int rc = ceph_ll_getlk(impl->cm(), (*file)->fh, &fl, owner);
   if (rc < 0) return CephError(rc, "getlk");
   if (fl.l_type == F_UNLCK) return std::optional<HeldLock>();
   HeldLock held;

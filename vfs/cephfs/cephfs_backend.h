@@ -37,6 +37,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "vfs/backend.h"
 #include "vfs/cephfs/cluster_files.h"
@@ -162,7 +164,12 @@ class CephfsBackend : public Backend {
 
  private:
   CephfsBackend() = default;
-  std::unique_ptr<Impl> impl_;
+  // The mount in use; calls hold it for their duration.
+  std::shared_ptr<Impl> CurrentImpl() const;
+
+  mutable absl::Mutex impl_mu_;
+  std::shared_ptr<Impl> impl_ ABSL_GUARDED_BY(impl_mu_);
+  std::string cluster_;
   std::string node_id_;     // [cluster]; "" = a head of its own
   std::string shared_dir_;  // [cluster] state in the file system
 };
