@@ -26,6 +26,7 @@
 #include "vfs/cephfs/cephfs_quota.h"
 #include "vfs/cephfs/cephfs_snapshots.h"
 #include "vfs/cephfs/malloc_settings.h"
+#include "vfs/cephfs/session_watch.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/posix_permission.h"
@@ -160,8 +161,37 @@ class CephfsBackend::Impl {
       absl::MutexLock lock(&files_mu_);
       files_.clear();
     }
-    ceph_unmount(cm_);
+    // A session the cluster ended cannot flush anything: drop it.
+    if (dead_.load()) {
+      ceph_abort_conn(cm_);
+    } else {
+      ceph_unmount(cm_);
+    }
     ceph_release(cm_);
+  }
+
+  // This mount's session was ended by the cluster; a new one replaces it.
+  void MarkDead() { dead_.store(true); }
+
+  // The exports, to serve them from a new session: id, path, fsid.
+  std::vector<std::tuple<uint32_t, std::string, uint64_t>> ExportList() {
+    std::vector<std::tuple<uint32_t, std::string, uint64_t>> list;
+    absl::ReaderMutexLock lock(&exports_mu_);
+    for (const auto& [id, exp] : exports_) list.emplace_back(id, exp->path, exp->fsid);
+    return list;
+  }
+
+  // A call the MDS must answer (directory statistics are never served from
+  // the cache): its result tells whether the session is still alive.
+  int ProbeSession() {
+    Inode* root = nullptr;
+    int rc = ceph_ll_lookup_root(cm_, &root);
+    if (rc < 0) return rc;
+    char value[32];
+    rc = ceph_ll_getxattr(cm_, root, "ceph.dir.rentries", value, sizeof(value),
+                          ceph_mount_perms(cm_));
+    ceph_ll_put(cm_, root);
+    return rc;
   }
 
   ceph_mount_info* cm() const { return cm_; }
@@ -480,6 +510,7 @@ class CephfsBackend::Impl {
 
  private:
   ceph_mount_info* const cm_;
+  std::atomic<bool> dead_{false};
   const HandleCodec codec_;
   const std::string cluster_;
   std::atomic<uint64_t> verifier_;
@@ -561,23 +592,11 @@ std::string SessionUuid(const HandleSecret& secret, const std::string& state_dir
   return absl::StrCat("nfs3d-", host, "-", absl::Hex(id, absl::kZeroPad16));
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
-  const std::string cluster = absl::StrCat(
-      "ceph cluster ", options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
-      " as client.", options.client_id.empty() ? "admin" : options.client_id, ", file system ",
-      options.fs_name.empty() ? "(default)" : options.fs_name);
-  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
-  if (!dir.ok()) return dir.status();
-  absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
-  if (!secret.ok()) return secret.status();
-  KeepWriteBuffersInMallocArenas();
-  const bool clustered = !options.node_id.empty();
-  const std::string uuid =
-      clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
-                : SessionUuid(*secret, options.state_dir);
-
+// A new mount with session id uuid, after ending the session an earlier
+// instance with that id left behind.
+absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
+                                             const std::string& cluster,
+                                             const std::string& uuid) {
   // End the session an earlier instance of this head left behind: after a
   // crash the MDS would keep its capabilities until the session times out,
   // and calls on the files it had open would wait that long.
@@ -603,6 +622,28 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
     return absl::UnavailableError(absl::StrCat(cluster, ": mounting the file system (ceph_mount) failed: ",
                                                std::string(std::strerror(-rc))));
   }
+  return *cm;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
+  const std::string cluster = absl::StrCat(
+      "ceph cluster ", options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
+      " as client.", options.client_id.empty() ? "admin" : options.client_id, ", file system ",
+      options.fs_name.empty() ? "(default)" : options.fs_name);
+  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
+  if (!secret.ok()) return secret.status();
+  KeepWriteBuffersInMallocArenas();
+  const bool clustered = !options.node_id.empty();
+  const std::string uuid =
+      clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
+                : SessionUuid(*secret, options.state_dir);
+
+  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, cluster, uuid);
+  if (!cm.ok()) return cm.status();
   if (clustered) {
     secret = LoadOrCreateSharedHandleKey(*cm, options.shared_dir, options.node_id, cluster);
     if (!secret.ok()) {
@@ -615,16 +656,50 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                    options.shared_dir.c_str());
   }
   std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
-  backend->impl_ = std::make_shared<Impl>(*cm, *secret, cluster);
+  {
+    absl::MutexLock lock(&backend->impl_mu_);
+    backend->impl_ = std::make_shared<Impl>(*cm, *secret, cluster);
+  }
   backend->cluster_ = cluster;
+  backend->options_ = options;
+  backend->uuid_ = uuid;
+  backend->secret_ = *secret;
   if (clustered) {
     backend->node_id_ = options.node_id;
     backend->shared_dir_ = options.shared_dir;
   }
+  if (options.session_check_seconds > 0) {
+    CephfsBackend* b = backend.get();
+    backend->watch_ = std::make_unique<SessionWatch>(
+        absl::Seconds(options.session_check_seconds),
+        [b] { return b->CurrentImpl()->ProbeSession(); }, [b] { return b->ReplaceSession(); });
+  }
   return backend;
 }
 
-CephfsBackend::~CephfsBackend() = default;
+absl::Status CephfsBackend::ReplaceSession() {
+  const std::shared_ptr<Impl> old = CurrentImpl();
+  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options_, cluster_, uuid_);
+  if (!cm.ok()) return cm.status();
+  auto fresh = std::make_shared<Impl>(*cm, secret_, cluster_);
+  for (const auto& [id, path, fsid] : old->ExportList()) {
+    absl::Status added = fresh->AddExport(id, path, fsid);
+    if (!added.ok()) return added;
+  }
+  old->MarkDead();
+  {
+    absl::MutexLock lock(&impl_mu_);
+    retired_.push_back(old);  // calls may still hold it, files may use its mount
+    impl_ = std::move(fresh);
+  }
+  NFS3D_LOG_WARNING("%s: the cluster ended this head's session (evicted); serving from a new one",
+                    cluster_.c_str());
+  return absl::OkStatus();
+}
+
+uint64_t CephfsBackend::session_id() const { return ceph_get_instance_id(CurrentImpl()->cm()); }
+
+CephfsBackend::~CephfsBackend() { watch_.reset(); }
 
 std::shared_ptr<CephfsBackend::Impl> CephfsBackend::CurrentImpl() const {
   absl::MutexLock lock(&impl_mu_);

@@ -36,12 +36,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "vfs/backend.h"
 #include "vfs/cephfs/cluster_files.h"
+#include "vfs/cephfs/session_watch.h"
+#include "vfs/state_dir.h"
 
 namespace nfs3d::vfs {
 
@@ -62,6 +65,9 @@ struct CephfsOptions {
   std::string node_id;
   std::string cluster_name = "nfs3d";
   std::string shared_dir = "/.nfs3d";
+  // How often the session is checked; one the cluster ended (evicted) is
+  // replaced by a new one. 0: never.
+  int session_check_seconds = 5;
 };
 
 class CephfsBackend : public Backend {
@@ -140,6 +146,9 @@ class CephfsBackend : public Backend {
   // (cluster_files.h; every call through `run`). FailedPrecondition on a
   // head without a node id.
   absl::StatusOr<std::unique_ptr<DurableFiles>> SharedFiles(CephCallRunner run);
+  // The libcephfs client's global id (client.<id>: `ceph tell mds.* session
+  // evict id=<id>`), of the session in use.
+  uint64_t session_id() const;
   // This head's [cluster] node id; "" = a head of its own.
   const std::string& node_id() const { return node_id_; }
 
@@ -167,11 +176,20 @@ class CephfsBackend : public Backend {
   // The mount in use; calls hold it for their duration.
   std::shared_ptr<Impl> CurrentImpl() const;
 
+  // Replaces a session the cluster ended with a new mount; the exports and
+  // handles stay the same.
+  absl::Status ReplaceSession();
+
   mutable absl::Mutex impl_mu_;
   std::shared_ptr<Impl> impl_ ABSL_GUARDED_BY(impl_mu_);
+  std::vector<std::shared_ptr<Impl>> retired_ ABSL_GUARDED_BY(impl_mu_);
   std::string cluster_;
+  CephfsOptions options_;
+  std::string uuid_;
+  HandleSecret secret_{};
   std::string node_id_;     // [cluster]; "" = a head of its own
   std::string shared_dir_;  // [cluster] state in the file system
+  std::unique_ptr<SessionWatch> watch_;  // last: stopped before the rest goes
 };
 
 }  // namespace nfs3d::vfs

@@ -69,6 +69,7 @@ class CephfsBackendTest : public ::testing::Test {
     options.keyring = ClusterDir() + "/keyring";
     options.client_id = "admin";
     options.fs_name = "cephfs";
+    options.session_check_seconds = 1;
     auto backend = CephfsBackend::Create(options);
     EXPECT_TRUE(backend.ok()) << backend.status();
     if (!backend.ok()) return nullptr;
@@ -829,6 +830,37 @@ TEST_F(CephfsBackendTest, PermissionContractChownToOwnGroups) {
 
 TEST_F(CephfsBackendTest, PermissionContractRenameMovesDirectoryLinks) {
   ::nfs3d::test_support::CheckRenameMovesDirectoryLinks(*backend_, dir_);
+}
+
+// The MDS evicts this head's session (as after a pause past the session
+// timeout, or `session evict`): every call of that mount fails from then
+// on. The head makes a new session by itself and serves the same handles.
+TEST_F(CephfsBackendTest, EvictedSessionIsReplacedByANewOne) {
+  FileHandle fh = CreateFile("kept");
+  const std::string text = "before eviction";
+  Wcc wcc;
+  ASSERT_TRUE(backend_
+                  ->Write(kRoot, fh, 0, {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
+                          StableHow::kFileSync, &wcc)
+                  .ok());
+  const uint64_t evicted = backend_->session_id();
+  const std::string cmd = "ceph -c '" + ClusterDir() + "/ceph.conf' -k '" + ClusterDir() +
+                          "/keyring' -n client.admin --connect-timeout 20 tell mds.a session " +
+                          "evict id=" + std::to_string(evicted) + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  // Served again within a few probes, from a new session.
+  bool served = false;
+  for (int i = 0; i < 300 && !served; ++i) {
+    served = backend_->Create(kRoot, dir_, "after" + std::to_string(i), CreateMode::kGuarded, {},
+                              {}, &wcc)
+                 .ok();
+    if (!served) usleep(100 * 1000);
+  }
+  ASSERT_TRUE(served);
+  EXPECT_NE(backend_->session_id(), evicted);
+  EXPECT_EQ(ReadAll(*backend_, fh), text);
+  ASSERT_OK_AND_ASSIGN(again, backend_->Lookup(kRoot, dir_, "kept", nullptr));
+  EXPECT_EQ(again.handle, fh);
 }
 
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
