@@ -24,6 +24,9 @@
 //    errors become kErrJukebox. Requests to an MDS or OSD that stops
 //    answering wait until it is back: the daemon bounds them by calling this
 //    backend through a DeadlineBackend (vfs/deadline_backend.h).
+//  - A session the cluster ended (an eviction: every call of that mount
+//    fails from then on) is replaced by a new mount with the same exports
+//    and handles (session_watch.h).
 //  - Several heads ([cluster], CephfsOptions::node_id) share the handle key
 //    through the file system, so any head accepts any head's handles.
 //  - Restart: a head's CephFS session id is fixed (host, state directory,
