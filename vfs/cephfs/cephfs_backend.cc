@@ -1280,7 +1280,9 @@ const std::string& CephfsBackend::cluster() const { return cluster_; }
 absl::StatusOr<std::unique_ptr<DurableFiles>> CephfsBackend::SharedFiles(CephCallRunner run) {
   const std::shared_ptr<Impl> impl = CurrentImpl();
   if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
-  return OpenCephFiles(impl->cm(), shared_dir_, impl->cluster(), std::move(run));
+  // Retired mounts live as long as this backend, so a mount handed out stays valid.
+  return OpenCephFiles([this] { return CurrentImpl()->cm(); }, shared_dir_, impl->cluster(),
+                       std::move(run));
 }
 
 namespace {
