@@ -546,6 +546,34 @@ absl::StatusOr<FsStat> DeadlineBackend::StatFs(const Cred& cred, const FileHandl
       false, attributes);
 }
 
+absl::StatusOr<AclPair> DeadlineBackend::GetAcl(const Cred& cred, const FileHandle& fh,
+                                                std::optional<Attributes>* attributes) {
+  if (std::optional<absl::StatusOr<AclPair>> r = Inline<absl::StatusOr<AclPair>>(
+          false, [&] { return inner_->GetAcl(cred, fh, attributes); })) {
+    return std::move(*r);
+  }
+  return Call<absl::StatusOr<AclPair>, std::optional<Attributes>>(
+      [cred, fh](Backend* b, std::optional<Attributes>* a) { return b->GetAcl(cred, fh, a); },
+      false, attributes);
+}
+
+absl::Status DeadlineBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                                     const Acl* default_acl,
+                                     std::optional<Attributes>* attributes) {
+  if (std::optional<absl::Status> r = Inline<absl::Status>(
+          false, [&] { return inner_->SetAcl(cred, fh, access, default_acl, attributes); })) {
+    return std::move(*r);
+  }
+  // A handed-off call owns copies of the ACLs.
+  std::optional<Acl> a = access ? std::optional<Acl>(*access) : std::nullopt;
+  std::optional<Acl> d = default_acl ? std::optional<Acl>(*default_acl) : std::nullopt;
+  return Call<absl::Status, std::optional<Attributes>>(
+      [cred, fh, a, d](Backend* b, std::optional<Attributes>* out) {
+        return b->SetAcl(cred, fh, a ? &*a : nullptr, d ? &*d : nullptr, out);
+      },
+      false, attributes);
+}
+
 absl::StatusOr<PathConf> DeadlineBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
                                                       std::optional<Attributes>* attributes) {
   if (std::optional<absl::StatusOr<PathConf>> r = Inline<absl::StatusOr<PathConf>>(

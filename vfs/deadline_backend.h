@@ -149,6 +149,10 @@ class DeadlineBackend : public Backend {
   absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, Wcc* wcc) override;
   Verifier WriteVerifier() const override { return inner_->WriteVerifier(); }
+  absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                 std::optional<Attributes>* attributes) override;
+  absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                      const Acl* default_acl, std::optional<Attributes>* attributes) override;
 
   // Runs `call` on a thread of this object, waiting at most the timeout (see
   // above); for calls of the wrapped backend outside the Backend interface

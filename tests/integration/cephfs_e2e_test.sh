@@ -63,7 +63,9 @@ nfs-cp "$WORK/src" "nfs://127.0.0.1/ceph/$NAME?$URL_ARGS" \
   || { tail -20 "$WORK/nfs3d.log" >&2; fail "nfs-cp into nfs3d"; }
 nfs-cp "nfs://127.0.0.1/ceph/$NAME?$URL_ARGS" "$WORK/back" || fail "nfs-cp out of nfs3d"
 [ "$(md5sum < "$WORK/back" | cut -d' ' -f1)" = "$want" ] || fail "copied-back md5 differs"
-nfs-ls "nfs://127.0.0.1/ceph?$URL_ARGS" | grep -q "$NAME" || fail "nfs-ls does not list the file"
+# grep without -q reads the whole listing: an early exit would kill nfs-ls
+# with SIGPIPE, which pipefail reports as a failure.
+nfs-ls "nfs://127.0.0.1/ceph?$URL_ARGS" | grep "$NAME" >/dev/null || fail "nfs-ls does not list the file"
 log "libnfs: nfs-cp in and out of CephFS, md5 $want"
 
 bench() {

@@ -304,6 +304,19 @@ void DeadlineBackendTest::ExpectResultsAndOutParametersPassThrough() {
                   .ok());
   EXPECT_TRUE(eof);
   EXPECT_EQ(names, (std::set<std::string>{".", "..", "f"}));
+
+  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6}, {kAclUser, 1234, 4},
+                   {kAclGroupObj, kAclUndefinedId, 4}, {kAclMask, kAclUndefinedId, 4},
+                   {kAclOther, kAclUndefinedId, 0}};
+  std::optional<Attributes> acl_attrs;
+  absl::Status set = backend_->SetAcl(kRoot, created->handle, &acl, nullptr, &acl_attrs);
+  ASSERT_TRUE(set.ok()) << set;
+  EXPECT_TRUE(acl_attrs.has_value());
+  acl_attrs.reset();
+  auto acls = backend_->GetAcl(kRoot, created->handle, &acl_attrs);
+  ASSERT_TRUE(acls.ok()) << acls.status();
+  EXPECT_EQ(acls->access, acl);
+  EXPECT_TRUE(acl_attrs.has_value());
   EXPECT_FALSE(backend_->stalled());
 }
 

@@ -17,13 +17,19 @@
 #include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/cephfs/cephfs_acl.h"
+#include "vfs/cephfs/cephfs_quota.h"
+#include "vfs/cephfs/cephfs_snapshots.h"
 #include "vfs/cephfs/malloc_settings.h"
+#include "vfs/cephfs/session_watch.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/file_handle_codec.h"
+#include "vfs/posix_permission.h"
 #include "vfs/siphash.h"
 #include "vfs/state_dir.h"
 #include "vfs/sync_group.h"
@@ -45,7 +51,7 @@ struct vinodeno_t {
 namespace nfs3d::vfs {
 namespace {
 
-constexpr uint64_t kNoSnap = ~uint64_t{0} - 1;  // CEPH_NOSNAP: the live file system
+constexpr uint64_t kNoSnap = kCephNoSnap;
 constexpr size_t kHandleBody = 16;               // inode number, snapshot id
 constexpr size_t kOpenFileCache = 1024;
 constexpr char kVerifierXattr[] = "user.nfs3d.verifier";
@@ -72,13 +78,16 @@ uint64_t GetBe64(const uint8_t* p) {
 
 WccAttr ToWcc(const Attributes& a) { return WccAttr{a.size, a.mtime, a.ctime}; }
 
-// The caller's identity for one call.
+// The snapshot an inode belongs to: libcephfs reports it as the device.
+uint64_t SnapOf(const struct ceph_statx& stx) { return stx.stx_dev; }
+
+// The caller's identity for one call. ceph_userperm_new keeps the pointer
+// to the group list, not a copy: the list lives as long as the UserPerm.
 class Perm {
  public:
-  explicit Perm(const Cred& cred) {
-    std::vector<gid_t> groups(cred.groups.begin(), cred.groups.end());
-    perm_ = ceph_userperm_new(cred.uid, cred.gid, static_cast<int>(groups.size()),
-                              groups.empty() ? nullptr : groups.data());
+  explicit Perm(const Cred& cred) : groups_(cred.groups.begin(), cred.groups.end()) {
+    perm_ = ceph_userperm_new(cred.uid, cred.gid, static_cast<int>(groups_.size()),
+                              groups_.empty() ? nullptr : groups_.data());
   }
   ~Perm() { ceph_userperm_destroy(perm_); }
   Perm(const Perm&) = delete;
@@ -86,6 +95,7 @@ class Perm {
   UserPerm* get() const { return perm_; }
 
  private:
+  std::vector<gid_t> groups_;
   UserPerm* perm_;
 };
 
@@ -151,8 +161,37 @@ class CephfsBackend::Impl {
       absl::MutexLock lock(&files_mu_);
       files_.clear();
     }
-    ceph_unmount(cm_);
+    // A session the cluster ended cannot flush anything: drop it.
+    if (dead_.load()) {
+      ceph_abort_conn(cm_);
+    } else {
+      ceph_unmount(cm_);
+    }
     ceph_release(cm_);
+  }
+
+  // This mount's session was ended by the cluster; a new one replaces it.
+  void MarkDead() { dead_.store(true); }
+
+  // The exports, to serve them from a new session: id, path, fsid.
+  std::vector<std::tuple<uint32_t, std::string, uint64_t>> ExportList() {
+    std::vector<std::tuple<uint32_t, std::string, uint64_t>> list;
+    absl::ReaderMutexLock lock(&exports_mu_);
+    for (const auto& [id, exp] : exports_) list.emplace_back(id, exp->path, exp->fsid);
+    return list;
+  }
+
+  // A call the MDS must answer (directory statistics are never served from
+  // the cache): its result tells whether the session is still alive.
+  int ProbeSession() {
+    Inode* root = nullptr;
+    int rc = ceph_ll_lookup_root(cm_, &root);
+    if (rc < 0) return rc;
+    char value[32];
+    rc = ceph_ll_getxattr(cm_, root, "ceph.dir.rentries", value, sizeof(value),
+                          ceph_mount_perms(cm_));
+    ceph_ll_put(cm_, root);
+    return rc;
   }
 
   ceph_mount_info* cm() const { return cm_; }
@@ -238,7 +277,7 @@ class CephfsBackend::Impl {
     a.used = stx.stx_blocks * 512;
     a.rdev_major = major(stx.stx_rdev);
     a.rdev_minor = minor(stx.stx_rdev);
-    a.fsid = exp.fsid;
+    a.fsid = SnapshotFsid(exp.fsid, SnapOf(stx));
     a.fileid = stx.stx_ino;
     a.atime = ToTime(stx.stx_atime);
     a.mtime = ToTime(stx.stx_mtime);
@@ -267,30 +306,74 @@ class CephfsBackend::Impl {
     return a.ok() ? std::optional<Attributes>(*a) : std::nullopt;
   }
 
-  // Permission to read or write a file's data as cred, from its mode bits.
-  // The owner may always (knfsd's owner override: a file created read-only
-  // can still be written by whoever created it).
-  static bool MayIo(const Cred& cred, const Attributes& a, bool write) {
-    if (cred.uid == 0 || cred.uid == a.uid) return true;
-    const uint32_t bit = write ? 2 : 4;
-    bool in_group = cred.gid == a.gid;
-    for (uint32_t g : cred.groups) in_group = in_group || g == a.gid;
-    return (a.mode & (in_group ? bit << 3 : bit)) != 0;
+  // Permission to read or write a file's data as cred: data I/O runs with
+  // the mount's identity, so the POSIX rules are checked here.
+  absl::StatusOr<bool> MayIo(const Cred& cred, const Node& node, const Attributes& a,
+                             bool write) {
+    absl::StatusOr<Acl> acl = AclToCheck(cred, node, a);
+    if (!acl.ok()) return acl.status();
+    return MayReadOrWrite(cred, a, *acl, write);
+  }
+
+  // The access ACL that decides what cred may do to the object; empty when
+  // only the mode bits matter (root, the owner, no ACL).
+  absl::StatusOr<Acl> AclToCheck(const Cred& cred, const Node& node, const Attributes& a) {
+    if (cred.uid == 0 || cred.uid == a.uid || a.type == FileType::kSymlink) return Acl();
+    absl::StatusOr<Acl> acl = ReadCephAcl(cm_, node.inode.get(), kAclAccessXattr);
+    if (!acl.ok()) return CephError(-ErrnoOf(acl.status()), "reading the access ACL");
+    return acl;
+  }
+
+  // After cred wrote to or truncated the file whose attributes were a: the
+  // setuid/setgid bits the kernel would clear. Cleared with the mount's
+  // identity, since the caller may not own the file.
+  absl::Status DropPrivileges(const Cred& cred, Inode* in, const Attributes& a) {
+    const uint32_t mode = ModeAfterWrite(cred, a);
+    if (mode == a.mode) return absl::OkStatus();
+    struct ceph_statx stx = {};
+    stx.stx_mode = static_cast<uint16_t>(mode);
+    int rc = ceph_ll_setattr(cm_, in, &stx, CEPH_SETATTR_MODE, ceph_mount_perms(cm_));
+    return rc < 0 ? CephError(rc, "clearing setuid/setgid") : absl::OkStatus();
+  }
+
+  // After a chown: the MDS clears setuid/setgid by its own rule, which
+  // differs from Linux's for setgid without group-execute.
+  absl::Status SetModeAfterChown(const Cred& cred, const Node& node, const Attributes& before) {
+    absl::StatusOr<Attributes> now = Attrs(node);
+    if (!now.ok()) return now.status();
+    const uint32_t mode = ModeAfterChown(cred, before);
+    if (now->mode == mode) return absl::OkStatus();
+    struct ceph_statx stx = {};
+    stx.stx_mode = static_cast<uint16_t>(mode);
+    int rc = ceph_ll_setattr(cm_, node.inode.get(), &stx, CEPH_SETATTR_MODE, ceph_mount_perms(cm_));
+    return rc < 0 ? CephError(rc, "setting the mode after chown") : absl::OkStatus();
+  }
+
+  // Fetches a directory's attributes from the MDS: its link count counts
+  // its subdirectories, which libcephfs's cache does not follow when one
+  // moves away, and ll_getattr cannot be forced to ask. Reading a
+  // directory-statistics xattr makes libcephfs ask the MDS.
+  absl::Status RefreshDirectory(Inode* in) {
+    char value[32];
+    int rc = ceph_ll_getxattr(cm_, in, "ceph.dir.subdirs", value, sizeof(value),
+                              ceph_mount_perms(cm_));
+    return rc < 0 ? CephError(rc, "refreshing directory statistics") : absl::OkStatus();
   }
 
   // The file's I/O handle, opened on first use.
   absl::StatusOr<std::shared_ptr<OpenFile>> File(const Node& node) {
     {
       absl::MutexLock lock(&files_mu_);
-      auto it = files_.find(node.ino);
+      auto it = files_.find({node.ino, node.snap});
       if (it != files_.end()) return it->second;
     }
     auto file = std::make_shared<OpenFile>();
     file->cm = cm_;
-    int rc = ceph_ll_open(cm_, node.inode.get(), O_RDWR, &file->fh, ceph_mount_perms(cm_));
+    const int flags = InSnapshot(node.snap) ? O_RDONLY : O_RDWR;
+    int rc = ceph_ll_open(cm_, node.inode.get(), flags, &file->fh, ceph_mount_perms(cm_));
     if (rc < 0) return CephError(rc, "open");
     absl::MutexLock lock(&files_mu_);
-    auto [it, inserted] = files_.emplace(node.ino, file);
+    auto [it, inserted] = files_.emplace(FileKey{node.ino, node.snap}, file);
     if (inserted && files_.size() > kOpenFileCache) {
       // Evict another entry; users still holding it keep it open.
       auto victim = files_.begin();
@@ -303,7 +386,7 @@ class CephfsBackend::Impl {
   void ForgetFile(uint64_t ino) {
     std::shared_ptr<OpenFile> gone;
     absl::MutexLock lock(&files_mu_);
-    auto it = files_.find(ino);
+    auto it = files_.find({ino, kNoSnap});
     if (it == files_.end()) return;
     gone = std::move(it->second);
     files_.erase(it);
@@ -388,6 +471,7 @@ class CephfsBackend::Impl {
     absl::StatusOr<Node> d = Resolve(dir);
     if (!d.ok()) return d.status();
     absl::Status valid = CheckNewName(name);
+    if (valid.ok()) valid = RefuseInSnapshot(d->snap, "new entry");
     if (!valid.ok()) return valid;
     const std::string n(name);
     Perm perm(cred);
@@ -426,13 +510,18 @@ class CephfsBackend::Impl {
 
  private:
   ceph_mount_info* const cm_;
+  std::atomic<bool> dead_{false};
   const HandleCodec codec_;
   const std::string cluster_;
   std::atomic<uint64_t> verifier_;
   absl::Mutex exports_mu_;
   std::map<uint32_t, std::unique_ptr<Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
   absl::Mutex files_mu_;
-  std::unordered_map<uint64_t, std::shared_ptr<OpenFile>> files_ ABSL_GUARDED_BY(files_mu_);
+  // Open files by inode and snapshot (a snapshot's inodes have the live
+  // inode numbers).
+  using FileKey = std::pair<uint64_t, uint64_t>;
+  std::unordered_map<FileKey, std::shared_ptr<OpenFile>, absl::Hash<FileKey>> files_
+      ABSL_GUARDED_BY(files_mu_);
 };
 
 namespace {
@@ -472,6 +561,11 @@ absl::StatusOr<ceph_mount_info*> Connect(const CephfsOptions& options, const std
     rc = ceph_conf_set(cm, opt, timeout.c_str());
     if (rc < 0) return bail(rc, absl::StrCat("setting ", opt));
   }
+  // POSIX ACLs, as on a POSIX export: libcephfs then checks and inherits them.
+  rc = ceph_conf_set(cm, "client_acl_type", "posix_acl");
+  if (rc < 0) return bail(rc, "setting client_acl_type");
+  // Modes come from the NFS client, which applied its umask already.
+  ceph_umask(cm, 0);
   rc = ceph_init(cm);
   if (rc < 0) return bail(rc, "connecting to the monitors (ceph_init)");
   if (!options.fs_name.empty()) {
@@ -498,23 +592,11 @@ std::string SessionUuid(const HandleSecret& secret, const std::string& state_dir
   return absl::StrCat("nfs3d-", host, "-", absl::Hex(id, absl::kZeroPad16));
 }
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
-  const std::string cluster = absl::StrCat(
-      "ceph cluster ", options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
-      " as client.", options.client_id.empty() ? "admin" : options.client_id, ", file system ",
-      options.fs_name.empty() ? "(default)" : options.fs_name);
-  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
-  if (!dir.ok()) return dir.status();
-  absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
-  if (!secret.ok()) return secret.status();
-  KeepWriteBuffersInMallocArenas();
-  const bool clustered = !options.node_id.empty();
-  const std::string uuid =
-      clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
-                : SessionUuid(*secret, options.state_dir);
-
+// A new mount with session id uuid, after ending the session an earlier
+// instance with that id left behind.
+absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
+                                             const std::string& cluster,
+                                             const std::string& uuid) {
   // End the session an earlier instance of this head left behind: after a
   // crash the MDS would keep its capabilities until the session times out,
   // and calls on the files it had open would wait that long.
@@ -540,6 +622,28 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
     return absl::UnavailableError(absl::StrCat(cluster, ": mounting the file system (ceph_mount) failed: ",
                                                std::string(std::strerror(-rc))));
   }
+  return *cm;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
+  const std::string cluster = absl::StrCat(
+      "ceph cluster ", options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
+      " as client.", options.client_id.empty() ? "admin" : options.client_id, ", file system ",
+      options.fs_name.empty() ? "(default)" : options.fs_name);
+  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
+  if (!dir.ok()) return dir.status();
+  absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
+  if (!secret.ok()) return secret.status();
+  KeepWriteBuffersInMallocArenas();
+  const bool clustered = !options.node_id.empty();
+  const std::string uuid =
+      clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
+                : SessionUuid(*secret, options.state_dir);
+
+  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, cluster, uuid);
+  if (!cm.ok()) return cm.status();
   if (clustered) {
     secret = LoadOrCreateSharedHandleKey(*cm, options.shared_dir, options.node_id, cluster);
     if (!secret.ok()) {
@@ -552,46 +656,91 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                    options.shared_dir.c_str());
   }
   std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
-  backend->impl_ = std::make_unique<Impl>(*cm, *secret, cluster);
+  {
+    absl::MutexLock lock(&backend->impl_mu_);
+    backend->impl_ = std::make_shared<Impl>(*cm, *secret, cluster);
+  }
+  backend->cluster_ = cluster;
+  backend->options_ = options;
+  backend->uuid_ = uuid;
+  backend->secret_ = *secret;
   if (clustered) {
     backend->node_id_ = options.node_id;
     backend->shared_dir_ = options.shared_dir;
   }
+  if (options.session_check_seconds > 0) {
+    CephfsBackend* b = backend.get();
+    backend->watch_ = std::make_unique<SessionWatch>(
+        absl::Seconds(options.session_check_seconds),
+        [b] { return b->CurrentImpl()->ProbeSession(); }, [b] { return b->ReplaceSession(); });
+  }
   return backend;
 }
 
-CephfsBackend::~CephfsBackend() = default;
+absl::Status CephfsBackend::ReplaceSession() {
+  const std::shared_ptr<Impl> old = CurrentImpl();
+  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options_, cluster_, uuid_);
+  if (!cm.ok()) return cm.status();
+  auto fresh = std::make_shared<Impl>(*cm, secret_, cluster_);
+  for (const auto& [id, path, fsid] : old->ExportList()) {
+    absl::Status added = fresh->AddExport(id, path, fsid);
+    if (!added.ok()) return added;
+  }
+  old->MarkDead();
+  {
+    absl::MutexLock lock(&impl_mu_);
+    retired_.push_back(old);  // calls may still hold it, files may use its mount
+    impl_ = std::move(fresh);
+  }
+  NFS3D_LOG_WARNING("%s: the cluster ended this head's session (evicted); serving from a new one",
+                    cluster_.c_str());
+  return absl::OkStatus();
+}
+
+uint64_t CephfsBackend::session_id() const { return ceph_get_instance_id(CurrentImpl()->cm()); }
+
+CephfsBackend::~CephfsBackend() { watch_.reset(); }
+
+std::shared_ptr<CephfsBackend::Impl> CephfsBackend::CurrentImpl() const {
+  absl::MutexLock lock(&impl_mu_);
+  return impl_;
+}
 
 absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& path,
                                       uint64_t fsid) {
-  return impl_->AddExport(export_id, path, fsid);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  return impl->AddExport(export_id, path, fsid);
 }
 
 absl::StatusOr<FileHandle> CephfsBackend::RootHandle(uint32_t export_id) {
-  absl::StatusOr<Impl::Node> root = impl_->Root(export_id);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> root = impl->Root(export_id);
   if (!root.ok()) return root.status();
   return root->handle;
 }
 
 absl::StatusOr<uint32_t> CephfsBackend::ExportOf(const FileHandle& fh) {
-  auto decoded = impl_->Decode(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  auto decoded = impl->Decode(fh);
   if (!decoded.ok()) return decoded.status();
   return std::get<0>(*decoded)->id;
 }
 
 absl::StatusOr<Attributes> CephfsBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;  // attributes need no permission
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  return impl_->Attrs(*node);
+  return impl->Attrs(*node);
 }
 
 absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
                                     const SetAttributes& attrs, std::optional<Time> guard_ctime,
                                     Wcc* wcc) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> before = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> before = impl->Attrs(*node);
   if (!before.ok()) return before.status();
   if (wcc) wcc->before = ToWcc(*before);
   absl::Status result;
@@ -600,78 +749,99 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
     result = ErrnoError(kErrNotSync, "guard ctime mismatch");
   } else if (attrs.size && before->type == FileType::kDirectory) {
     result = ErrnoError(EISDIR, "truncate of a directory");
+  } else if (InSnapshot(node->snap)) {
+    result = RefuseInSnapshot(node->snap, "setattr");
   } else {
-    result = impl_->ApplyAttrs(cred, node->inode.get(), attrs);
+    // A size change is a write: knfsd's owner override applies, so it is
+    // checked here and made with the mount's identity; the rest as cred.
+    SetAttributes rest = attrs;
+    if (attrs.size) {
+      rest.size.reset();
+      absl::StatusOr<bool> may = impl->MayIo(cred, *node, *before, true);
+      if (!may.ok()) {
+        result = may.status();
+      } else if (!*may) {
+        result = ErrnoError(EACCES, "truncate");
+      } else {
+        SetAttributes size;
+        size.size = attrs.size;
+        result = impl->ApplyAttrs(Cred{0, 0, {}}, node->inode.get(), size);
+      }
+    }
+    if (result.ok()) result = impl->ApplyAttrs(cred, node->inode.get(), rest);
+    if (result.ok() && attrs.size) {
+      absl::StatusOr<Attributes> now = impl->Attrs(*node);
+      result = now.ok() ? impl->DropPrivileges(cred, node->inode.get(), *now) : now.status();
+    }
+    if (result.ok() && (attrs.uid || attrs.gid) && !attrs.mode) {
+      result = impl->SetModeAfterChown(cred, *node, *before);
+    }
   }
-  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  if (wcc) wcc->after = impl->AttrsOrNone(*node);
   return result;
 }
 
 absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileHandle& dir,
                                                    std::string_view name,
                                                    std::optional<Attributes>* dir_attributes) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
-  if (dir_attributes) *dir_attributes = impl_->AttrsOrNone(*d);
+  if (dir_attributes) *dir_attributes = impl->AttrsOrNone(*d);
   absl::Status valid = CheckName(name);
   if (!valid.ok()) return valid;
   Perm perm(cred);
   const bool self = name == "." || (name == ".." && d->is_root());
   Inode* in = nullptr;
   struct ceph_statx stx;
-  int rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), self ? "." : std::string(name).c_str(),
+  int rc = ceph_ll_lookup(impl->cm(), d->inode.get(), self ? "." : std::string(name).c_str(),
                           &in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm.get());
   if (rc < 0) return CephError(rc, "lookup");
-  Impl::InodeRef ref(impl_->cm(), in);
-  if (self) return LookupResult{d->handle, impl_->ToAttributes(stx, *d->exp)};
-  absl::StatusOr<FileHandle> fh = impl_->MakeHandle(*d->exp, stx.stx_ino, d->snap);
+  Impl::InodeRef ref(impl->cm(), in);
+  if (self) return LookupResult{d->handle, impl->ToAttributes(stx, *d->exp)};
+  if (name == ".." && d->snap == kCephSnapDir) {
+    // libcephfs answers the file system root; a .snap belongs to its directory.
+    absl::StatusOr<FileHandle> live = impl->MakeHandle(*d->exp, d->ino, kNoSnap);
+    if (!live.ok()) return live.status();
+    absl::StatusOr<Impl::Node> dir_node = impl->Resolve(*live);
+    if (!dir_node.ok()) return dir_node.status();
+    absl::StatusOr<Attributes> attrs = impl->Attrs(*dir_node);
+    if (!attrs.ok()) return attrs.status();
+    return LookupResult{*live, *attrs};
+  }
+  absl::StatusOr<FileHandle> fh = impl->MakeHandle(*d->exp, stx.stx_ino, SnapOf(stx));
   if (!fh.ok()) return fh.status();
-  return LookupResult{*fh, impl_->ToAttributes(stx, *d->exp)};
+  return LookupResult{*fh, impl->ToAttributes(stx, *d->exp)};
 }
 
 absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileHandle& fh,
                                                    uint32_t requested,
                                                    std::optional<Attributes>* attributes) {
-  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08,
-                     kDelete = 0x10, kExecute = 0x20;
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (attributes) *attributes = *a;
-  // The mode bits as the kernel reads them (CephFS has no ACLs enabled here).
-  uint32_t bits;
-  if (cred.uid == 0) {
-    bits = 6 | ((a->mode & 0111) || a->type == FileType::kDirectory ? 1 : 0);
-  } else if (cred.uid == a->uid) {
-    bits = (a->mode >> 6) & 7;
-  } else {
-    bool in_group = cred.gid == a->gid;
-    for (uint32_t g : cred.groups) in_group = in_group || g == a->gid;
-    bits = in_group ? (a->mode >> 3) & 7 : a->mode & 7;
-  }
-  const bool r = bits & 4, w = bits & 2, x = bits & 1;
-  uint32_t granted = r ? kRead : 0;
-  if (a->type == FileType::kDirectory) {
-    if (x) granted |= kLookup;
-    if (w && x) granted |= kModify | kExtend | kDelete;
-  } else {
-    if (w) granted |= kModify | kExtend;
-    if (x) granted |= kExecute;
-  }
+  absl::StatusOr<Acl> acl = impl->AclToCheck(cred, *node, *a);
+  if (!acl.ok()) return acl.status();
+  const uint32_t bits = PermittedBits(cred, *a, *acl);
+  uint32_t granted = AccessBitsFor(a->type, bits);
+  if (InSnapshot(node->snap)) granted &= kSnapshotAccessMask;
   return AccessResult{granted & requested};
 }
 
 absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const FileHandle& fh,
                                                     std::optional<Attributes>* attributes) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  std::optional<Attributes> a = impl_->AttrsOrNone(*node);
+  std::optional<Attributes> a = impl->AttrsOrNone(*node);
   if (attributes) *attributes = a;
   if (a && a->type != FileType::kSymlink) return ErrnoError(EINVAL, "not a symlink");
   std::string target(4096, '\0');
   Perm perm(cred);
-  int rc = ceph_ll_readlink(impl_->cm(), node->inode.get(), target.data(), target.size(),
+  int rc = ceph_ll_readlink(impl->cm(), node->inode.get(), target.data(), target.size(),
                             perm.get());
   if (rc < 0) return CephError(rc, "readlink");
   target.resize(static_cast<size_t>(rc));
@@ -680,21 +850,24 @@ absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const File
 
 absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandle& fh,
                                                uint64_t offset, uint32_t count, uint8_t* buf) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "read of a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "read of a special file");
-  if (!Impl::MayIo(cred, *a, false)) return ErrnoError(EACCES, "read");
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<bool> may = impl->MayIo(cred, *node, *a, false);
+  if (!may.ok()) return may.status();
+  if (!*may) return ErrnoError(EACCES, "read");
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
-  int64_t n = ceph_ll_read(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset), count,
+  int64_t n = ceph_ll_read(impl->cm(), (*file)->fh, static_cast<int64_t>(offset), count,
                            reinterpret_cast<char*>(buf));
   if (n < 0) return CephError(static_cast<int>(n), "read");
   ReadResult result;
   result.count = static_cast<uint32_t>(n);
-  result.attributes = impl_->AttrsOrNone(*node);
+  result.attributes = impl->AttrsOrNone(*node);
   const uint64_t size = result.attributes ? result.attributes->size : a->size;
   result.eof = offset + result.count >= size;
   return result;
@@ -703,35 +876,40 @@ absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandl
 absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHandle& fh,
                                                  uint64_t offset, absl::Span<const uint8_t> data,
                                                  StableHow stable, Wcc* wcc) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (wcc) wcc->before = ToWcc(*a);
   if (a->type == FileType::kDirectory) return ErrnoError(EISDIR, "write to a directory");
   if (a->type != FileType::kRegular) return ErrnoError(EINVAL, "write to a special file");
-  if (!Impl::MayIo(cred, *a, true)) return ErrnoError(EACCES, "write");
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  if (InSnapshot(node->snap)) return RefuseInSnapshot(node->snap, "write");
+  absl::StatusOr<bool> may = impl->MayIo(cred, *node, *a, true);
+  if (!may.ok()) return may.status();
+  if (!*may) return ErrnoError(EACCES, "write");
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
   WriteResult result;
   // Read before writing: if a sync fails after this write, the client sees
   // another verifier at COMMIT and resends.
-  result.verifier = ToVerifier(impl_->verifier());
+  result.verifier = ToVerifier(impl->verifier());
   // A WRITE of no bytes is legal; libcephfs 16.2 aborts the process on it
   // (ceph_assert in Striper::file_to_extents), so it never gets one.
   int n = data.empty() ? 0
-                       : ceph_ll_write(impl_->cm(), (*file)->fh, static_cast<int64_t>(offset),
+                       : ceph_ll_write(impl->cm(), (*file)->fh, static_cast<int64_t>(offset),
                                        data.size(), reinterpret_cast<const char*>(data.data()));
   absl::Status status = n < 0 ? CephError(n, "write") : absl::OkStatus();
   if (status.ok()) {
     result.count = static_cast<uint32_t>(n);
     result.committed = StableHow::kUnstable;
-    if (stable != StableHow::kUnstable) {
-      status = impl_->Sync(**file);
+    if (n > 0) status = impl->DropPrivileges(cred, node->inode.get(), *a);
+    if (status.ok() && stable != StableHow::kUnstable) {
+      status = impl->Sync(**file);
       result.committed = StableHow::kFileSync;
     }
   }
-  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  if (wcc) wcc->after = impl->AttrsOrNone(*node);
   if (!status.ok()) return status;
   return result;
 }
@@ -746,8 +924,9 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
   SetAttributes rest = attrs;
   if (attrs.size == 0 && mode != CreateMode::kUnchecked) rest.size.reset();
   const SetAttributes* apply = mode == CreateMode::kExclusive ? nullptr : &rest;
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(
       cred, dir, name, dir_wcc, "create", apply, /*regular=*/true,
       [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
         const int flags = O_CREAT | O_RDWR | (mode == CreateMode::kUnchecked ? 0 : O_EXCL);
@@ -779,8 +958,9 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
 absl::StatusOr<CreateResult> CephfsBackend::Mkdir(const Cred& cred, const FileHandle& dir,
                                                   std::string_view name,
                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(cred, dir, name, dir_wcc, "mkdir", &attrs, /*regular=*/false,
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(cred, dir, name, dir_wcc, "mkdir", &attrs, /*regular=*/false,
                           [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
                             struct ceph_statx stx;
                             return ceph_ll_mkdir(cm, parent, n, attrs.mode.value_or(0700), in,
@@ -792,14 +972,15 @@ absl::StatusOr<CreateResult> CephfsBackend::Symlink(const Cred& cred, const File
                                                     std::string_view name,
                                                     std::string_view target,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   if (target.empty() || target.find('\0') != std::string_view::npos) {
     return ErrnoError(EINVAL, "symlink target");
   }
   const std::string t(target);
   SetAttributes rest = attrs;
   rest.mode.reset();  // symlinks have no mode of their own
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(cred, dir, name, dir_wcc, "symlink", &rest, /*regular=*/false,
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(cred, dir, name, dir_wcc, "symlink", &rest, /*regular=*/false,
                           [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
                             struct ceph_statx stx;
                             return ceph_ll_symlink(cm, parent, n, t.c_str(), in, &stx, kWantAttrs,
@@ -811,6 +992,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
                                                   std::string_view name, FileType type,
                                                   uint32_t major_num, uint32_t minor_num,
                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   mode_t kind;
   switch (type) {
     case FileType::kChar: kind = S_IFCHR; break;
@@ -820,8 +1002,8 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
     default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
   }
   const dev_t rdev = (kind == S_IFCHR || kind == S_IFBLK) ? makedev(major_num, minor_num) : 0;
-  ceph_mount_info* cm = impl_->cm();
-  return impl_->MakeEntry(cred, dir, name, dir_wcc, "mknod", &attrs, /*regular=*/false,
+  ceph_mount_info* cm = impl->cm();
+  return impl->MakeEntry(cred, dir, name, dir_wcc, "mknod", &attrs, /*regular=*/false,
                           [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
                             struct ceph_statx stx;
                             return ceph_ll_mknod(cm, parent, n, kind | attrs.mode.value_or(0600),
@@ -831,39 +1013,43 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
 
 absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                                    Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   absl::Status valid = CheckName(name);
+  if (valid.ok()) valid = RefuseInSnapshot(d->snap, "remove");
   if (!valid.ok()) return valid;
   const std::string n(name);
   Perm perm(cred);
-  return impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+  return impl->DirOp(*d, dir_wcc, [&]() -> absl::Status {
     Inode* in = nullptr;
     struct ceph_statx stx;
-    int rc = ceph_ll_lookup(impl_->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
+    int rc = ceph_ll_lookup(impl->cm(), d->inode.get(), n.c_str(), &in, &stx, kWantAttrs,
                             AT_SYMLINK_NOFOLLOW, perm.get());
     if (rc < 0) return CephError(rc, "remove lookup");
-    ceph_ll_put(impl_->cm(), in);
+    ceph_ll_put(impl->cm(), in);
     if (S_ISDIR(stx.stx_mode)) return ErrnoError(EISDIR, "remove of a directory");
-    rc = ceph_ll_unlink(impl_->cm(), d->inode.get(), n.c_str(), perm.get());
+    rc = ceph_ll_unlink(impl->cm(), d->inode.get(), n.c_str(), perm.get());
     if (rc < 0) return CephError(rc, "unlink");
-    if (stx.stx_nlink <= 1) impl_->ForgetFile(stx.stx_ino);
+    if (stx.stx_nlink <= 1) impl->ForgetFile(stx.stx_ino);
     return absl::OkStatus();
   });
 }
 
 absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
                                   Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   if (name == ".") return ErrnoError(EINVAL, "rmdir .");
   if (name == "..") return ErrnoError(ENOTEMPTY, "rmdir ..");
   absl::Status valid = CheckName(name);
+  if (valid.ok()) valid = RefuseInSnapshot(d->snap, "rmdir");
   if (!valid.ok()) return valid;
   const std::string n(name);
   Perm perm(cred);
-  return impl_->DirOp(*d, dir_wcc, [&]() -> absl::Status {
-    int rc = ceph_ll_rmdir(impl_->cm(), d->inode.get(), n.c_str(), perm.get());
+  return impl->DirOp(*d, dir_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_rmdir(impl->cm(), d->inode.get(), n.c_str(), perm.get());
     return rc < 0 ? CephError(rc, "rmdir") : absl::OkStatus();
   });
 }
@@ -871,42 +1057,64 @@ absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::
 absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
                                    std::string_view from_name, const FileHandle& to_dir,
                                    std::string_view to_name, Wcc* from_wcc, Wcc* to_wcc) {
-  absl::StatusOr<Impl::Node> from = impl_->Resolve(from_dir);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> from = impl->Resolve(from_dir);
   if (!from.ok()) return from.status();
-  absl::StatusOr<Impl::Node> to = impl_->Resolve(to_dir);
+  absl::StatusOr<Impl::Node> to = impl->Resolve(to_dir);
   if (!to.ok()) return to.status();
   if (from->exp != to->exp) return ErrnoError(EXDEV, "rename across exports");
   absl::Status valid = CheckName(from_name);
   if (valid.ok()) valid = CheckName(to_name);
+  if (valid.ok()) valid = RefuseInSnapshot(from->snap, "rename");
+  if (valid.ok()) valid = RefuseInSnapshot(to->snap, "rename");
   if (!valid.ok()) return valid;
   if (IsDotName(from_name) || IsDotName(to_name)) {
     return ErrnoError(EINVAL, "rename of . or ..");
   }
   const std::string f(from_name), t(to_name);
   Perm perm(cred);
-  std::optional<Attributes> to_before = impl_->AttrsOrNone(*to);
+  std::optional<Attributes> to_before = impl->AttrsOrNone(*to);
   if (to_wcc && to_before) to_wcc->before = ToWcc(*to_before);
-  absl::Status st = impl_->DirOp(*from, from_wcc, [&]() -> absl::Status {
-    int rc = ceph_ll_rename(impl_->cm(), from->inode.get(), f.c_str(), to->inode.get(), t.c_str(),
+  absl::Status st = impl->DirOp(*from, from_wcc, [&]() -> absl::Status {
+    int rc = ceph_ll_rename(impl->cm(), from->inode.get(), f.c_str(), to->inode.get(), t.c_str(),
                             perm.get());
-    return rc < 0 ? CephError(rc, "rename") : absl::OkStatus();
+    if (rc < 0) return CephError(rc, "rename");
+    // A directory moved to another parent changes both parents' link counts.
+    if (from->ino == to->ino) return absl::OkStatus();
+    Inode* moved = nullptr;
+    struct ceph_statx stx;
+    rc = ceph_ll_lookup(impl->cm(), to->inode.get(), t.c_str(), &moved, &stx, CEPH_STATX_MODE,
+                        AT_SYMLINK_NOFOLLOW, ceph_mount_perms(impl->cm()));
+    if (rc < 0) return absl::OkStatus();  // renamed; only the link counts may lag
+    ceph_ll_put(impl->cm(), moved);
+    if (!S_ISDIR(stx.stx_mode)) return absl::OkStatus();
+    absl::Status refreshed = impl->RefreshDirectory(from->inode.get());
+    if (refreshed.ok()) refreshed = impl->RefreshDirectory(to->inode.get());
+    if (!refreshed.ok()) {
+      NFS3D_LOG_WARNING("%s: refreshing directories after a rename: %s", impl->cluster().c_str(),
+                        std::string(refreshed.message()).c_str());
+    }
+    return absl::OkStatus();
   });
-  if (to_wcc) to_wcc->after = impl_->AttrsOrNone(*to);
+  if (to_wcc) to_wcc->after = impl->AttrsOrNone(*to);
   return st;
 }
 
 absl::Status CephfsBackend::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                                  std::string_view name,
                                  std::optional<Attributes>* file_attributes, Wcc* dir_wcc) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::Status st = impl_->NewEntry(
+  absl::Status st = impl->NewEntry(
       cred, dir, name, dir_wcc, [&](const Impl::Node& d, const char* n, UserPerm* perm) {
         if (node->exp != d.exp) return ErrnoError(EXDEV, "link across exports");
-        int rc = ceph_ll_link(impl_->cm(), node->inode.get(), d.inode.get(), n, perm);
+        absl::Status writable = RefuseInSnapshot(node->snap, "link");
+        if (!writable.ok()) return writable;
+        int rc = ceph_ll_link(impl->cm(), node->inode.get(), d.inode.get(), n, perm);
         return rc < 0 ? CephError(rc, "link") : absl::OkStatus();
       });
-  if (file_attributes) *file_attributes = impl_->AttrsOrNone(*node);
+  if (file_attributes) *file_attributes = impl->AttrsOrNone(*node);
   return st;
 }
 
@@ -914,37 +1122,38 @@ absl::Status CephfsBackend::ReadDir(const Cred& cred, const FileHandle& dir, uin
                                     Verifier* verifier,
                                     const std::function<bool(const DirEntry&)>& emit, bool* eof,
                                     std::optional<Attributes>* dir_attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   *eof = false;
-  absl::StatusOr<Impl::Node> d = impl_->Resolve(dir);
+  absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
-  std::optional<Attributes> a = impl_->AttrsOrNone(*d);
+  std::optional<Attributes> a = impl->AttrsOrNone(*d);
   if (dir_attributes) *dir_attributes = a;
   if (a && a->type != FileType::kDirectory) return ErrnoError(ENOTDIR, "readdir");
   // Constant verifier; any verifier the client sends is accepted.
   if (verifier) verifier->fill(0);
   Perm perm(cred);
   ceph_dir_result* dirp = nullptr;
-  int rc = ceph_ll_opendir(impl_->cm(), d->inode.get(), &dirp, perm.get());
+  int rc = ceph_ll_opendir(impl->cm(), d->inode.get(), &dirp, perm.get());
   if (rc < 0) return CephError(rc, "opendir");
   struct Closer {
     ceph_mount_info* cm;
     ceph_dir_result* dirp;
     ~Closer() { ceph_ll_releasedir(cm, dirp); }
-  } closer{impl_->cm(), dirp};
+  } closer{impl->cm(), dirp};
   if (cookie != 0) {
     if (cookie > static_cast<uint64_t>(INT64_MAX)) return ErrnoError(kErrBadCookie, "cookie");
-    ceph_seekdir(impl_->cm(), dirp, static_cast<int64_t>(cookie));
+    ceph_seekdir(impl->cm(), dirp, static_cast<int64_t>(cookie));
   }
   while (true) {
     struct dirent de;
-    rc = ceph_readdir_r(impl_->cm(), dirp, &de);
+    rc = ceph_readdir_r(impl->cm(), dirp, &de);
     if (rc < 0) return CephError(rc, "readdir");
     if (rc == 0) break;
     DirEntry entry;
     entry.name = de.d_name;
     entry.fileid = de.d_ino;
     if (entry.name == "." || (entry.name == ".." && d->is_root())) entry.fileid = d->ino;
-    entry.cookie = static_cast<uint64_t>(ceph_telldir(impl_->cm(), dirp));
+    entry.cookie = static_cast<uint64_t>(ceph_telldir(impl->cm(), dirp));
     if (!emit(entry)) return absl::OkStatus();
   }
   *eof = true;
@@ -953,31 +1162,45 @@ absl::Status CephfsBackend::ReadDir(const Cred& cred, const FileHandle& dir, uin
 
 absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle& fh,
                                              std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  std::optional<Attributes> a = impl->AttrsOrNone(*node);
+  if (attributes) *attributes = a;
   struct statvfs sv;
-  int rc = ceph_ll_statfs(impl_->cm(), node->inode.get(), &sv);
+  int rc = ceph_ll_statfs(impl->cm(), node->inode.get(), &sv);
   if (rc < 0) return CephError(rc, "statfs");
-  return ToFsStat(sv);
+  // Quotas apply to the directory tree: for a file or a snapshot, the
+  // export root's limits.
+  const bool from_here = a && a->type == FileType::kDirectory && !InSnapshot(node->snap);
+  absl::StatusOr<Impl::Node> start = from_here ? std::move(node) : impl->Root(node->exp->id);
+  if (!start.ok()) return start.status();
+  absl::StatusOr<CephQuota> quota =
+      FindCephQuota(impl->cm(), start->inode.get(), start->exp->root_ino);
+  if (!quota.ok()) {
+    return CephError(-ErrnoOf(quota.status()), std::string(quota.status().message()));
+  }
+  return ApplyCephQuota(ToFsStat(sv), *quota);
 }
 
 absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
                                                     std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred;
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  if (attributes) *attributes = impl_->AttrsOrNone(*node);
+  if (attributes) *attributes = impl->AttrsOrNone(*node);
   return PathConf{.link_max = 0xffffffffu, .name_max = 255};
 }
 
 absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandle& fh,
                                                uint64_t offset, uint32_t count, Wcc* wcc) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   (void)cred, (void)offset, (void)count;  // a whole-file fsync answers every range
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<Attributes> a = impl_->Attrs(*node);
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
   if (!a.ok()) return a.status();
   if (a->type != FileType::kRegular) {
     if (wcc) wcc->after = *a;
@@ -985,24 +1208,81 @@ absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandl
   }
   // Read before syncing: a sync failing meanwhile changes the verifier, and
   // the client must then resend.
-  const Verifier out = ToVerifier(impl_->verifier());
+  const Verifier out = ToVerifier(impl->verifier());
   // No pre-op attributes: writes may land while the sync runs.
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
-  absl::Status st = file.ok() ? impl_->Sync(**file) : file.status();
-  if (wcc) wcc->after = impl_->AttrsOrNone(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
+  absl::Status st = file.ok() ? impl->Sync(**file) : file.status();
+  if (wcc) wcc->after = impl->AttrsOrNone(*node);
   if (!st.ok()) return st;
   return out;
 }
 
-Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(impl_->verifier()); }
+absl::StatusOr<AclPair> CephfsBackend::GetAcl(const Cred& cred, const FileHandle& fh,
+                                               std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  (void)cred;  // reading ACLs needs no permission, as GETATTR
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
+  if (!a.ok()) return a.status();
+  if (attributes) *attributes = *a;
+  AclPair acls;
+  if (a->type != FileType::kSymlink) {
+    absl::StatusOr<Acl> access = ReadCephAcl(impl->cm(), node->inode.get(), kAclAccessXattr);
+    if (!access.ok()) return access.status();
+    acls.access = std::move(*access);
+    if (a->type == FileType::kDirectory) {
+      absl::StatusOr<Acl> default_acl =
+          ReadCephAcl(impl->cm(), node->inode.get(), kAclDefaultXattr);
+      if (!default_acl.ok()) return default_acl.status();
+      acls.default_acl = std::move(*default_acl);
+    }
+  }
+  if (acls.access.empty()) acls.access = AclFromMode(a->mode);
+  return acls;
+}
 
-void CephfsBackend::ChangeWriteVerifier() { impl_->RotateVerifier("sync outcome unknown"); }
+absl::Status CephfsBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                                   const Acl* default_acl, std::optional<Attributes>* attributes) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
+  if (!node.ok()) return node.status();
+  absl::StatusOr<Attributes> a = impl->Attrs(*node);
+  if (!a.ok()) return a.status();
+  absl::Status result;
+  if (a->type == FileType::kSymlink) {
+    result = ErrnoError(EOPNOTSUPP, "symlinks have no ACLs");
+  } else if (default_acl != nullptr && !default_acl->empty() &&
+             a->type != FileType::kDirectory) {
+    result = ErrnoError(EACCES, "default ACL on a non-directory");
+  } else if (InSnapshot(node->snap)) {
+    result = RefuseInSnapshot(node->snap, "setacl");
+  } else {
+    Perm perm(cred);
+    if (access != nullptr) {
+      result = WriteCephAcl(impl->cm(), node->inode.get(), kAclAccessXattr, *access, perm.get());
+    }
+    if (result.ok() && default_acl != nullptr && a->type == FileType::kDirectory) {
+      result = WriteCephAcl(impl->cm(), node->inode.get(), kAclDefaultXattr, *default_acl,
+                            perm.get());
+    }
+  }
+  if (attributes) *attributes = impl->AttrsOrNone(*node);
+  return result;
+}
 
-const std::string& CephfsBackend::cluster() const { return impl_->cluster(); }
+Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(CurrentImpl()->verifier()); }
+
+void CephfsBackend::ChangeWriteVerifier() { CurrentImpl()->RotateVerifier("sync outcome unknown"); }
+
+const std::string& CephfsBackend::cluster() const { return cluster_; }
 
 absl::StatusOr<std::unique_ptr<DurableFiles>> CephfsBackend::SharedFiles(CephCallRunner run) {
+  const std::shared_ptr<Impl> impl = CurrentImpl();
   if (node_id_.empty()) return absl::FailedPreconditionError("not a [cluster] head");
-  return OpenCephFiles(impl_->cm(), shared_dir_, impl_->cluster(), std::move(run));
+  // Retired mounts live as long as this backend, so a mount handed out stays valid.
+  return OpenCephFiles([this] { return CurrentImpl()->cm(); }, shared_dir_, impl->cluster(),
+                       std::move(run));
 }
 
 namespace {
@@ -1022,12 +1302,13 @@ struct flock ToFlock(uint64_t first, uint64_t last, short type) {
 
 absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner, uint64_t first,
                                             uint64_t last, short type) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
   struct flock fl = ToFlock(first, last, type);
-  int rc = ceph_ll_setlk(impl_->cm(), (*file)->fh, &fl, owner, 0);
+  int rc = ceph_ll_setlk(impl->cm(), (*file)->fh, &fl, owner, 0);
   if (rc == -EAGAIN || rc == -EACCES || rc == -EWOULDBLOCK) return false;
   if (rc < 0) return CephError(rc, "setlk");
   return true;
@@ -1035,12 +1316,13 @@ absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner
 
 absl::StatusOr<std::optional<CephfsBackend::HeldLock>> CephfsBackend::TestLock(
     const FileHandle& fh, uint64_t owner, uint64_t first, uint64_t last, bool exclusive) {
-  absl::StatusOr<Impl::Node> node = impl_->Resolve(fh);
+  const std::shared_ptr<Impl> impl = CurrentImpl();
+  absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
-  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl_->File(*node);
+  absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
   if (!file.ok()) return file.status();
   struct flock fl = ToFlock(first, last, exclusive ? F_WRLCK : F_RDLCK);
-  int rc = ceph_ll_getlk(impl_->cm(), (*file)->fh, &fl, owner);
+  int rc = ceph_ll_getlk(impl->cm(), (*file)->fh, &fl, owner);
   if (rc < 0) return CephError(rc, "getlk");
   if (fl.l_type == F_UNLCK) return std::optional<HeldLock>();
   HeldLock held;

@@ -4,11 +4,15 @@
 //  - Credentials: every call builds a UserPerm from the caller's (squashed)
 //    uid/gid/groups, so libcephfs and the MDS check permissions; data I/O
 //    goes through a per-file Fh opened once with the mount's identity, after
-//    the caller's permission was checked against the mode bits.
+//    the caller's permission was checked by the POSIX rules
+//    (vfs/posix_permission.h), which also say when a write clears setuid.
 //  - Handles: the shared codec (vfs/file_handle_codec.h) with handle type
 //    kCephHandleType and 16 bytes of body: inode number and snapshot id,
 //    big-endian. They survive restarts: an inode not in libcephfs's cache is
 //    found again with ceph_ll_lookup_inode (an MDS lookup by number).
+//  - Snapshots: .snap directories and their snapshots are served read-only
+//    (cephfs_snapshots.h); FSSTAT reports CephFS directory quotas
+//    (cephfs_quota.h); POSIX ACLs through NFSACL (cephfs_acl.h).
 //  - Write gathering: FILE_SYNC/DATA_SYNC writes and COMMITs of one file
 //    share ceph_ll_fsync calls (vfs/sync_group.h); a failed sync changes the
 //    write verifier.
@@ -20,6 +24,9 @@
 //    errors become kErrJukebox. Requests to an MDS or OSD that stops
 //    answering wait until it is back: the daemon bounds them by calling this
 //    backend through a DeadlineBackend (vfs/deadline_backend.h).
+//  - A session the cluster ended (an eviction: every call of that mount
+//    fails from then on) is replaced by a new mount with the same exports
+//    and handles (session_watch.h).
 //  - Several heads ([cluster], CephfsOptions::node_id) share the handle key
 //    through the file system, so any head accepts any head's handles.
 //  - Restart: a head's CephFS session id is fixed (host, state directory,
@@ -32,10 +39,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "vfs/backend.h"
 #include "vfs/cephfs/cluster_files.h"
+#include "vfs/cephfs/session_watch.h"
+#include "vfs/state_dir.h"
 
 namespace nfs3d::vfs {
 
@@ -56,6 +68,9 @@ struct CephfsOptions {
   std::string node_id;
   std::string cluster_name = "nfs3d";
   std::string shared_dir = "/.nfs3d";
+  // How often the session is checked; one the cluster ended (evicted) is
+  // replaced by a new one. 0: never.
+  int session_check_seconds = 5;
 };
 
 class CephfsBackend : public Backend {
@@ -119,6 +134,10 @@ class CephfsBackend : public Backend {
                                        std::optional<Attributes>* attributes) override;
   absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, Wcc* wcc) override;
+  absl::StatusOr<AclPair> GetAcl(const Cred& cred, const FileHandle& fh,
+                                 std::optional<Attributes>* attributes) override;
+  absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
+                      const Acl* default_acl, std::optional<Attributes>* attributes) override;
   Verifier WriteVerifier() const override;
   // A new write verifier: for a sync whose outcome is unknown (it did not
   // answer in time), so clients resend what they wrote UNSTABLE.
@@ -130,6 +149,9 @@ class CephfsBackend : public Backend {
   // (cluster_files.h; every call through `run`). FailedPrecondition on a
   // head without a node id.
   absl::StatusOr<std::unique_ptr<DurableFiles>> SharedFiles(CephCallRunner run);
+  // The libcephfs client's global id (client.<id>: `ceph tell mds.* session
+  // evict id=<id>`), of the session in use.
+  uint64_t session_id() const;
   // This head's [cluster] node id; "" = a head of its own.
   const std::string& node_id() const { return node_id_; }
 
@@ -154,9 +176,23 @@ class CephfsBackend : public Backend {
 
  private:
   CephfsBackend() = default;
-  std::unique_ptr<Impl> impl_;
+  // The mount in use; calls hold it for their duration.
+  std::shared_ptr<Impl> CurrentImpl() const;
+
+  // Replaces a session the cluster ended with a new mount; the exports and
+  // handles stay the same.
+  absl::Status ReplaceSession();
+
+  mutable absl::Mutex impl_mu_;
+  std::shared_ptr<Impl> impl_ ABSL_GUARDED_BY(impl_mu_);
+  std::vector<std::shared_ptr<Impl>> retired_ ABSL_GUARDED_BY(impl_mu_);
+  std::string cluster_;
+  CephfsOptions options_;
+  std::string uuid_;
+  HandleSecret secret_{};
   std::string node_id_;     // [cluster]; "" = a head of its own
   std::string shared_dir_;  // [cluster] state in the file system
+  std::unique_ptr<SessionWatch> watch_;  // last: stopped before the rest goes
 };
 
 }  // namespace nfs3d::vfs

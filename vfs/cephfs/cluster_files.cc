@@ -19,14 +19,17 @@ namespace {
 
 class CephFiles : public DurableFiles {
  public:
-  CephFiles(ceph_mount_info* cm, std::string dir, std::string cluster, CephCallRunner run)
-      : cm_(cm), dir_(std::move(dir)), cluster_(std::move(cluster)), run_(std::move(run)) {}
+  CephFiles(CephMountSource mount, std::string dir, std::string cluster, CephCallRunner run)
+      : mount_(std::move(mount)),
+        dir_(std::move(dir)),
+        cluster_(std::move(cluster)),
+        run_(std::move(run)) {}
 
   const std::string& where() const override { return dir_; }
 
   absl::StatusOr<std::optional<std::string>> Read(const std::string& name) override {
     auto out = std::make_shared<std::optional<std::string>>();
-    absl::Status s = run_([cm = cm_, path = Path(name), out, this_cluster = cluster_] {
+    absl::Status s = run_([cm = mount_(), path = Path(name), out, this_cluster = cluster_] {
       absl::StatusOr<std::optional<std::string>> contents = ReadFile(cm, path, this_cluster);
       if (!contents.ok()) return contents.status();
       *out = std::move(*contents);
@@ -37,7 +40,7 @@ class CephFiles : public DurableFiles {
   }
 
   absl::Status Write(const std::string& name, const std::string& contents) override {
-    return run_([cm = cm_, path = Path(name), contents, this_cluster = cluster_] {
+    return run_([cm = mount_(), path = Path(name), contents, this_cluster = cluster_] {
       const std::string temp = path + kTempSuffix;
       const int fd = ceph_open(cm, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd < 0) return Failed(this_cluster, "creating " + temp, fd);
@@ -56,7 +59,7 @@ class CephFiles : public DurableFiles {
   }
 
   absl::Status Remove(const std::string& name) override {
-    return run_([cm = cm_, path = Path(name), this_cluster = cluster_] {
+    return run_([cm = mount_(), path = Path(name), this_cluster = cluster_] {
       const int rc = ceph_unlink(cm, path.c_str());
       if (rc < 0 && rc != -ENOENT) return Failed(this_cluster, "removing " + path, rc);
       return absl::OkStatus();
@@ -65,7 +68,7 @@ class CephFiles : public DurableFiles {
 
   absl::StatusOr<std::vector<std::string>> List() override {
     auto names = std::make_shared<std::vector<std::string>>();
-    absl::Status s = run_([cm = cm_, dir = dir_, names, this_cluster = cluster_] {
+    absl::Status s = run_([cm = mount_(), dir = dir_, names, this_cluster = cluster_] {
       return ForEachEntry(cm, dir, this_cluster, [&](const dirent& entry) {
         if (Listed(entry.d_name)) names->emplace_back(entry.d_name);
         return absl::OkStatus();
@@ -77,7 +80,7 @@ class CephFiles : public DurableFiles {
 
   absl::StatusOr<std::map<std::string, std::string>> ReadAll(const std::string& prefix) override {
     auto files = std::make_shared<std::map<std::string, std::string>>();
-    absl::Status s = run_([cm = cm_, dir = dir_, prefix, files, this_cluster = cluster_] {
+    absl::Status s = run_([cm = mount_(), dir = dir_, prefix, files, this_cluster = cluster_] {
       return ForEachEntry(cm, dir, this_cluster, [&](const dirent& entry) {
         if (!ReadByReadAll(entry.d_name, entry.d_type, prefix)) return absl::OkStatus();
         absl::StatusOr<std::optional<std::string>> contents =
@@ -92,7 +95,7 @@ class CephFiles : public DurableFiles {
   }
 
   absl::StatusOr<std::unique_ptr<DurableFiles>> Sub(const std::string& name) override {
-    return OpenCephFiles(cm_, Path(name), cluster_, run_);
+    return OpenCephFiles(mount_, Path(name), cluster_, run_);
   }
 
   static absl::Status Failed(const std::string& cluster, const std::string& step, int rc) {
@@ -141,7 +144,7 @@ class CephFiles : public DurableFiles {
 
   std::string Path(const std::string& name) const { return absl::StrCat(dir_, "/", name); }
 
-  ceph_mount_info* const cm_;
+  const CephMountSource mount_;  // the mount in use, asked at each call
   const std::string dir_;
   const std::string cluster_;
   const CephCallRunner run_;
@@ -149,17 +152,17 @@ class CephFiles : public DurableFiles {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<DurableFiles>> OpenCephFiles(ceph_mount_info* cm,
+absl::StatusOr<std::unique_ptr<DurableFiles>> OpenCephFiles(CephMountSource mount,
                                                             const std::string& dir,
                                                             const std::string& cluster,
                                                             CephCallRunner run) {
-  absl::Status made = run([cm, dir, cluster] {
+  absl::Status made = run([cm = mount(), dir, cluster] {
     const int rc = ceph_mkdirs(cm, dir.c_str(), 0700);
     if (rc < 0 && rc != -EEXIST) return CephFiles::Failed(cluster, "creating " + dir, rc);
     return absl::OkStatus();
   });
   if (!made.ok()) return made;
-  return std::make_unique<CephFiles>(cm, dir, cluster, std::move(run));
+  return std::make_unique<CephFiles>(std::move(mount), dir, cluster, std::move(run));
 }
 
 }  // namespace nfs3d::vfs

@@ -21,9 +21,13 @@ namespace nfs3d::vfs {
 // Runs a call (which owns what it uses) and returns its status.
 using CephCallRunner = std::function<absl::Status(std::function<absl::Status()>)>;
 
+// The mount to use for a call: the backend's current one (a session the
+// cluster ended is replaced); each returned mount outlives the files.
+using CephMountSource = std::function<ceph_mount_info*()>;
+
 // The files of `dir` (absolute in the file system), created if missing.
-// `cm` outlives the result. `cluster` names the cluster in errors.
-absl::StatusOr<std::unique_ptr<DurableFiles>> OpenCephFiles(ceph_mount_info* cm,
+// `cluster` names the cluster in errors.
+absl::StatusOr<std::unique_ptr<DurableFiles>> OpenCephFiles(CephMountSource mount,
                                                             const std::string& dir,
                                                             const std::string& cluster,
                                                             CephCallRunner run);
