@@ -224,6 +224,9 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"max_requests_per_connection",
                 UintSetter(&ServerConfig::max_requests_per_connection, 1, 65536)},
                {"max_requests", UintSetter(&ServerConfig::max_requests, 1, 1u << 20)},
+               {"manage_gids", BoolSetter(&ServerConfig::manage_gids)},
+               {"manage_gids_ttl", UintSetter(&ServerConfig::manage_gids_ttl, 0, 86400 * 7)},
+               {"manage_gids_cache", UintSetter(&ServerConfig::manage_gids_cache, 0, 1u << 24)},
            }},
           {"tcp",
            {
@@ -490,6 +493,9 @@ std::string Describe(const ServerConfig& c) {
       " max_connections=", c.max_connections,
       " max_requests=", c.max_requests, "(", c.max_requests_per_connection, "/conn)",
       " max_record=", c.max_record_size, c.tcp_sendfile ? " tcp_sendfile" : "",
+      c.manage_gids ? text::Cat(" manage_gids(ttl ", c.manage_gids_ttl, "s, ",
+                                c.manage_gids_cache, " uids)")
+                    : std::string(),
       c.tcp_splice_writes != 0 ? text::Cat(" tcp_splice_writes=", c.tcp_splice_writes) : std::string(),
       " portmapper=", PortmapperModeName(c.portmapper),
       " exports=", c.exports_path, " state_dir=", c.state_dir,

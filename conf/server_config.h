@@ -53,12 +53,21 @@ struct ServerConfig {
   bool tcp = true;
   uint32_t max_record_size = 1114112;  // cap on one TCP record, in bytes
   PortmapperMode portmapper = PortmapperMode::kAuto;
-  uint32_t max_connections = 1024;  // TCP connections held at once
+  // TCP connections held at once; at the limit a newcomer takes the place
+  // of the longest idle one.
+  uint32_t max_connections = 16384;
   // Calls one TCP connection may have in progress (reading pauses beyond).
   uint32_t max_requests_per_connection = 64;
   // Calls queued for or running on the workers, all clients together; UDP
   // calls beyond it are dropped (clients retransmit), TCP reading pauses.
   uint32_t max_requests = 1024;
+  // The supplementary groups of AUTH_SYS callers from the server's name
+  // service instead of the credential's (at most 16), as rpc.mountd
+  // --manage-gids; cached per uid for manage_gids_ttl seconds, at most
+  // manage_gids_cache uids.
+  bool manage_gids = false;
+  uint32_t manage_gids_ttl = 1800;
+  uint32_t manage_gids_cache = 65536;
 
   // [tcp] and [udp]
   TransferSizes tcp_sizes{1048576, 1048576, 1048576, 1048576, false};

@@ -88,6 +88,12 @@ nfsd::TransferSettings ToTransferSettings(const conf::ServerConfig& config) {
   return s;
 }
 
+nfsd::ManagedGids::Settings ManagedGidsSettings(const conf::ServerConfig& config) {
+  return {.enabled = config.manage_gids,
+          .ttl = absl::Seconds(config.manage_gids_ttl),
+          .max_entries = config.manage_gids_cache};
+}
+
 // What the backend needs of an export's options: the file system id clients
 // see with fsid= (as knfsd: the number itself, or the two halves of the UUID
 // xor-ed; else the real one), and crossmnt/nohide (set for any client: the
@@ -522,6 +528,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   auto table = std::make_shared<const conf::ExportTable>(std::move(exports));
   impl->nfs =
       std::make_unique<nfsd::NfsServer>(impl->router.get(), table, ToTransferSettings(config));
+  impl->nfs->managed_gids().Configure(ManagedGidsSettings(config));
   impl->nfs->SetHostnameResolver([resolver = &impl->hostnames](const sockaddr* peer,
                                                                socklen_t len) {
     return resolver->Resolve(peer, len);
@@ -646,6 +653,8 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
       config.udp_fragments != old.udp_fragments;
   if (sizes_changed) d.nfs->SetTransferSettings(ToTransferSettings(config));
   log::SetLevel(config.log_level);
+  // Always anew: a reload is how an admin makes group changes count at once.
+  d.nfs->managed_gids().Configure(ManagedGidsSettings(config));
   // Keep the settings that were not applied as they were, so the next
   // reload compares against what is really in force.
   conf::ServerConfig applied = old;
@@ -653,6 +662,9 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   applied.udp_sizes = config.udp_sizes;
   applied.udp_fragments = config.udp_fragments;
   applied.log_level = config.log_level;
+  applied.manage_gids = config.manage_gids;
+  applied.manage_gids_ttl = config.manage_gids_ttl;
+  applied.manage_gids_cache = config.manage_gids_cache;
   applied.exports_path = config.exports_path;
   d.config = applied;
   size_t count = d.export_count;

@@ -3,6 +3,7 @@
 // stop it cleanly (unregistering from rpcbind).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,6 +144,27 @@ void Daemonize() {
   }
 }
 
+// Every TCP connection is a descriptor, and so is every file the backend
+// keeps open: the soft limit (often 1024) is raised as far as the hard one
+// allows (LimitNOFILE=65536 in the unit), and a limit that leaves less room
+// than max_connections is named in the log rather than found by a client.
+void RaiseFileLimit(const conf::ServerConfig& config) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  if (rl.rlim_cur != rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  constexpr rlim_t kReserve = 4096;  // listeners, the backend's caches, files
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < config.max_connections + kReserve) {
+    NFS3D_LOG_WARNING(
+        "RLIMIT_NOFILE is %llu: fewer than max_connections (%d) + %llu; raise LimitNOFILE",
+        static_cast<unsigned long long>(rl.rlim_cur), config.max_connections,
+        static_cast<unsigned long long>(kReserve));
+  }
+}
+
 int Run() {
   // Debian's abseil is built without NDEBUG, so every Mutex::Lock would feed
   // a global lock-order graph (GraphCycles under one spinlock: seen in perf of
@@ -161,6 +183,7 @@ int Run() {
     return 1;
   }
   NFS3D_LOG_INFO("nfs3d %s starting: %s", kVersion, conf::Describe(*config));
+  RaiseFileLimit(*config);
   for (const conf::Export& exp : exports->exports) {
     std::vector<std::string> clients;
     for (const conf::ExportClient& c : exp.clients) clients.push_back(c.spec);

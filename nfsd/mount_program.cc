@@ -115,7 +115,7 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
     return mount3::MNT3ERR_SERVERFAULT;
   }
   *handle = *root;
-  const vfs::Cred cred = NfsServer::SquashCredential(ctx.cred, client->options);
+  const vfs::Cred cred = s.nfs().SquashCredential(ctx.cred, client->options);
   for (absl::string_view name : absl::StrSplit(rest, '/', absl::SkipEmpty())) {
     absl::StatusOr<vfs::LookupResult> next =
         backend.Lookup(cred, *handle, std::string_view(name.data(), name.size()), nullptr);

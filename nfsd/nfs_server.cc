@@ -75,7 +75,7 @@ bool NfsServer::PrivilegedPort(const rpc::TransportInfo& transport) {
 }
 
 vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
-                                      const conf::ExportOptions& options) {
+                                      const conf::ExportOptions& options) const {
   vfs::Cred out;
   if ((cred.flavor != kAuthSys && !IsKerberos(cred.flavor)) || cred.anonymous) {
     // AUTH_NONE, and a Kerberos principal with no local user, are the
@@ -84,7 +84,10 @@ vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
     out.gid = options.anongid;
     return out;
   }
-  conf::SquashedIdentity id = options.Squash(cred.uid, cred.gid, cred.gids);
+  conf::SquashedIdentity id =
+      cred.flavor == kAuthSys && managed_gids_.enabled()
+          ? options.Squash(cred.uid, cred.gid, managed_gids_.GroupsOf(cred.uid))
+          : options.Squash(cred.uid, cred.gid, cred.gids);
   out.uid = id.uid;
   out.gid = id.gid;
   out.groups = std::move(id.gids);

@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "conf/exports.h"
+#include "nfsd/managed_gids.h"
 #include "nfsd/transfer_sizes.h"
 #include "rpc/call_context.h"
 #include "vfs/backend.h"
@@ -88,8 +89,14 @@ class NfsServer {
   const conf::ExportClient* MatchClient(const rpc::TransportInfo& transport,
                                         const conf::Export& exp) const;
   static bool PrivilegedPort(const rpc::TransportInfo& transport);
-  static vfs::Cred SquashCredential(const rpc::Credential& cred,
-                                    const conf::ExportOptions& options);
+  // The identity a call runs with: squashed per the export's options, with
+  // the supplementary groups from the server's name service when
+  // manage_gids is on (AUTH_SYS only).
+  vfs::Cred SquashCredential(const rpc::Credential& cred,
+                             const conf::ExportOptions& options) const;
+
+  // `[nfsd] manage_gids`; configured by the daemon (and again on SIGHUP).
+  ManagedGids& managed_gids() const { return managed_gids_; }
 
  private:
   vfs::Backend* const backend_;
@@ -101,6 +108,7 @@ class NfsServer {
   mutable absl::Mutex mu_;
   std::shared_ptr<const conf::ExportTable> exports_ ABSL_GUARDED_BY(mu_);
   HostnameResolver resolver_ ABSL_GUARDED_BY(mu_);
+  mutable ManagedGids managed_gids_;
 };
 
 }  // namespace nfs3d::nfsd

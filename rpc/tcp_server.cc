@@ -28,6 +28,10 @@ namespace asio = boost::asio;
 using boost::system::error_code;
 
 namespace {
+// A connection's read buffer starts small and grows to kReadBufferSize the
+// first time a read fills it: thousands of mounts that send a call now and
+// then hold 4 KiB each, busy connections read 64 KiB at once.
+constexpr size_t kFirstReadBufferSize = 4 << 10;
 constexpr size_t kReadBufferSize = 64 << 10;
 // Unsent reply bytes at which a connection stops reading calls. Calls already
 // in progress may still add their replies (bounded by the in-flight limit).
@@ -41,6 +45,12 @@ constexpr size_t kInlineReplyBatch = 16;
 // that the next WRITE's data is spliced rather than read.
 constexpr size_t kHeadRead = 4 << 10;
 
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
   std::memset(out, 0, sizeof(*out));
   *len = static_cast<socklen_t>(ep.size());
@@ -49,9 +59,37 @@ void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, sockl
 }  // namespace
 
 bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (open_.size() >= options_.max_connections) return false;
-  open_.emplace(conn, std::move(weak));
+  std::shared_ptr<TcpConnection> victim;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (open_.size() >= options_.max_connections) {
+      // The scan is O(connections), paid only by a newcomer at the limit.
+      int64_t oldest = INT64_MAX;
+      for (const auto& [raw, open_weak] : open_) {
+        int64_t last_active = 0;
+        if (raw->Idle(&last_active) && last_active < oldest) {
+          if (std::shared_ptr<TcpConnection> alive = open_weak.lock()) {
+            oldest = last_active;
+            victim = std::move(alive);
+          }
+        }
+      }
+      if (victim == nullptr) return false;
+    }
+    // The victim leaves the table when it closes; until then the table
+    // holds one more than the limit.
+    open_.emplace(conn, std::move(weak));
+  }
+  if (victim != nullptr) {
+    const uint64_t n = evicted_.fetch_add(1, std::memory_order_relaxed) + 1;
+    if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, ...: a steady churn does not flood the log
+      NFS3D_LOG_INFO(
+          "tcp: %d connections (max_connections): closed the longest idle one for a new client "
+          "(%d times so far; clients reconnect)",
+          options_.max_connections, n);
+    }
+    victim->CloseIfIdle();
+  }
   return true;
 }
 
@@ -100,9 +138,24 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   socket_.native_non_blocking(true, ec);
   // READ over TCP may answer with file segments (sendfile).
   info_.file_segments = context->options().sendfile;
+  last_active_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
 }
 
 TcpConnection::~TcpConnection() { context_->Remove(this); }
+
+bool TcpConnection::Idle(int64_t* last_active) const {
+  *last_active = last_active_ns_.load(std::memory_order_relaxed);
+  return !closed_.load() && inflight_.load() == 0 && unsent_bytes_.load() == 0;
+}
+
+void TcpConnection::CloseIfIdle() {
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    int64_t last_active = 0;
+    // A call read since it was picked keeps it open (the table then holds
+    // one more than the limit until a connection closes).
+    if (self->Idle(&last_active)) self->DoClose();
+  });
+}
 
 void TcpConnection::Start() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
@@ -149,7 +202,7 @@ void TcpConnection::ReadMore() {
                            self->OnRead(ec, 0);
                            return;
                          }
-                         self->read_buf_.resize(kReadBufferSize);
+                         self->read_buf_.resize(kFirstReadBufferSize);
                          self->ReadMore();
                        });
     return;
@@ -237,6 +290,8 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
     return;
   }
   NoteReceived();
+  last_active_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
+  if (n == read_buf_.size() && n < kReadBufferSize) read_buf_.resize(kReadBufferSize);
   buffered_begin_ = 0;
   buffered_end_ = n;
   inline_budget_.Reset();
@@ -586,8 +641,9 @@ void TcpListener::Accept() {
       if (context_->Add(conn.get(), conn)) {
         conn->Start();
       } else {
-        NFS3D_LOG_WARNING("tcp: connection limit (%d) reached; refusing a client",
-                          context_->options().max_connections);
+        NFS3D_LOG_WARNING(
+            "tcp: connection limit (%d) reached and every connection is busy; refusing a client",
+            context_->options().max_connections);
         conn->CloseNow();
       }
     }

@@ -98,10 +98,15 @@ class TcpContext {
   // The server-wide bound on calls at the workers; null: unbounded.
   InflightLimit* limit() const { return limit_; }
 
-  // Admits a new connection unless max_connections are open.
+  // Admits a new connection. At max_connections it first closes the open
+  // connection that has been idle (no call in progress, no reply unsent) the
+  // longest, as knfsd does: clients reconnect transparently. Refuses the new
+  // one only when every open connection is busy.
   bool Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak);
   void Remove(TcpConnection* conn);
   size_t size() const;
+  // Connections closed to make room for new ones.
+  uint64_t evicted() const { return evicted_.load(std::memory_order_relaxed); }
   // Closes every open connection. Only while no io thread runs.
   void CloseAllNow();
 
@@ -112,6 +117,7 @@ class TcpContext {
   InflightLimit* limit_;
   mutable std::mutex mu_;
   std::unordered_map<TcpConnection*, std::weak_ptr<TcpConnection>> open_ ABSL_GUARDED_BY(mu_);
+  std::atomic<uint64_t> evicted_{0};
 };
 
 class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public EarlyAnswerer {
@@ -128,6 +134,12 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Shuts the connection down from outside the strand; only while no io
   // thread runs.
   void CloseNow() { DoClose(); }
+  // Idle: no call read whose reply is not yet written, nothing unsent. Its
+  // last read ended at *last_active (steady clock, ns).
+  bool Idle(int64_t* last_active) const;
+  // Closes the connection on its strand if it is still idle then (another
+  // connection needs its place).
+  void CloseIfIdle();
 
   // EarlyAnswerer: answers the call now through WorkerPools::late, on the
   // pool it runs on, and takes the rest of its metadata batch along.
@@ -274,6 +286,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   std::atomic<bool> reader_waiting_{false};  // FinishCalls must wake the reader
   std::atomic<size_t> inflight_{0};      // records read whose reply is not yet written (or dropped)
   std::atomic<size_t> unsent_bytes_{0};  // reply bytes queued or being written
+  std::atomic<int64_t> last_active_ns_{0};  // steady clock at the last read
   std::mutex write_mu_;
   std::deque<Reply> queue_ ABSL_GUARDED_BY(write_mu_);
   bool writer_busy_ ABSL_GUARDED_BY(write_mu_) = false;

@@ -1,12 +1,11 @@
 #include "rpc/gss/gss_identity.h"
 
 #include <gssapi/gssapi_ext.h>
-#include <grp.h>
-#include <pwd.h>
-#include <unistd.h>
 
+#include <optional>
 #include <string>
-#include <vector>
+
+#include "common/unix_accounts.h"
 
 namespace nfs3d::rpc::gss {
 namespace {
@@ -20,27 +19,12 @@ std::string BufferString(const gss_buffer_desc& b) {
 GssIdentity LocalUserIdentity(std::string_view principal, std::string_view name) {
   GssIdentity id;
   id.principal = std::string(principal);
-  const std::string user(name);
-  long size = sysconf(_SC_GETPW_R_SIZE_MAX);
-  std::vector<char> buf(size > 0 ? static_cast<size_t>(size) : 16384);
-  passwd pw{};
-  passwd* found = nullptr;
-  while (getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == ERANGE &&
-         buf.size() < (1u << 20)) {
-    buf.resize(buf.size() * 2);
-  }
-  if (found == nullptr) return id;
+  std::optional<UnixAccount> account = AccountByName(name);
+  if (!account) return id;
   id.mapped = true;
-  id.uid = pw.pw_uid;
-  id.gid = pw.pw_gid;
-  std::vector<gid_t> groups(32);
-  int n = static_cast<int>(groups.size());
-  while (getgrouplist(user.c_str(), pw.pw_gid, groups.data(), &n) < 0 &&
-         static_cast<size_t>(n) > groups.size()) {
-    groups.resize(static_cast<size_t>(n));
-  }
-  if (n > static_cast<int>(groups.size())) n = static_cast<int>(groups.size());
-  id.gids.assign(groups.begin(), groups.begin() + (n > 0 ? n : 0));
+  id.uid = account->uid;
+  id.gid = account->gid;
+  id.gids = std::move(account->groups);
   return id;
 }
 

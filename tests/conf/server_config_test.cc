@@ -53,9 +53,12 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(c.tcp_sendfile);
   EXPECT_EQ(c.tcp_splice_writes, 65536u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
-  EXPECT_EQ(c.max_connections, 1024u);
+  EXPECT_EQ(c.max_connections, 16384u);
   EXPECT_EQ(c.max_requests_per_connection, 64u);
   EXPECT_EQ(c.max_requests, 1024u);
+  EXPECT_FALSE(c.manage_gids);
+  EXPECT_EQ(c.manage_gids_ttl, 1800u);
+  EXPECT_EQ(c.manage_gids_cache, 65536u);
   EXPECT_EQ(c.tcp_sizes,
             (TransferSizes{1048576, 1048576, 1048576, 1048576, false}));
   // UDP preferred sizes follow the MTU unless set (32K while it is unknown).
@@ -156,6 +159,9 @@ portmapper = off
 max_connections = 10
 max_requests_per_connection = 8
 max_requests = 100
+manage_gids = on
+manage_gids_ttl = 60
+manage_gids_cache = 500
 
 [tcp]
 rsize_max = 512K
@@ -192,6 +198,9 @@ syslog = true
   EXPECT_EQ(c.max_connections, 10u);
   EXPECT_EQ(c.max_requests_per_connection, 8u);
   EXPECT_EQ(c.max_requests, 100u);
+  EXPECT_TRUE(c.manage_gids);
+  EXPECT_EQ(c.manage_gids_ttl, 60u);
+  EXPECT_EQ(c.manage_gids_cache, 500u);
   EXPECT_EQ(c.tcp_sizes, (TransferSizes{524288, 262144, 1048576, 65536, false}));
   EXPECT_FALSE(c.tcp_sendfile);
   EXPECT_EQ(c.udp_sizes.rsize_max, 64512u);

@@ -132,6 +132,31 @@ TEST_F(Nfs3Test, KerberosFlavorsFollowTheSecList) {
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3ERR_PERM);
 }
 
+// manage_gids: an AUTH_SYS caller runs with the groups the server's name
+// service gives its uid (root: uid 0 exists everywhere), not the list it sent;
+// its primary gid stays. Off: the list as sent.
+TEST_F(Nfs3Test, ManageGidsReplacesTheAuthSysGroupList) {
+  rpc::TransportInfo transport = FromLoopback(700);
+  rpc::CallContext ctx;
+  ctx.transport = &transport;
+  ctx.cred = rpc::Credential{.flavor = kAuthSys, .uid = 0, .gid = 5, .gids = {5, 1234}};
+  CallAuth auth;
+  ASSERT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3_OK);
+  EXPECT_EQ(auth.cred.groups, (std::vector<uint32_t>{5, 1234}));
+  server_->managed_gids().Configure({.enabled = true});
+  ASSERT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3_OK);
+  EXPECT_EQ(auth.cred.gid, 5u);
+  const std::vector<uint32_t> root_groups = auth.cred.groups;
+  EXPECT_FALSE(root_groups.empty());
+  EXPECT_EQ(std::count(root_groups.begin(), root_groups.end(), 1234u), 0);
+  EXPECT_EQ(std::count(root_groups.begin(), root_groups.end(), 0u), 1);  // root's group
+  // A uid nobody knows runs with no supplementary groups.
+  ctx.cred.uid = 3999999;
+  ASSERT_EQ(server_->Authorize(ctx, Root(kRwId), &auth), n3::NFS3_OK);
+  EXPECT_TRUE(auth.cred.groups.empty());
+  server_->managed_gids().Configure({.enabled = false});
+}
+
 TEST_F(Nfs3Test, UnlistedClientIsAcces) {
   EXPECT_EQ(client().Getattr(Root(kOtherId)).status, n3::NFS3ERR_ACCES);
   EXPECT_EQ(client().Lookup(Root(kOtherId), "x").status, n3::NFS3ERR_ACCES);

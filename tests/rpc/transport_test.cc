@@ -445,18 +445,43 @@ TEST_F(TransportTest, TcpRepliesOwedAfterClientHalfClose) {
   EXPECT_TRUE(c.WaitClosed());
 }
 
-TEST_F(TransportTest, TcpMaxConnections) {
+// At max_connections a newcomer takes the place of the connection that has
+// been idle the longest (knfsd's rule): that one is closed, the others and
+// the newcomer are served.
+TEST_F(TransportTest, TcpMaxConnectionsClosesTheLongestIdle) {
   RpcServerOptions opts;
-  opts.max_connections = 1;
+  opts.max_connections = 2;
   StartServer(opts);
   TcpClient a(AF_INET, tcp_port_);
   a.SendRecord(MakeCall(1, 0, ""));
   ASSERT_TRUE(a.ReadRecord().has_value());
   TcpClient b(AF_INET, tcp_port_);
+  b.SendRecord(MakeCall(2, 0, ""));
+  ASSERT_TRUE(b.ReadRecord().has_value());
+  a.SendRecord(MakeCall(3, 0, ""));  // a is now the more recently active
+  ASSERT_TRUE(a.ReadRecord().has_value());
+  TcpClient c(AF_INET, tcp_port_);
+  c.SendRecord(MakeCall(4, 0, ""));
+  ASSERT_TRUE(c.ReadRecord().has_value());
   EXPECT_TRUE(b.WaitClosed());
-  // The first connection still works.
-  a.SendRecord(MakeCall(2, 0, ""));
+  a.SendRecord(MakeCall(5, 0, ""));
   EXPECT_TRUE(a.ReadRecord().has_value());
+}
+
+// A connection with a call in progress is not closed for a newcomer; when
+// every connection is busy the newcomer is refused.
+TEST_F(TransportTest, TcpMaxConnectionsKeepsBusyConnections) {
+  RpcServerOptions opts;
+  opts.max_connections = 1;
+  StartServer(opts);
+  TcpClient a(AF_INET, tcp_port_);
+  a.SendRecord(MakeCall(1, 1500, "slow"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the call is running
+  TcpClient b(AF_INET, tcp_port_);
+  EXPECT_TRUE(b.WaitClosed());
+  auto reply = a.ReadRecord();
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->substr(4), "slow");
 }
 
 TEST_F(TransportTest, TcpLargeReply) {
