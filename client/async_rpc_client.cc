@@ -372,7 +372,7 @@ absl::Time AsyncRpcClient::NextTimer() const {
 }
 
 void AsyncRpcClient::Break(absl::Status why) {
-  if (broken_.ok()) broken_ = why;
+  if (broken_.ok()) broken_ = std::move(why);
   send_queue_.clear();
   std::unordered_map<uint32_t, Pending> pending = std::move(pending_);
   pending_.clear();

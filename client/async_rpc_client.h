@@ -84,7 +84,7 @@ class AsyncRpcClient {
                  absl::FunctionRef<void(xdr::Encoder&)> encode_args, ReplyCallback done);
   template <typename Args>
   uint32_t StartCall(uint32_t prog, uint32_t vers, uint32_t proc, const Args& args,
-                     ReplyCallback done) {
+                     ReplyCallback done) {  // NOLINT(performance-unnecessary-value-param): moved on
     return Start(prog, vers, proc, [&](xdr::Encoder& e) { Encode(e, args); }, std::move(done));
   }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "client/rpc_wire.h"
 #include "rpc/gss/gss_body.h"
@@ -37,7 +38,7 @@ absl::Status GssFailure(const char* what, OM_uint32 major, OM_uint32 minor) {
 
 absl::StatusOr<gss_name_t> ImportName(const std::string& name) {
   gss_buffer_desc text{name.size(), const_cast<char*>(name.data())};
-  const bool hostbased = name.find('@') != std::string::npos && name.find('/') == std::string::npos;
+  const bool hostbased = absl::StrContains(name, "@") && !absl::StrContains(name, "/");
   gss_name_t out = GSS_C_NO_NAME;
   OM_uint32 minor = 0;
   OM_uint32 major = gss_import_name(

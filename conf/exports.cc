@@ -695,7 +695,7 @@ absl::StatusOr<ExportTable> LoadExports(const std::string& path) {
   return ParseExports(*text, path);
 }
 
-ExportTable MakeQuickExport(std::string dir) {
+ExportTable MakeQuickExport(const std::string& dir) {
   std::error_code ec;
   std::filesystem::path p = std::filesystem::absolute(dir, ec);
   std::string abs = ec ? dir : p.lexically_normal().string();

@@ -192,7 +192,7 @@ absl::StatusOr<ExportTable> LoadExports(const std::string& path);
 // For "--export DIR": DIR (made absolute) exported to "*" with rw, insecure
 // (so unprivileged user-space clients such as libnfs can mount) and the
 // default root_squash.
-ExportTable MakeQuickExport(std::string dir);
+ExportTable MakeQuickExport(const std::string& dir);
 
 // Lexical normalisation of an absolute path: collapses "//" and drops a
 // trailing '/'. Returns nullopt for relative paths and "." / ".." components.

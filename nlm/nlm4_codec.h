@@ -20,10 +20,13 @@ inline nlm4_stats ToV1Stat(nlm4_stats s) {
 }
 
 // Describes a v4 type and its v1/v3 twin at once; kWide is true for v4.
+// T4 and T1 are type names, which cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define NFS3D_NLM_XDR(T4, T1)                                                              \
   template <typename V, typename S, bool kWide = std::same_as<std::remove_const_t<S>, T4>> \
     requires xdr::OneOf<std::remove_const_t<S>, T4, T1>                                    \
   void Xdr(V& v, S& x)
+// NOLINTEND(bugprone-macro-parentheses)
 
 namespace fields {
 

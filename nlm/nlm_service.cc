@@ -187,9 +187,10 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
   absl::MutexLock lock(&mu_);
   res.stat = NoteHost(ctx, owner.host, monitored);
   if (res.stat != NLM4_GRANTED) return res;
+  // By `target`, not its bindings: clang before 16 cannot capture those.
   auto same_request = [&](const auto& r) {
-    return r.file == file && r.owner == owner && r.first == first && r.last == last &&
-           r.exclusive == args.exclusive;
+    return r.file == target.file && r.owner == target.owner && r.first == target.first &&
+           r.last == target.last && r.exclusive == args.exclusive;
   };
   switch (LockMirrored(file, owner, first, last, args.exclusive)) {
     case LockResult::kGranted:
@@ -261,9 +262,10 @@ nlm4_res NlmService::Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& ar
   res.stat = ResolveLock(resolver_, ctx, args.alock, &target);
   if (res.stat != NLM4_GRANTED) return res;
   const auto& [file, owner, first, last] = target;
+  // By `target`, not its bindings: clang before 16 cannot capture those.
   auto same_request = [&](const auto& r) {
-    return r.file == file && r.owner == owner && r.first == first && r.last == last &&
-           r.exclusive == args.exclusive;
+    return r.file == target.file && r.owner == target.owner && r.first == target.first &&
+           r.last == target.last && r.exclusive == args.exclusive;
   };
   absl::MutexLock lock(&mu_);
   size_t before = blocked_.size();

@@ -8,5 +8,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
 [ -f "$BUILD_DIR/compile_commands.json" ] ||
   { echo "check-tidy: no $BUILD_DIR/compile_commands.json (scripts/build.sh makes it)" >&2; exit 2; }
-filter=${1:-"$REPO/(common|xdr|stats|rpc|vfs|conf|nfsd|nlm|client|daemon|tools)/.*\.cc$"}
-run-clang-tidy-14 -quiet -p "$BUILD_DIR" -j "${JOBS:-$(nproc)}" "$filter"
+layers="(common|xdr|stats|rpc|vfs|conf|nfsd|nlm|client|daemon|tools)"
+filter=${1:-"$REPO/$layers/.*\.cc$"}
+run-clang-tidy-14 -quiet -p "$BUILD_DIR" -j "${JOBS:-$(nproc)}" \
+  -header-filter "^$REPO/$layers/" "$filter"

@@ -33,7 +33,7 @@ enum Proc : uint32_t {
 
 // A status enum listed once, as X(name, value) entries, gives the enum and
 // StatusName() (e.g. "NFS3ERR_NOENT") for messages.
-#define NFS3D_ENUMERATOR(name, value) name = value,
+#define NFS3D_ENUMERATOR(name, value) name = (value),
 #define NFS3D_NAME_CASE(name, value) \
   case name:                         \
     return #name;

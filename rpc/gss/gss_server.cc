@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "rpc/gss/gss_body.h"
@@ -51,7 +52,7 @@ absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions op
   OM_uint32 minor = 0;
   gss_name_t name = GSS_C_NO_NAME;
   if (!options.principal.empty()) {
-    const bool hostbased = options.principal.find('/') == std::string::npos;
+    const bool hostbased = !absl::StrContains(options.principal, "/");
     gss_buffer_desc text{options.principal.size(), options.principal.data()};
     OM_uint32 major = gss_import_name(
         &minor, &text, hostbased ? GSS_C_NT_HOSTBASED_SERVICE : GSS_KRB5_NT_PRINCIPAL_NAME,

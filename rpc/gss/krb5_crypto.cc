@@ -271,7 +271,7 @@ absl::StatusOr<UsageKeys> UsageKeys::Derive(absl::Span<const uint8_t> base, uint
   if (!c.ok()) return c.status();
   if (!i.ok()) return i.status();
   if (!e.ok()) return e.status();
-  return UsageKeys(std::move(*c), std::move(*i), std::move(*e));
+  return UsageKeys(*c, *i, std::move(*e));
 }
 
 bool UsageKeys::Checksum(Pieces pieces, uint8_t out[kChecksumLen]) const {

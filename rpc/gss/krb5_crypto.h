@@ -137,8 +137,9 @@ class UsageKeys {
   bool Decrypt(absl::Span<uint8_t> data, const uint8_t mac[kChecksumLen]) const;
 
  private:
-  UsageKeys(HmacSha1 kc, HmacSha1 ki, AesCts ke)
-      : kc_(std::move(kc)), ki_(std::move(ki)), ke_(std::move(ke)) {}
+  // HmacSha1 is copied (it has no move); AesCts is moved.
+  UsageKeys(const HmacSha1& kc, const HmacSha1& ki, AesCts ke)
+      : kc_(kc), ki_(ki), ke_(std::move(ke)) {}
   HmacSha1 kc_;
   HmacSha1 ki_;
   AesCts ke_;

@@ -80,14 +80,17 @@ const Procedure kV1[] = {
     {0, "NULL", Null},
 };
 const Procedure kV2[] = {
-    {0, "NULL", Null},
-    {1, "ECHO", kEcho},                   // idempotent
-    {2, "MISSING", nullptr},              // PROC_UNAVAIL
-    {3, "SYSERR", SystemErr, false},      //
-    {4, "DROP", Drop, false},             //
-    {5, "ECHO_ONCE", kEcho, false, true}, // non-idempotent: cached
-    {6, "BLOCK", kBlock, false, true},    // non-idempotent, waits
-    {7, "TOOWEAK", TooWeak, false},       // refuses at the RPC level
+    {.number = 0, .name = "NULL", .run = Null},
+    {.number = 1, .name = "ECHO", .run = kEcho},
+    {.number = 2, .name = "MISSING", .run = nullptr},  // PROC_UNAVAIL
+    {.number = 3, .name = "SYSERR", .run = SystemErr, .idempotent = false},
+    {.number = 4, .name = "DROP", .run = Drop, .idempotent = false},
+    // Non-idempotent: cached.
+    {.number = 5, .name = "ECHO_ONCE", .run = kEcho, .idempotent = false, .modifies = true},
+    // Non-idempotent, waits.
+    {.number = 6, .name = "BLOCK", .run = kBlock, .idempotent = false, .modifies = true},
+    // Refuses at the RPC level.
+    {.number = 7, .name = "TOOWEAK", .run = TooWeak, .idempotent = false},
 };
 
 class DispatcherTest : public ::testing::Test {

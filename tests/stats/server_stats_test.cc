@@ -69,9 +69,14 @@ ProcResult Write(void*, const rpc::CallContext&, xdr::Decoder& args, xdr::Encode
 }
 
 const rpc::Procedure kProcs[] = {
-    {0, "NULL", Null},       {1, "OK", Ok},          {2, "NOENT", NoEnt},
-    {3, "GARBAGE", Garbage}, {4, "MAKE", Ok, false}, {5, "DROP", Drop},
-    {6, "READ", Read},       {7, "WRITE", Write},
+    {.number = 0, .name = "NULL", .run = Null},
+    {.number = 1, .name = "OK", .run = Ok},
+    {.number = 2, .name = "NOENT", .run = NoEnt},
+    {.number = 3, .name = "GARBAGE", .run = Garbage},
+    {.number = 4, .name = "MAKE", .run = Ok, .idempotent = false},
+    {.number = 5, .name = "DROP", .run = Drop},
+    {.number = 6, .name = "READ", .run = Read},
+    {.number = 7, .name = "WRITE", .run = Write},
 };
 
 std::string Call(uint32_t xid, uint32_t prog, uint32_t proc, uint32_t arg = 0) {

@@ -258,6 +258,7 @@ pid_t Lab::Spawn(const std::string& name, const std::vector<std::string>& argv,
     dup2(out, 1);
     dup2(out, 2);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());

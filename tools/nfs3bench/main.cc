@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/version.h"
@@ -177,7 +178,7 @@ bool BuildConfig(const CommandLine& cl, SweepConfig* c, std::string* error) {
     return false;
   }
   c->dir_name = cl.Get("dir", absl::StrCat("nfs3bench.", getpid()));
-  if (c->dir_name.empty() || c->dir_name.find('/') != std::string::npos) {
+  if (c->dir_name.empty() || absl::StrContains(c->dir_name, "/")) {
     return *error = "--dir: a single name", false;
   }
   c->keep = cl.Has("keep");

@@ -34,6 +34,7 @@ int RunCommand(const std::vector<std::string>& argv, absl::Duration limit, std::
     dup2(pipefd[1], 1);
     dup2(pipefd[1], 2);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());

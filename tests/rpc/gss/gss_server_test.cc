@@ -68,7 +68,7 @@ ProcResult MaySplice(void*, const CallContext& ctx, xdr::Decoder&, xdr::Encoder&
 const Procedure kProcs[] = {
     {0, "NULL", Null},
     {1, "WHOAMI", WhoAmI},
-    {2, "BUMP", Bump, /*idempotent=*/false},
+    {.number = 2, .name = "BUMP", .run = Bump, .idempotent = false},
     {3, "FILE", FileBacked},
     {4, "MAYSPLICE", MaySplice},
 };
