@@ -16,7 +16,7 @@ namespace nfs3d {
 struct UnixAccount {
   std::string name;
   uint32_t uid = 0;
-  uint32_t gid = 0;             // primary group
+  uint32_t gid = 0;              // primary group
   std::vector<uint32_t> groups;  // getgrouplist: the primary group and every other
 };
 

@@ -30,7 +30,8 @@ const conf::Export* ExportOfPath(const conf::ExportTable& table, std::string_vie
 bool MayAsk(const vfs::Cred& cred, rquota::QuotaType type, uint32_t id) {
   if (cred.uid == 0) return true;
   if (type == rquota::kUserQuota) return cred.uid == id;
-  return cred.gid == id || std::find(cred.groups.begin(), cred.groups.end(), id) != cred.groups.end();
+  return cred.gid == id ||
+         std::find(cred.groups.begin(), cred.groups.end(), id) != cred.groups.end();
 }
 
 // struct rquota counts in 32 bits; like rpc.rquotad, a larger figure doubles
@@ -59,8 +60,8 @@ rquota::Rquota ToRquota(const vfs::Quota& q) {
   return r;
 }
 
-void GetQuota(const NfsServer& nfs, const rpc::CallContext& ctx,
-              const rquota::GetQuotaArgs& args, GetQuotaRes* res) {
+void GetQuota(const NfsServer& nfs, const rpc::CallContext& ctx, const rquota::GetQuotaArgs& args,
+              GetQuotaRes* res) {
   res->status = rquota::Q_EPERM;
   if (ctx.transport == nullptr) return;
   std::shared_ptr<const conf::ExportTable> table = nfs.exports();

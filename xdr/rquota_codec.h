@@ -31,8 +31,8 @@ NFS3D_XDR(GetQuotaRes) {
   if (x.status == Q_OK) v(x.rquota);
 }
 NFS3D_XDR(SqDqblk) {
-  v(x.bhardlimit, x.bsoftlimit, x.curblocks, x.fhardlimit, x.fsoftlimit, x.curfiles,
-    x.btimeleft, x.ftimeleft);
+  v(x.bhardlimit, x.bsoftlimit, x.curblocks, x.fhardlimit, x.fsoftlimit, x.curfiles, x.btimeleft,
+    x.ftimeleft);
 }
 NFS3D_XDR(SetQuotaArgsV1) { v(x.qcmd, xdr::Bounded(x.path, kPathLen), x.id, x.dqblk); }
 NFS3D_XDR(SetQuotaArgsV2) {

@@ -19,7 +19,11 @@ inline constexpr uint32_t kPathLen = 1024;  // RQ_PATHLEN
 inline constexpr uint32_t kBlockSize = 1024;
 
 enum Proc : uint32_t {
-  kNull = 0, kGetQuota = 1, kGetActiveQuota = 2, kSetQuota = 3, kSetActiveQuota = 4,
+  kNull = 0,
+  kGetQuota = 1,
+  kGetActiveQuota = 2,
+  kSetQuota = 3,
+  kSetActiveQuota = 4,
 };
 
 // gqa_type of version 2 (<sys/quota.h> USRQUOTA, GRPQUOTA).

@@ -19,8 +19,9 @@
 #include <utility>
 #include <vector>
 
-#include "conf/exports.h"
 #include "gtest/gtest.h"
+
+#include "conf/exports.h"
 #include "nfsd/nfs_server.h"
 #include "tests/nfsd/nfs3_test_client.h"
 #include "vfs/backend_router.h"
@@ -120,16 +121,17 @@ class RquotaTest : public ::testing::Test {
   rq::GetQuotaRes Ask(int version, const std::string& path, uint32_t type, uint32_t id) {
     Nfs3TestClient& client = version == 1 ? *v1_client_ : *v2_client_;
     std::string reply;
-    EXPECT_EQ(client.Run(rq::kGetQuota,
-                         [&](xdr::Encoder& e) {
-                           rq::GetQuotaArgs args{path, type, static_cast<int32_t>(id)};
-                           if (version == 1) {
-                             Encode(e, rq::GetQuotaArgsV1{args});
-                           } else {
-                             Encode(e, rq::GetQuotaArgsV2{args});
-                           }
-                         },
-                         &reply),
+    EXPECT_EQ(client.Run(
+                  rq::kGetQuota,
+                  [&](xdr::Encoder& e) {
+                    rq::GetQuotaArgs args{path, type, static_cast<int32_t>(id)};
+                    if (version == 1) {
+                      Encode(e, rq::GetQuotaArgsV1{args});
+                    } else {
+                      Encode(e, rq::GetQuotaArgsV2{args});
+                    }
+                  },
+                  &reply),
               rpc::ProcResult::kSuccess);
     xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply.data()), reply.size());
     rq::GetQuotaRes res;
@@ -212,18 +214,19 @@ TEST_F(RquotaTest, SetQuotaIsRefused) {
   for (int version : {1, 2}) {
     Nfs3TestClient& client = version == 1 ? *v1_client_ : *v2_client_;
     std::string reply;
-    ASSERT_EQ(client.Run(rq::kSetQuota,
-                         [&](xdr::Encoder& e) {
-                           rq::SetQuotaArgs args;
-                           args.path = Path("quota");
-                           args.id = kUser;
-                           if (version == 1) {
-                             Encode(e, rq::SetQuotaArgsV1{args});
-                           } else {
-                             Encode(e, rq::SetQuotaArgsV2{args});
-                           }
-                         },
-                         &reply),
+    ASSERT_EQ(client.Run(
+                  rq::kSetQuota,
+                  [&](xdr::Encoder& e) {
+                    rq::SetQuotaArgs args;
+                    args.path = Path("quota");
+                    args.id = kUser;
+                    if (version == 1) {
+                      Encode(e, rq::SetQuotaArgsV1{args});
+                    } else {
+                      Encode(e, rq::SetQuotaArgsV2{args});
+                    }
+                  },
+                  &reply),
               rpc::ProcResult::kSuccess);
     xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply.data()), reply.size());
     rq::GetQuotaRes res;
@@ -234,30 +237,30 @@ TEST_F(RquotaTest, SetQuotaIsRefused) {
 
 TEST_F(RquotaTest, ArgumentsThatDoNotDecodeAreGarbage) {
   std::string reply;
-  EXPECT_EQ(v2_client_->Run(rq::kGetQuota, [](xdr::Encoder& e) { e.U32(4); }, &reply),
+  EXPECT_EQ(v2_client_->Run(
+                rq::kGetQuota, [](xdr::Encoder& e) { e.U32(4); }, &reply),
             rpc::ProcResult::kGarbageArgs);
   // Version 2 with a quota type that is neither user nor group.
-  EXPECT_EQ(v2_client_->Run(rq::kGetQuota,
-                            [](xdr::Encoder& e) {
-                              Encode(e, rq::GetQuotaArgsV2{{"/x", rq::kUserQuota, 1}});
-                            },
-                            &reply),
+  EXPECT_EQ(v2_client_->Run(
+                rq::kGetQuota,
+                [](xdr::Encoder& e) {
+                  Encode(e, rq::GetQuotaArgsV2{{"/x", rq::kUserQuota, 1}});
+                },
+                &reply),
             rpc::ProcResult::kSuccess);
-  EXPECT_EQ(v2_client_->Run(rq::kGetQuota,
-                            [](xdr::Encoder& e) {
-                              e.U32(2);
-                              e.U32(0x2f780000);  // "/x" padded
-                              e.U32(7);           // type
-                              e.U32(1);
-                            },
-                            &reply),
+  EXPECT_EQ(v2_client_->Run(
+                rq::kGetQuota,
+                [](xdr::Encoder& e) {
+                  e.U32(2);
+                  e.U32(0x2f780000);  // "/x" padded
+                  e.U32(7);           // type
+                  e.U32(1);
+                },
+                &reply),
             rpc::ProcResult::kGarbageArgs);
   // A path over RQ_PATHLEN.
-  EXPECT_EQ(v2_client_->Run(rq::kGetQuota,
-                            [](xdr::Encoder& e) {
-                              e.U32(rq::kPathLen + 1);
-                            },
-                            &reply),
+  EXPECT_EQ(v2_client_->Run(
+                rq::kGetQuota, [](xdr::Encoder& e) { e.U32(rq::kPathLen + 1); }, &reply),
             rpc::ProcResult::kGarbageArgs);
 }
 

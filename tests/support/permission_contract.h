@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+
 #include "vfs/backend.h"
 #include "vfs/posix_acl.h"
 #include "vfs/vfs_error.h"
@@ -80,7 +81,9 @@ inline uint32_t GrantedBits(const vfs::Cred& cred, uint32_t uid, uint32_t gid,
   }
   for (const vfs::AclEntry& e : acl) {
     switch (e.tag) {
-      case vfs::kAclUserObj: user_obj = e.perm; break;
+      case vfs::kAclUserObj:
+        user_obj = e.perm;
+        break;
       case vfs::kAclUser:
         if (e.id == cred.uid) named_user = e.perm;
         break;
@@ -90,8 +93,11 @@ inline uint32_t GrantedBits(const vfs::Cred& cred, uint32_t uid, uint32_t gid,
       case vfs::kAclGroup:
         if (InGroup(cred, e.id)) group_matched = true, group_bits |= e.perm;
         break;
-      case vfs::kAclOther: other = e.perm; break;
-      default: break;
+      case vfs::kAclOther:
+        other = e.perm;
+        break;
+      default:
+        break;
     }
   }
   if (cred.uid == uid) return user_obj;
@@ -140,8 +146,7 @@ inline std::string AclString(const vfs::Acl& acl) {
   std::string out;
   for (const vfs::AclEntry& e : acl) {
     absl::StrAppend(&out, out.empty() ? "" : ",", absl::Hex(e.tag), ":",
-                    e.id == vfs::kAclUndefinedId ? std::string() : absl::StrCat(e.id), ":",
-                    e.perm);
+                    e.id == vfs::kAclUndefinedId ? std::string() : absl::StrCat(e.id), ":", e.perm);
   }
   return out;
 }
@@ -153,8 +158,7 @@ inline std::optional<vfs::FileHandle> MakeFile(vfs::Backend& backend, const vfs:
   vfs::SetAttributes attrs;
   attrs.mode = 0600;
   vfs::Wcc wcc;
-  auto created =
-      backend.Create(kRootCred, dir, name, vfs::CreateMode::kGuarded, attrs, {}, &wcc);
+  auto created = backend.Create(kRootCred, dir, name, vfs::CreateMode::kGuarded, attrs, {}, &wcc);
   EXPECT_TRUE(created.ok()) << name << ": " << created.status();
   if (!created.ok()) return std::nullopt;
   if (!data.empty()) {
@@ -192,8 +196,8 @@ inline void Own(vfs::Backend& backend, const vfs::FileHandle& fh, uint32_t uid, 
   EXPECT_TRUE(backend.SetAttr(kRootCred, fh, bits, std::nullopt, &wcc).ok());
 }
 
-inline absl::Status WriteAs(vfs::Backend& backend, const vfs::Cred& cred,
-                            const vfs::FileHandle& fh, const std::string& data) {
+inline absl::Status WriteAs(vfs::Backend& backend, const vfs::Cred& cred, const vfs::FileHandle& fh,
+                            const std::string& data) {
   vfs::Wcc wcc;
   auto written = backend.Write(
       cred, fh, 0, absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(data.data()), data.size()),
@@ -238,8 +242,8 @@ inline uint32_t ModeOf(vfs::Backend& backend, const vfs::FileHandle& fh) {
 
 // Checks every caller's ACCESS, READ, WRITE and truncation of one file
 // against the POSIX rules; `acl` is the file's access ACL.
-inline void CheckFileForEveryCaller(vfs::Backend& backend, const vfs::FileHandle& fh,
-                                    uint32_t mode, const vfs::Acl& acl) {
+inline void CheckFileForEveryCaller(vfs::Backend& backend, const vfs::FileHandle& fh, uint32_t mode,
+                                    const vfs::Acl& acl) {
   const std::string content = "data";
   for (const Caller& caller : Callers()) {
     SCOPED_TRACE(absl::StrCat(caller.role, " (uid ", caller.cred.uid, ")"));
@@ -247,8 +251,7 @@ inline void CheckFileForEveryCaller(vfs::Backend& backend, const vfs::FileHandle
     auto access = backend.Access(caller.cred, fh, kAccessAll, nullptr);
     ASSERT_TRUE(access.ok()) << access.status();
     EXPECT_EQ(access->granted, want.access)
-        << absl::StrFormat("ACCESS granted 0x%x, POSIX grants 0x%x", access->granted,
-                           want.access);
+        << absl::StrFormat("ACCESS granted 0x%x, POSIX grants 0x%x", access->granted, want.access);
     absl::Status read_status = ReadAs(backend, caller.cred, fh);
     EXPECT_EQ(read_status.ok(), want.read) << "READ: " << read_status;
     if (!want.read) EXPECT_EQ(vfs::ErrnoOf(read_status), EACCES) << read_status;
@@ -308,28 +311,32 @@ inline void CheckAclMatrix(vfs::Backend& backend, const vfs::FileHandle& scratch
     vfs::Acl acl;
   };
   const std::vector<Case> cases = {
-      {"named user rw, named group w", 0660,
+      {"named user rw, named group w",
+       0660,
        {{vfs::kAclUserObj, vfs::kAclUndefinedId, 6},
         {vfs::kAclUser, kNamedUser, 6},
         {vfs::kAclGroupObj, vfs::kAclUndefinedId, 4},
         {vfs::kAclGroup, kNamedGroup, 2},
         {vfs::kAclMask, vfs::kAclUndefinedId, 6},
         {vfs::kAclOther, vfs::kAclUndefinedId, 0}}},
-      {"mask r limits the named entries", 0640,
+      {"mask r limits the named entries",
+       0640,
        {{vfs::kAclUserObj, vfs::kAclUndefinedId, 6},
         {vfs::kAclUser, kNamedUser, 7},
         {vfs::kAclGroupObj, vfs::kAclUndefinedId, 0},
         {vfs::kAclGroup, kNamedGroup, 6},
         {vfs::kAclMask, vfs::kAclUndefinedId, 4},
         {vfs::kAclOther, vfs::kAclUndefinedId, 0}}},
-      {"owning group none, other rw: group members denied", 0616,
+      {"owning group none, other rw: group members denied",
+       0616,
        {{vfs::kAclUserObj, vfs::kAclUndefinedId, 6},
         {vfs::kAclUser, kNamedUser, 0},
         {vfs::kAclGroupObj, vfs::kAclUndefinedId, 0},
         {vfs::kAclGroup, kNamedGroup, 1},
         {vfs::kAclMask, vfs::kAclUndefinedId, 1},
         {vfs::kAclOther, vfs::kAclUndefinedId, 6}}},
-      {"write-only through the named group", 0620,
+      {"write-only through the named group",
+       0620,
        {{vfs::kAclUserObj, vfs::kAclUndefinedId, 6},
         {vfs::kAclGroupObj, vfs::kAclUndefinedId, 0},
         {vfs::kAclGroup, kNamedGroup, 2},
@@ -367,11 +374,12 @@ inline void CheckSetgidInheritance(vfs::Backend& backend, const vfs::FileHandle&
                                 {vfs::kAclOther, vfs::kAclUndefinedId, 5}};
   for (bool with_default_acl : {false, true}) {
     for (const vfs::Cred& creator : {outsider, member}) {
-      const std::string parent_name = absl::StrCat("sgid", with_default_acl ? "-acl-" : "-",
-                                                   creator.uid);
+      const std::string parent_name =
+          absl::StrCat("sgid", with_default_acl ? "-acl-" : "-", creator.uid);
       SCOPED_TRACE(absl::StrCat(parent_name, with_default_acl ? " (default ACL)" : "",
                                 ", creator uid ", creator.uid));
-      std::optional<vfs::FileHandle> parent = MakeDir(backend, kRootCred, scratch, parent_name, 0777);
+      std::optional<vfs::FileHandle> parent =
+          MakeDir(backend, kRootCred, scratch, parent_name, 0777);
       ASSERT_TRUE(parent.has_value());
       Own(backend, *parent, 0, kGroup, 02777);
       ASSERT_EQ(ModeOf(backend, *parent), 02777u);
@@ -449,18 +457,19 @@ inline void CheckWriteClearsSetuid(vfs::Backend& backend, const vfs::FileHandle&
     uint32_t after;
   };
   const Case cases[] = {
-      {04777, &other, false, 0777},  {02777, &other, false, 0777},
-      {06777, &other, false, 0777},  {02767, &other, false, 0767},
-      {02767, &member, false, 02767}, {02777, &member, false, 0777},
-      {04777, &owner, false, 0777},  {06755, &owner, false, 0755},
-      {04777, &other, true, 0777},   {02777, &other, true, 0777},
+      {04777, &other, false, 0777},      {02777, &other, false, 0777},
+      {06777, &other, false, 0777},      {02767, &other, false, 0767},
+      {02767, &member, false, 02767},    {02777, &member, false, 0777},
+      {04777, &owner, false, 0777},      {06755, &owner, false, 0755},
+      {04777, &other, true, 0777},       {02777, &other, true, 0777},
       {04777, &kRootCred, false, 04777}, {06777, &kRootCred, true, 06777},
   };
   int i = 0;
   for (const Case& c : cases) {
     SCOPED_TRACE(absl::StrCat("mode ", ModeString(c.mode), c.truncate ? " truncated" : " written",
                               " by uid ", c.who->uid));
-    std::optional<vfs::FileHandle> fh = MakeFile(backend, scratch, absl::StrCat("suid", i++), "data");
+    std::optional<vfs::FileHandle> fh =
+        MakeFile(backend, scratch, absl::StrCat("suid", i++), "data");
     ASSERT_TRUE(fh.has_value());
     Own(backend, *fh, kOwner, kGroup, c.mode);
     ASSERT_EQ(ModeOf(backend, *fh), c.mode);
@@ -495,7 +504,8 @@ inline void CheckChownToOwnGroups(vfs::Backend& backend, const vfs::FileHandle& 
   // Nor may anyone but the owner change the group.
   vfs::SetAttributes mine;
   mine.gid = 3004;
-  EXPECT_EQ(vfs::ErrnoOf(backend.SetAttr({3004, 3004, {3004}}, *fh, mine, std::nullopt, &wcc)), EPERM);
+  EXPECT_EQ(vfs::ErrnoOf(backend.SetAttr({3004, 3004, {3004}}, *fh, mine, std::nullopt, &wcc)),
+            EPERM);
 }
 
 // A directory moved to another parent takes its ".." link along: the old

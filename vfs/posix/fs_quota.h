@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+
 #include "vfs/backend.h"
 
 namespace nfs3d::vfs {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/permission_contract.h"
 #include "tests/support/temp_dir.h"
 #include "vfs/posix/posix_backend.h"
