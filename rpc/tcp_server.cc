@@ -66,12 +66,11 @@ bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
       // The scan is O(connections), paid only by a newcomer at the limit.
       int64_t oldest = INT64_MAX;
       for (const auto& [raw, open_weak] : open_) {
+        std::shared_ptr<TcpConnection> alive = open_weak.lock();  // not one being destroyed
         int64_t last_active = 0;
-        if (raw->Idle(&last_active) && last_active < oldest) {
-          if (std::shared_ptr<TcpConnection> alive = open_weak.lock()) {
-            oldest = last_active;
-            victim = std::move(alive);
-          }
+        if (alive != nullptr && alive->Idle(&last_active) && last_active < oldest) {
+          oldest = last_active;
+          victim = std::move(alive);
         }
       }
       if (victim == nullptr) return false;
