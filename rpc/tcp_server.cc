@@ -59,19 +59,24 @@ void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, sockl
 }  // namespace
 
 bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
-  std::shared_ptr<TcpConnection> victim;
+  // References taken while the table is locked are dropped after it is
+  // unlocked: dropping the last one runs the destructor, which locks it.
+  std::vector<std::shared_ptr<TcpConnection>> looked_at;
+  TcpConnection* victim = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (open_.size() >= options_.max_connections) {
       // The scan is O(connections), paid only by a newcomer at the limit.
+      looked_at.reserve(open_.size());
       int64_t oldest = INT64_MAX;
       for (const auto& [raw, open_weak] : open_) {
         std::shared_ptr<TcpConnection> alive = open_weak.lock();  // not one being destroyed
         int64_t last_active = 0;
         if (alive != nullptr && alive->Idle(&last_active) && last_active < oldest) {
           oldest = last_active;
-          victim = std::move(alive);
+          victim = alive.get();
         }
+        if (alive != nullptr) looked_at.push_back(std::move(alive));
       }
       if (victim == nullptr) return false;
     }
@@ -87,7 +92,7 @@ bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
           "(%d times so far; clients reconnect)",
           options_.max_connections, n);
     }
-    victim->CloseIfIdle();
+    victim->CloseIfIdle();  // looked_at keeps it alive until here
   }
   return true;
 }
