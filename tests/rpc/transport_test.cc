@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -482,6 +483,37 @@ TEST_F(TransportTest, TcpMaxConnectionsKeepsBusyConnections) {
   auto reply = a.ReadRecord();
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(reply->substr(4), "slow");
+}
+
+// Clients keep arriving at a small limit, from several threads at once:
+// connections are closed for newcomers while others make calls and leave.
+// Every call either gets its reply or finds its connection closed (a client
+// reconnects then); the server neither crashes nor stops answering.
+TEST_F(TransportTest, TcpConnectionChurnAtTheLimit) {
+  RpcServerOptions opts;
+  opts.max_connections = 4;
+  StartServer(opts);
+  std::atomic<int> answered{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      // Each thread keeps its last three connections open: 12 want room.
+      std::deque<std::unique_ptr<TcpClient>> open;
+      for (int i = 0; i < 40; ++i) {
+        open.push_back(std::make_unique<TcpClient>(AF_INET, tcp_port_));
+        open.back()->SendRecord(MakeCall(static_cast<uint32_t>(t * 1000 + i), 0, "x"));
+        if (open.back()->ReadRecord().has_value()) ++answered;
+        if (open.size() > 3) open.pop_front();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_GT(answered.load(), 0);
+  TcpClient last(AF_INET, tcp_port_);
+  last.SendRecord(MakeCall(99999, 0, "still here"));
+  auto reply = last.ReadRecord();
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(reply->substr(4), "still here");
 }
 
 TEST_F(TransportTest, TcpLargeReply) {
