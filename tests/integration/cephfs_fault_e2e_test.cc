@@ -231,6 +231,11 @@ TEST_F(CephfsFaultTest, StoppedOsdMakesCommitJukeboxAndChangesTheVerifier) {
   ASSERT_EQ(before.size(), 8u);
 
   Pause("osd");
+  // Written again now: the client may have flushed the first write by itself
+  // (dirty data ages out after 5 s, and pausing takes a while on a loaded
+  // machine), and the COMMIT must find data that only the OSD can take. Its
+  // status does not matter: buffered, or JUKEBOX if the stall reached it.
+  Write(fh, data, nfs3::UNSTABLE);
   const absl::Time stopped = absl::Now();
   EXPECT_EQ(StatusOf(commit()), static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
   std::printf("OSD stopped: COMMIT answered JUKEBOX after %.1f s\n", SecondsSince(stopped));
