@@ -214,11 +214,12 @@ TEST_F(RquotaTest, SetQuotaIsRefused) {
   for (int version : {1, 2}) {
     Nfs3TestClient& client = version == 1 ? *v1_client_ : *v2_client_;
     std::string reply;
+    const std::string path = Path("quota");  // the arguments borrow it
     ASSERT_EQ(client.Run(
                   rq::kSetQuota,
                   [&](xdr::Encoder& e) {
                     rq::SetQuotaArgs args;
-                    args.path = Path("quota");
+                    args.path = path;
                     args.id = kUser;
                     if (version == 1) {
                       Encode(e, rq::SetQuotaArgsV1{args});
