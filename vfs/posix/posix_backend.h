@@ -10,7 +10,7 @@
 // under the caller's fsuid/fsgid/groups (ScopedCredentials) relative to the
 // resolved O_PATH descriptor, so the kernel checks permissions.
 //
-// Decisions (see the .cc for details):
+// Decisions (details in posix_backend_impl.h and the files it names):
 //  - Export containment: a resolved object must be on the export's file system
 //    (st_dev and mount id). For an export that is a sub-directory of its file
 //    system, directories are also checked by walking ".." up to the export
