@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "conf/exports.h"
 #include "conf/server_config.h"
 

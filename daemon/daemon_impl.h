@@ -1,0 +1,178 @@
+// The inside of Daemon: the parts it assembles and the steps that set them
+// up. daemon.cc creates, starts, reloads and stops them; daemon_impl.cc adds
+// exports and backends and sets up transports and the portmapper;
+// daemon_locks.cc the lock manager; daemon_metrics.cc /metrics and the
+// control socket. Only for daemon/.
+#ifndef NFS3D_DAEMON_DAEMON_IMPL_H_
+#define NFS3D_DAEMON_DAEMON_IMPL_H_
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+#include "common/log.h"
+#include "daemon/daemon.h"
+#include "daemon/early_answers.h"
+#include "daemon/hostname_resolver.h"
+#include "nfsd/mount_program.h"
+#include "nfsd/nfs3_program.h"
+#include "nfsd/nfs_server.h"
+#include "nfsd/nfsacl_program.h"
+#include "nfsd/nlm_file_resolver.h"
+#include "nfsd/rquota_program.h"
+#include "nlm/cluster_grace.h"
+#include "nlm/cluster_lock_mirror.h"
+#include "nlm/nlm_program.h"
+#include "nlm/nsm_program.h"
+#include "nlm/ofd_lock_mirror.h"
+#include "nlm/status_store.h"
+#include "rpc/dispatcher.h"
+#include "rpc/gss/gss_server.h"
+#include "rpc/gss/rpcsec_gss_types.h"
+#include "rpc/portmap_program.h"
+#include "rpc/portmap_registry.h"
+#include "rpc/rpc_server.h"
+#include "rpc/rpcbind_client.h"
+#include "stats/metrics_server.h"
+#include "stats/prometheus.h"
+#include "stats/server_stats.h"
+#include "vfs/backend_router.h"
+#include "vfs/file_handle_codec.h"
+#include "vfs/posix/posix_backend.h"
+#if NFS3D_HAVE_CEPHFS
+#include "vfs/cephfs/cephfs_backend.h"
+#include "vfs/deadline_backend.h"
+#endif
+#include "xdr/decoder.h"
+#include "xdr/mount3_types.h"
+#include "xdr/nfs3_types.h"
+#include "xdr/rquota_types.h"
+
+namespace nfs3d::daemon {
+
+struct Daemon::Impl {
+  conf::ServerConfig config;
+  // Reads from client sockets (RpcServerOptions::receive_count): the POSIX
+  // backend looks for directory moves once per read, not per call.
+  std::atomic<uint64_t> receive_count{0};
+  std::unique_ptr<vfs::PosixBackend> backend;  // local directories
+#if NFS3D_HAVE_CEPHFS
+  // A ceph call past the timeout: the RPC layer answers its call JUKEBOX.
+  RunningCallRescuer rescuer;                // outlives ceph_calls
+  std::unique_ptr<vfs::CephfsBackend> ceph;  // cephfs= exports, connected at the first
+  // Every call to ceph, with the [ceph] timeout (a stopped cluster daemon
+  // gives JUKEBOX instead of holding the server's threads).
+  std::unique_ptr<vfs::DeadlineBackend> ceph_calls;
+  // Set once `ceph` exists (a reload may add the first cephfs= export): until
+  // then no call needs the header decode of call_may_block.
+  std::atomic<bool> ceph_connected{false};
+  // On a [cluster] head: the state the heads share (grace periods, this
+  // head's status monitor), in the file system.
+  std::unique_ptr<DurableFiles> cluster_files;
+#endif
+  std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
+  std::set<uint32_t> backend_exports;          // export ids already added to the backend
+  CachingHostnameResolver hostnames;           // for exports that name hosts
+  std::unique_ptr<nfsd::NfsServer> nfs;
+  std::unique_ptr<nfsd::MountService> mount;
+  rpc::Program nfs_program;
+  rpc::Program nfsacl_program;
+  rpc::Program mount_program;
+  rpc::Program rquota_program;
+  rpc::PortmapRegistry portmap_registry;
+  rpc::Program portmap_program;
+  // Lock manager (NLM + NSM on the NFS port) when [nlm] enable; see nlm/.
+  std::unique_ptr<nlm::StatusStore> nsm_store;
+  std::unique_ptr<nlm::RpcPeerCaller> peer_caller;  // outlives nlm
+  std::unique_ptr<nlm::OfdLockMirror> lock_mirror;  // outlives nlm
+  // CephFS files' NLM locks as CephFS locks; with split_mirror routing them.
+  std::unique_ptr<nlm::ClusterLockMirror> cluster_mirror;  // outlives nlm
+  std::unique_ptr<nlm::SplitLockMirror> split_mirror;      // outlives nlm
+  std::unique_ptr<nlm::NlmService> nlm;
+  std::unique_ptr<nsm::NsmService> nsm;
+  rpc::Program nlm_program;
+  rpc::Program nsm_program;
+  // RPCSEC_GSS, when an export lists a Kerberos flavor; outlives dispatcher.
+  std::unique_ptr<rpc::gss::GssServer> gss;
+  std::unique_ptr<rpc::Dispatcher> dispatcher;
+  std::unique_ptr<FailFastService> late_service;  // outlives server
+  std::unique_ptr<rpc::RpcServer> server;
+  bool registered_with_rpcbind = false;
+  bool stopped = false;
+  stats::ServerStats stats;
+  std::unique_ptr<stats::MetricsServer> metrics;
+  std::atomic<uint64_t> reloads_ok{0};
+  std::atomic<uint64_t> reloads_failed{0};
+  std::atomic<size_t> export_count{0};
+  double start_time = 0;  // seconds since the epoch
+
+  // Adds the roots of exports the backend does not know yet.
+  absl::Status AddNewExports(const conf::ExportTable& table);
+
+  // On a [cluster] head with a CephFS export: the cluster's shared files.
+  absl::Status OpenClusterFiles();
+
+  // The status monitor's store: on a [cluster] head in the shared files
+  // (nsm.<node_id>, so the head restarted on another machine after a
+  // takeover notifies the same clients), else in the state directory.
+  absl::StatusOr<std::unique_ptr<nlm::StatusStore>> OpenStatusStore();
+
+  // On a [cluster] head: this head's grace period (if `grace`) is recorded in
+  // the shared files, and the lock manager also refuses new locks while any
+  // other head's is running (nlm/cluster_grace.h). Unreadable: in grace
+  // (refusing a new lock is safe, granting one a reclaim needs is not).
+  void ShareGraceWithCluster(bool grace);
+
+  // The RPC server's threads, limits and transports' options from [nfsd],
+  // [tcp] and [ceph].
+  rpc::RpcServerOptions ServerOptions();
+
+  // Binds one service port on every listen address and transport; with port
+  // 0 the first bind picks the port and the others reuse it.
+  absl::Status ListenAll(uint16_t port, uint16_t* bound);
+
+  // What the portmapper (ours or the system's) must know.
+  struct Mapping {
+    uint32_t prog, vers;
+    uint16_t port;
+  };
+  std::vector<Mapping> Mappings(const BoundPorts& ports) const;
+
+  // The netids the services are reachable on ("tcp", "udp6", ...).
+  std::vector<std::string> Netids() const;
+
+  // nfs3d's own portmapper on port 111, knowing nfs3d's services.
+  absl::Status ServePortmapper(const std::vector<Mapping>& mappings,
+                               const std::vector<std::string>& netids);
+
+  // Registration with the system's rpcbind; failures are logged, not fatal.
+  void RegisterWithRpcbind(const std::vector<Mapping>& mappings,
+                           const std::vector<std::string>& netids);
+
+  // The lock manager (NLM and NSM on the NFS port) for [nlm] enable.
+  absl::Status SetUpLockManager();
+
+#if NFS3D_HAVE_CEPHFS
+  // Files of cephfs= exports: their NLM locks are CephFS locks (the backend
+  // is connected when the first such export is added, also on a reload);
+  // split_mirror sends each file's locks to the mirror of its backend.
+  void SetUpClusterLockMirror();
+#endif
+
+  // An export with cephfs=: connects to the [ceph] cluster first if needed.
+  absl::Status AddCephExport(const conf::Export& exp);
+};
+
+}  // namespace nfs3d::daemon
+
+#endif  // NFS3D_DAEMON_DAEMON_IMPL_H_

@@ -1,0 +1,95 @@
+// /metrics and the control socket: what the daemon renders for them.
+#include "daemon/daemon_impl.h"
+
+namespace nfs3d::daemon {
+
+absl::Status Daemon::StartMetrics() {
+  Impl& d = *impl_;
+  const conf::ServerConfig& c = d.config;
+  d.start_time =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (!c.metrics && !c.control_socket) return absl::OkStatus();
+  d.metrics = std::make_unique<stats::MetricsServer>([this] { return RenderMetrics(); });
+  if (c.metrics) {
+    uint16_t port = c.metrics_port;
+    for (const std::string& address : c.metrics_listen) {
+      absl::StatusOr<uint16_t> bound = d.metrics->ListenTcp(address, port);
+      if (!bound.ok()) return bound.status();
+      port = *bound;
+    }
+    metrics_port_ = port;
+  }
+  if (c.control_socket) {
+    const std::string path = absl::StrCat(c.state_dir, "/nfs3d.sock");
+    if (absl::Status s = d.metrics->ListenUnix(path); !s.ok()) {
+      // nfs3stat then needs --server; serving NFS matters more.
+      NFS3D_LOG_WARNING("%s", s.message());
+    }
+  }
+  d.metrics->Start();
+  if (c.metrics) {
+    NFS3D_LOG_INFO("metrics at http://%s:%d/metrics", c.metrics_listen.front(), metrics_port_);
+  }
+  return absl::OkStatus();
+}
+
+std::string Daemon::RenderMetrics() const {
+  const Impl& d = *impl_;
+  auto counter = [](std::string name, std::string help, double v) {
+    return stats::Family{std::move(name), std::move(help), "counter", {{"", v}}};
+  };
+  auto gauge = [](std::string name, std::string help, double v) {
+    return stats::Family{std::move(name), std::move(help), "gauge", {{"", v}}};
+  };
+  std::vector<stats::Family> extra;
+  extra.push_back({"nfs3d_build_info",
+                   "nfs3d version; always 1.",
+                   "gauge",
+                   {{"version=\"" NFS3D_VERSION_STRING "\"", 1}}});
+  extra.push_back(
+      gauge("nfs3d_start_time_seconds", "When the server started (Unix time).", d.start_time));
+  if (!d.config.cluster_node_id.empty()) {
+    extra.push_back(
+        {"nfs3d_cluster_info",
+         "This head's cluster and node id ([cluster]); always 1.",
+         "gauge",
+         {{absl::StrCat("cluster=\"", stats::EscapeLabel(d.config.cluster_name), "\",node_id=\"",
+                        stats::EscapeLabel(d.config.cluster_node_id), "\""),
+           1}}});
+  }
+  if (d.nlm) {
+    extra.push_back(gauge("nfs3d_nlm_in_grace",
+                          "1 while new locks are refused so that clients can reclaim theirs.",
+                          d.nlm->InGrace() ? 1 : 0));
+  }
+  const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
+  extra.push_back(
+      counter("nfs3d_drc_hits_total", "Retransmissions answered with a cached reply.", drc.hits));
+  extra.push_back(counter("nfs3d_drc_in_progress_drops_total",
+                          "Retransmissions dropped while the original call ran.",
+                          drc.in_progress_drops));
+  extra.push_back(counter("nfs3d_drc_insertions_total",
+                          "Non-idempotent calls entered in the duplicate request cache.",
+                          drc.insertions));
+  extra.push_back(counter("nfs3d_drc_evictions_total",
+                          "Duplicate request cache entries pushed out by its bounds.",
+                          drc.evictions));
+  const vfs::SyncStats sync = d.backend->sync_stats();
+  extra.push_back(counter("nfs3d_sync_requests_total",
+                          "Stable WRITEs and COMMITs that needed their file synced.",
+                          sync.requests));
+  extra.push_back(counter("nfs3d_fsyncs_total",
+                          "fsync calls made for them (write gathering: requests per fsync).",
+                          sync.fsyncs));
+  extra.push_back(gauge("nfs3d_tcp_connections", "Open TCP connections.",
+                        d.server ? d.server->open_connections() : 0));
+  extra.push_back(gauge("nfs3d_exports", "Exports in force.", d.export_count.load()));
+  extra.push_back({"nfs3d_config_reloads_total",
+                   "Configuration reloads (SIGHUP) by result.",
+                   "counter",
+                   {{"result=\"ok\"", static_cast<double>(d.reloads_ok.load())},
+                    {"result=\"failed\"", static_cast<double>(d.reloads_failed.load())}}});
+  return stats::RenderPrometheus(d.stats.Take(), extra);
+}
+
+}  // namespace nfs3d::daemon
