@@ -264,6 +264,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {
                {"state_dir", PathSetter(&ServerConfig::state_dir)},
                {"exports", PathSetter(&ServerConfig::exports_path)},
+               {"exports_poll", UintSetter(&ServerConfig::exports_poll, 0, 3600)},
            }},
           {"log",
            {
@@ -298,6 +299,8 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"node_id", IdSetter(&ServerConfig::cluster_node_id)},
                {"name", IdSetter(&ServerConfig::cluster_name)},
                {"shared_dir", PathSetter(&ServerConfig::cluster_shared_dir)},
+               {"shared_exports", BoolSetter(&ServerConfig::cluster_shared_exports)},
+               {"exports_poll", UintSetter(&ServerConfig::cluster_exports_poll, 1, 3600)},
            }},
           {"kerberos",
            {

@@ -85,6 +85,9 @@ struct ServerConfig {
   // [paths]
   std::string state_dir = "/var/lib/nfs3d";
   std::string exports_path = "/etc/nfs3d/exports";
+  // Seconds between looks at the exports file; a changed file is put in
+  // force as on SIGHUP. 0: only SIGHUP re-reads it (knfsd's exportfs -r).
+  uint32_t exports_poll = 0;
 
   // [log]
   log::Level log_level = log::Level::kInfo;
@@ -117,6 +120,11 @@ struct ServerConfig {
   std::string cluster_node_id;  // "" = a head of its own
   std::string cluster_name = "nfs3d";
   std::string cluster_shared_dir = "/.nfs3d";  // a CephFS path
+  // The exports of every head in one file, <shared_dir>/exports in CephFS,
+  // followed every cluster_exports_poll seconds; the local exports file
+  // then only seeds it when it does not exist yet.
+  bool cluster_shared_exports = false;
+  uint32_t cluster_exports_poll = 2;
 
   // [kerberos]: RPCSEC_GSS for exports whose sec= lists krb5, krb5i or krb5p.
   std::string krb5_keytab;     // "" = $KRB5_KTNAME, else /etc/krb5.keytab

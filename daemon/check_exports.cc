@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
 #include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
 
@@ -22,8 +23,9 @@ std::string MountPointRemark(const conf::Export& exp) {
     absl::StatusOr<bool> is_mp = vfs::IsMountPoint(mp);
     if (is_mp.ok() && *is_mp) return "";
     return absl::StrCat(exp.path, ": mountpoint: ", mp,
-                        is_mp.ok() ? " is not a mount point now"
-                                   : absl::StrCat(": ", std::strerror(vfs::ErrnoOf(is_mp.status()))),
+                        is_mp.ok()
+                            ? " is not a mount point now"
+                            : absl::StrCat(": ", std::strerror(vfs::ErrnoOf(is_mp.status()))),
                         "; MNT is refused until a file system is mounted there");
   }
   return "";

@@ -25,6 +25,18 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   if (!backend.ok()) return backend.status();
   impl->backend = std::move(*backend);
   impl->router = std::make_unique<vfs::BackendRouter>(impl->backend.get());
+  if (config.cluster_shared_exports) {
+    absl::StatusOr<std::string> text = impl->LoadSharedExportsText();
+    if (!text.ok()) return text.status();
+    absl::StatusOr<conf::ExportTable> shared =
+        conf::ParseExports(*text, impl->ExportsSource(config));
+    if (!shared.ok()) return shared.status();
+    exports = std::move(*shared);
+    impl->exports_text = *text;
+    NFS3D_LOG_INFO("exports from %s: %d", impl->ExportsSource(config), exports.exports.size());
+  } else if (absl::StatusOr<std::string> text = impl->ReadExportsText(config); text.ok()) {
+    impl->exports_text = *text;  // what the exports follower compares with
+  }
   if (absl::Status s = impl->AddNewExports(exports); !s.ok()) return s;
   if (absl::Status s = impl->OpenClusterFiles(); !s.ok()) return s;
   for (const std::string& warning : exports.warnings) NFS3D_LOG_WARNING("%s", warning);
@@ -115,6 +127,7 @@ absl::Status Daemon::Start() {
       ports_.own_portmapper ? "nfs3d's own on port 111"
       : ports_.rpcbind      ? "registered with rpcbind"
                             : "none");
+  StartFollowingExports();
   return absl::OkStatus();
 }
 
@@ -122,9 +135,15 @@ absl::Status Daemon::ReloadExports() { return Reload(impl_->config, /*reload_exp
 
 absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_exports) {
   Impl& d = *impl_;
+  absl::MutexLock lock(&d.reload_mu);
   absl::StatusOr<conf::ExportTable> table;
+  absl::StatusOr<std::string> text;
   if (reload_exports) {
-    table = conf::LoadExports(config.exports_path);
+    // The shared exports stay the shared ones: [cluster] needs a restart.
+    conf::ServerConfig from = config;
+    from.cluster_shared_exports = d.config.cluster_shared_exports;
+    text = d.ReadExportsText(from);
+    table = text.ok() ? conf::ParseExports(*text, d.ExportsSource(from)) : text.status();
     absl::Status s = table.ok() ? d.AddNewExports(*table) : table.status();
     if (!s.ok()) {
       ++d.reloads_failed;
@@ -151,6 +170,12 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");
   if (config.state_dir != old.state_dir) ignored.push_back("state_dir");
+  if (config.exports_poll != old.exports_poll) ignored.push_back("exports_poll");
+  if (config.cluster_node_id != old.cluster_node_id ||
+      config.cluster_shared_exports != old.cluster_shared_exports ||
+      config.cluster_exports_poll != old.cluster_exports_poll) {
+    ignored.push_back("[cluster]");
+  }
   if (config.metrics != old.metrics || config.metrics_listen != old.metrics_listen ||
       config.metrics_port != old.metrics_port || config.control_socket != old.control_socket) {
     ignored.push_back("[metrics]");
@@ -180,9 +205,8 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   size_t count = d.export_count;
   if (reload_exports) {
     count = table->exports.size();
-    for (const std::string& warning : table->warnings) NFS3D_LOG_WARNING("%s", warning);
-    d.nfs->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
-    d.export_count = count;
+    // Cannot fail now: the new roots were added above.
+    (void)d.ApplyExportTable(std::move(*table), d.ExportsSource(d.config), *text);
   }
   ++d.reloads_ok;
   NFS3D_LOG_INFO(
@@ -198,6 +222,7 @@ void Daemon::Stop() {
   Impl& d = *impl_;
   if (d.stopped) return;
   d.stopped = true;
+  d.follower.reset();
   // Clients must not find us while we go: unregister first.
   if (d.registered_with_rpcbind) {
     if (absl::Status s = rpc::UnregisterAll(); !s.ok()) {

@@ -43,6 +43,12 @@ class Daemon {
   // (ports, listen, threads, ...) are logged as needing a restart. On any
   // error nothing changes. Connections and running calls are not touched.
   absl::Status Reload(const conf::ServerConfig& config, bool reload_exports);
+  // Puts the exports of `text` (an exports file's contents, read from
+  // `source`) in force, as SIGHUP does for the exports file: new exports are
+  // served at once, clients of removed ones get STALE/ACCES. A text that does
+  // not parse is refused, logged and counted as a failed reload; the exports
+  // in force stay. The same text again changes nothing.
+  absl::Status ApplyExports(const std::string& text, const std::string& source);
   // Counts a reload that failed before Reload (e.g. a config syntax error).
   void CountFailedReload();
   // Stops serving: unregisters from rpcbind, stops accepting, lets running
@@ -59,6 +65,9 @@ class Daemon {
   struct Impl;
   explicit Daemon(std::unique_ptr<Impl> impl);
   absl::Status StartMetrics();
+  // [cluster] shared_exports or [paths] exports_poll: a thread that follows
+  // the exports file (daemon/exports_follower.h).
+  void StartFollowingExports();
   std::unique_ptr<Impl> impl_;
   BoundPorts ports_;
   uint16_t metrics_port_ = 0;

@@ -37,35 +37,42 @@ absl::Status Daemon::Impl::OpenClusterFiles() {
   return absl::OkStatus();
 }
 
+absl::Status Daemon::Impl::ConnectCeph() {
+#if NFS3D_HAVE_CEPHFS
+  if (ceph) return absl::OkStatus();
+  vfs::CephfsOptions options;
+  options.state_dir = config.state_dir;
+  options.conf_path = config.ceph_conf;
+  options.client_id = config.ceph_client_id;
+  options.keyring = config.ceph_keyring;
+  options.fs_name = config.ceph_fs_name;
+  options.timeout_seconds = static_cast<int>(config.ceph_timeout);
+  options.node_id = config.cluster_node_id;
+  options.cluster_name = config.cluster_name;
+  options.shared_dir = config.cluster_shared_dir;
+  absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created = vfs::CephfsBackend::Create(options);
+  if (!created.ok()) return created.status();
+  ceph = std::move(*created);
+  vfs::DeadlineOptions deadline;
+  deadline.timeout = absl::Seconds(config.ceph_timeout);
+  // Workers call ceph inline; these threads run only what no RPC call
+  // waits for directly (Run: locks, grace), as many as the main pool asks.
+  deadline.threads = std::max<size_t>(config.threads, 1);
+  deadline.sync_unknown = [c = ceph.get()] { c->ChangeWriteVerifier(); };
+  deadline.name = ceph->cluster();
+  deadline.rescuer = &rescuer;
+  ceph_calls = std::make_unique<vfs::DeadlineBackend>(ceph.get(), std::move(deadline));
+  router->AddHandleType(vfs::kCephHandleType, ceph_calls.get());
+  ceph_connected.store(true, std::memory_order_release);
+  return absl::OkStatus();
+#else
+  return absl::UnimplementedError("this nfs3d was built without CephFS support (NFS3D_CEPHFS)");
+#endif
+}
+
 absl::Status Daemon::Impl::AddCephExport(const conf::Export& exp) {
 #if NFS3D_HAVE_CEPHFS
-  if (!ceph) {
-    vfs::CephfsOptions options;
-    options.state_dir = config.state_dir;
-    options.conf_path = config.ceph_conf;
-    options.client_id = config.ceph_client_id;
-    options.keyring = config.ceph_keyring;
-    options.fs_name = config.ceph_fs_name;
-    options.timeout_seconds = static_cast<int>(config.ceph_timeout);
-    options.node_id = config.cluster_node_id;
-    options.cluster_name = config.cluster_name;
-    options.shared_dir = config.cluster_shared_dir;
-    absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created =
-        vfs::CephfsBackend::Create(options);
-    if (!created.ok()) return created.status();
-    ceph = std::move(*created);
-    vfs::DeadlineOptions deadline;
-    deadline.timeout = absl::Seconds(config.ceph_timeout);
-    // Workers call ceph inline; these threads run only what no RPC call
-    // waits for directly (Run: locks, grace), as many as the main pool asks.
-    deadline.threads = std::max<size_t>(config.threads, 1);
-    deadline.sync_unknown = [c = ceph.get()] { c->ChangeWriteVerifier(); };
-    deadline.name = ceph->cluster();
-    deadline.rescuer = &rescuer;
-    ceph_calls = std::make_unique<vfs::DeadlineBackend>(ceph.get(), std::move(deadline));
-    router->AddHandleType(vfs::kCephHandleType, ceph_calls.get());
-    ceph_connected.store(true, std::memory_order_release);
-  }
+  if (absl::Status connected = ConnectCeph(); !connected.ok()) return connected;
   absl::Status added =
       ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0));
   if (added.ok()) router->AddExport(exp.export_id, ceph_calls.get());

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "daemon/daemon.h"
 #include "daemon/early_answers.h"
+#include "daemon/exports_follower.h"
 #include "daemon/hostname_resolver.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
@@ -115,6 +116,11 @@ struct Daemon::Impl {
   std::atomic<uint64_t> reloads_failed{0};
   std::atomic<size_t> export_count{0};
   double start_time = 0;  // seconds since the epoch
+  // Serialises changes of the exports and configuration: SIGHUP, the
+  // exports follower.
+  absl::Mutex reload_mu;
+  std::string exports_text;  // the exports file's text in force
+  std::unique_ptr<ExportsFollower> follower;
 
   // Adds the roots of exports the backend does not know yet.
   absl::Status AddNewExports(const conf::ExportTable& table);
@@ -168,6 +174,23 @@ struct Daemon::Impl {
   // split_mirror sends each file's locks to the mirror of its backend.
   void SetUpClusterLockMirror();
 #endif
+
+  // Connects to the [ceph] cluster, once.
+  absl::Status ConnectCeph();
+
+  // Where the exports come from, for messages: the local file, or the
+  // cluster's shared file.
+  std::string ExportsSource(const conf::ServerConfig& c) const;
+  // The text of that file now.
+  absl::StatusOr<std::string> ReadExportsText(const conf::ServerConfig& c);
+  // At the start of a head with [cluster] shared_exports: connects to the
+  // cluster and reads the shared file, which the local file seeds when it
+  // does not exist yet.
+  absl::StatusOr<std::string> LoadSharedExportsText();
+  // Puts a parsed table in force: new roots added to their backends, the
+  // table swapped, the change logged. `text` is what it was parsed from.
+  absl::Status ApplyExportTable(conf::ExportTable table, const std::string& source,
+                                const std::string& text);
 
   // An export with cephfs=: connects to the [ceph] cluster first if needed.
   absl::Status AddCephExport(const conf::Export& exp);

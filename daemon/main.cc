@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+
 #include "common/command_line.h"
 #include "common/log.h"
 #include "common/version.h"
@@ -23,6 +25,7 @@
 #include "conf/server_config.h"
 #include "daemon/check_exports.h"
 #include "daemon/daemon.h"
+#include "daemon/exports_command.h"
 
 namespace nfs3d {
 namespace {
@@ -48,14 +51,12 @@ Flags flags;
 const cli::Option kOptions[] = {
     {"config", 0, "FILE", "configuration (default /etc/nfs3d/nfs3d.conf)",
      cli::Store(&flags.config)},
-    {"exports", 0, "FILE", "exports file, instead of [paths] exports",
-     cli::Store(&flags.exports)},
+    {"exports", 0, "FILE", "exports file, instead of [paths] exports", cli::Store(&flags.exports)},
     {"export", 0, "DIR", "quick start: export DIR read-write to all",
      cli::Store(&flags.export_dir)},
     {"state-dir", 0, "DIR", "state directory, instead of [paths] state_dir",
      cli::Store(&flags.state_dir)},
-    {"foreground", 0, "", "stay in the foreground, log to stderr",
-     cli::SetTrue(&flags.foreground)},
+    {"foreground", 0, "", "stay in the foreground, log to stderr", cli::SetTrue(&flags.foreground)},
     {"log-level", 0, "LEVEL", "debug|info|warning|error, not [log] level",
      [](absl::string_view value) {
        std::string text(value);
@@ -78,6 +79,7 @@ const cli::Option kOptions[] = {
 constexpr char kSynopsis[] =
     "nfs3d [options]\n"
     "       nfs3d stat [nfs3stat options]   (statistics: see nfs3stat(8))\n"
+    "       nfs3d exports list|show|add|remove|check ...   (exports at run time)\n"
     "A userspace NFSv3 server; see nfs3d(8), nfs3d.conf(5), nfs3d-exports(5).";
 
 bool FileExists(const std::string& path) {
@@ -93,24 +95,25 @@ absl::StatusOr<conf::ExportTable> EmbeddedDefaultExports(const std::string& stat
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir));
   }
-  return conf::ParseExports(absl::StrCat("\"", dir, "\" 127.0.0.1(rw,insecure,no_root_squash) "
+  return conf::ParseExports(absl::StrCat("\"", dir,
+                                         "\" 127.0.0.1(rw,insecure,no_root_squash) "
                                          "::1(rw,insecure,no_root_squash)\n"),
                             "<embedded default exports>");
 }
 
 absl::StatusOr<conf::ServerConfig> LoadConfig() {
   std::string path = flags.config;
-  absl::StatusOr<conf::ServerConfig> config =
-      (path == kDefaultConfigPath && !FileExists(path)) ? conf::DefaultServerConfig()
-                                                        : conf::LoadServerConfig(path);
+  absl::StatusOr<conf::ServerConfig> config = (path == kDefaultConfigPath && !FileExists(path))
+                                                  ? conf::DefaultServerConfig()
+                                                  : conf::LoadServerConfig(path);
   if (!config.ok()) return config.status();
   if (!flags.state_dir.empty()) config->state_dir = flags.state_dir;
   if (!flags.exports.empty()) config->exports_path = flags.exports;
   if (std::string level = flags.log_level; !level.empty()) {
     if (level == "warn") level = "warning";
     if (!log::ParseLevel(level, &config->log_level)) {
-      return absl::InvalidArgumentError(absl::StrCat("--log-level: '", level,
-                                                     "' is not debug, info, warning or error"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--log-level: '", level, "' is not debug, info, warning or error"));
     }
   }
   return config;
@@ -118,6 +121,8 @@ absl::StatusOr<conf::ServerConfig> LoadConfig() {
 
 absl::StatusOr<conf::ExportTable> LoadExportTable(const conf::ServerConfig& config) {
   if (!flags.export_dir.empty()) return conf::MakeQuickExport(flags.export_dir);
+  // The daemon reads them from the cluster (seeded from the local file).
+  if (config.cluster_shared_exports) return conf::ExportTable();
   bool explicit_file = !flags.exports.empty();
   if (!explicit_file && !FileExists(config.exports_path)) {
     NFS3D_LOG_INFO("no exports file %s: using the embedded default", config.exports_path);
@@ -177,6 +182,7 @@ int Run() {
   }
   log::SetLevel(config->log_level);
   if (config->syslog) log::UseSyslog(true);
+  if (!flags.export_dir.empty()) config->exports_poll = 0;  // no file to follow
   absl::StatusOr<conf::ExportTable> exports = LoadExportTable(*config);
   if (!exports.ok()) {
     std::fprintf(stderr, "nfs3d: %s\n", std::string(exports.status().message()).c_str());
@@ -208,6 +214,9 @@ int Run() {
     NFS3D_LOG_ERROR("%s", started.message());
     return 1;
   }
+  // For `nfs3d exports`, which signals the server after changing its exports.
+  const std::string pid_file = daemon::PidFilePath(*config);
+  std::ofstream(pid_file) << getpid() << "\n";
   for (;;) {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;
@@ -217,8 +226,7 @@ int Run() {
       NFS3D_LOG_INFO("SIGHUP: reloading the configuration");
       absl::StatusOr<conf::ServerConfig> fresh = LoadConfig();
       absl::Status reloaded =
-          fresh.ok() ? (*server)->Reload(*fresh, flags.export_dir.empty())
-                     : fresh.status();
+          fresh.ok() ? (*server)->Reload(*fresh, flags.export_dir.empty()) : fresh.status();
       if (!reloaded.ok()) {
         if (!fresh.ok()) (*server)->CountFailedReload();
         NFS3D_LOG_ERROR("reload failed, keeping the old configuration and exports: %s",
@@ -236,6 +244,7 @@ int Run() {
     });
     watchdog.detach();
     (*server)->Stop();
+    unlink(pid_file.c_str());
     NFS3D_LOG_INFO("nfs3d stopped");
     return 0;
   }
@@ -265,11 +274,24 @@ int Run() {
   std::exit(2);
 }
 
+// `nfs3d exports SUBCOMMAND [--config FILE] ARGS` (daemon/exports_command.h).
+int ExportsCommand(int argc, char** argv) {
+  absl::StatusOr<std::vector<std::string>> args = cli::Parse(argc - 1, argv + 1, kOptions);
+  absl::StatusOr<conf::ServerConfig> config =
+      args.ok() ? LoadConfig() : absl::StatusOr<conf::ServerConfig>(args.status());
+  if (!config.ok()) {
+    std::fprintf(stderr, "nfs3d exports: %s\n", std::string(config.status().message()).c_str());
+    return 2;
+  }
+  return daemon::RunExportsCommand(*args, *config, stdout, stderr);
+}
+
 }  // namespace
 }  // namespace nfs3d
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "stat") nfs3d::ExecStat(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "exports") return nfs3d::ExportsCommand(argc, argv);
   absl::StatusOr<std::vector<std::string>> rest = nfs3d::cli::Parse(argc, argv, nfs3d::kOptions);
   if (rest.ok() && !rest->empty()) {
     rest = absl::InvalidArgumentError(absl::StrCat("unexpected argument '", rest->front(), "'"));

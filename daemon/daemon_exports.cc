@@ -1,0 +1,133 @@
+// Where the exports come from and how a new table is put in force: the local
+// exports file or, on a cluster with [cluster] shared_exports, one file in
+// CephFS that every head follows; SIGHUP, the follower and `nfs3d exports`
+// all end in ApplyExportTable.
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "conf/exports_edit.h"
+#include "daemon/daemon_impl.h"
+
+namespace nfs3d::daemon {
+namespace {
+
+constexpr char kSharedExportsName[] = "exports";
+
+absl::StatusOr<std::string> ReadLocalFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+std::string Daemon::Impl::ExportsSource(const conf::ServerConfig& c) const {
+#if NFS3D_HAVE_CEPHFS
+  if (c.cluster_shared_exports && cluster_files) {
+    return absl::StrCat(cluster_files->where(), "/", kSharedExportsName);
+  }
+#endif
+  return c.exports_path;
+}
+
+absl::StatusOr<std::string> Daemon::Impl::ReadExportsText(const conf::ServerConfig& c) {
+#if NFS3D_HAVE_CEPHFS
+  if (c.cluster_shared_exports) {
+    if (!cluster_files) return absl::FailedPreconditionError("the cluster's files are not open");
+    absl::StatusOr<std::optional<std::string>> text = cluster_files->Read(kSharedExportsName);
+    if (!text.ok()) return text.status();
+    if (!*text) return absl::NotFoundError(absl::StrCat("no ", ExportsSource(c)));
+    return **text;
+  }
+#endif
+  return ReadLocalFile(c.exports_path);
+}
+
+absl::StatusOr<std::string> Daemon::Impl::LoadSharedExportsText() {
+#if NFS3D_HAVE_CEPHFS
+  if (config.cluster_node_id.empty()) {
+    return absl::InvalidArgumentError("[cluster] shared_exports needs [cluster] node_id");
+  }
+  if (absl::Status s = ConnectCeph(); !s.ok()) return s;
+  if (absl::Status s = OpenClusterFiles(); !s.ok()) return s;
+  absl::StatusOr<std::string> text = ReadExportsText(config);
+  if (text.ok() || !absl::IsNotFound(text.status())) return text;
+  // The first head of a new cluster: the shared file starts as its local
+  // file (or empty), and from then on every head follows the shared one.
+  absl::StatusOr<std::string> seed = ReadLocalFile(config.exports_path);
+  std::string contents = seed.ok() ? *seed : "";
+  if (absl::Status s = cluster_files->Write(kSharedExportsName, contents); !s.ok()) return s;
+  NFS3D_LOG_INFO("shared exports %s created from %s", ExportsSource(config),
+                 seed.ok() ? config.exports_path : "nothing (no local exports file)");
+  return contents;
+#else
+  return absl::UnimplementedError(
+      "[cluster] shared_exports needs CephFS support, and this nfs3d was built without it");
+#endif
+}
+
+absl::Status Daemon::Impl::ApplyExportTable(conf::ExportTable table, const std::string& source,
+                                            const std::string& text) {
+  if (absl::Status s = AddNewExports(table); !s.ok()) return s;
+  for (const std::string& warning : table.warnings) NFS3D_LOG_WARNING("%s", warning);
+  const size_t count = table.exports.size();
+  nfs->SetExports(std::make_shared<const conf::ExportTable>(std::move(table)));
+  export_count = count;
+  exports_text = text;
+  if (follower) follower->Saw(text);
+  const std::string change = conf::ChangeOf(text);
+  NFS3D_LOG_INFO("exports from %s: %d in force%s%s", source, count,
+                 change.empty() ? "" : "; last change: ", change);
+  return absl::OkStatus();
+}
+
+absl::Status Daemon::ApplyExports(const std::string& text, const std::string& source) {
+  Impl& d = *impl_;
+  absl::MutexLock lock(&d.reload_mu);
+  if (text == d.exports_text) return absl::OkStatus();
+  absl::StatusOr<conf::ExportTable> table = conf::ParseExports(text, source);
+  absl::Status s =
+      table.ok() ? d.ApplyExportTable(std::move(*table), source, text) : table.status();
+  if (!s.ok()) {
+    ++d.reloads_failed;
+    NFS3D_LOG_ERROR("exports from %s refused, keeping the exports in force: %s", source,
+                    s.message());
+    return s;
+  }
+  ++d.reloads_ok;
+  return absl::OkStatus();
+}
+
+void Daemon::StartFollowingExports() {
+  Impl& d = *impl_;
+  const conf::ServerConfig& c = d.config;
+  const uint32_t period = c.cluster_shared_exports ? c.cluster_exports_poll : c.exports_poll;
+  if (period == 0) return;
+  // --export DIR and the embedded default have no file to follow.
+  if (!c.cluster_shared_exports && access(c.exports_path.c_str(), R_OK) != 0) return;
+  std::string seen;
+  {
+    absl::MutexLock lock(&d.reload_mu);
+    seen = d.exports_text;
+  }
+  const std::string source = d.ExportsSource(c);
+  d.follower = std::make_unique<ExportsFollower>(
+      source, absl::Seconds(period),
+      [&d] {
+        conf::ServerConfig c;
+        {
+          absl::MutexLock lock(&d.reload_mu);
+          c = d.config;
+        }
+        return d.ReadExportsText(c);
+      },
+      [this, source](const std::string& text) { (void)ApplyExports(text, source); },
+      std::move(seen));
+  NFS3D_LOG_INFO("following the exports in %s (every %d s)", source, period);
+}
+
+}  // namespace nfs3d::daemon

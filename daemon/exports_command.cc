@@ -1,0 +1,164 @@
+#include "daemon/exports_command.h"
+
+#include <pwd.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+#include "common/durable_files.h"
+#include "conf/exports.h"
+#include "conf/exports_edit.h"
+#include "daemon/check_exports.h"
+#include "stats/metrics_server.h"
+
+namespace nfs3d::daemon {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: nfs3d exports [--config FILE] list\n"
+    "       nfs3d exports [--config FILE] show PATH\n"
+    "       nfs3d exports [--config FILE] add PATH CLIENT(OPTIONS)...\n"
+    "       nfs3d exports [--config FILE] remove PATH\n"
+    "       nfs3d exports [--config FILE] check [FILE]\n";
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "root@host1 at 2026-12-03T14:00:00Z: add /srv/x *(rw)".
+std::string Who(const std::string& what) {
+  const passwd* pw = getpwuid(getuid());
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrCat(pw ? pw->pw_name : absl::StrCat("uid ", getuid()), "@", host, " at ",
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()),
+                      ": ", what);
+}
+
+// The reload counter of the running server ("ok" + "failed"), read from its
+// control socket; nullopt when no server answers there.
+std::optional<double> Reloads(const conf::ServerConfig& config) {
+  absl::StatusOr<std::string> page =
+      stats::HttpGet(absl::StrCat("unix:", config.state_dir, "/nfs3d.sock"), "/metrics");
+  if (!page.ok()) return std::nullopt;
+  double sum = 0;
+  std::istringstream lines(*page);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("nfs3d_config_reloads_total{", 0) != 0) continue;
+    sum += std::stod(line.substr(line.rfind(' ') + 1));
+  }
+  return sum;
+}
+
+// Makes the running server put the new file in force and waits until it
+// has (or refused it). Returns what to tell the user.
+std::string Notify(const conf::ServerConfig& config) {
+  if (config.exports_poll > 0) {
+    return absl::StrCat("the server follows the file: in force within ", config.exports_poll, " s");
+  }
+  absl::StatusOr<std::string> pid_text = ReadFile(PidFilePath(config));
+  const pid_t pid = pid_text.ok() ? static_cast<pid_t>(std::atoi(pid_text->c_str())) : 0;
+  if (pid <= 0 || kill(pid, 0) != 0) {
+    return "no running nfs3d found (" + PidFilePath(config) + "): in force at its next start";
+  }
+  const std::optional<double> before = Reloads(config);
+  if (kill(pid, SIGHUP) != 0) return "could not signal nfs3d: run systemctl reload nfs3d";
+  if (!before) return absl::StrCat("sent SIGHUP to nfs3d (pid ", pid, ")");
+  for (int i = 0; i < 100; ++i) {
+    std::optional<double> now = Reloads(config);
+    if (now && *now > *before) return absl::StrCat("in force (nfs3d pid ", pid, " reloaded)");
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return absl::StrCat("sent SIGHUP to nfs3d (pid ", pid, "); it has not reloaded yet");
+}
+
+// Replaces the exports file with `text` (atomically, durable on return).
+absl::Status WriteExports(const conf::ServerConfig& config, const std::string& text) {
+  const std::string& path = config.exports_path;
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  absl::StatusOr<std::unique_ptr<DurableFiles>> files = OpenLocalFiles(dir);
+  if (!files.ok()) return files.status();
+  return (*files)->Write(path.substr(slash + 1), text);
+}
+
+int Edit(const conf::ServerConfig& config, const std::string& what,
+         const absl::StatusOr<std::string>& edited, std::FILE* out, std::FILE* err) {
+  if (!edited.ok()) {
+    std::fprintf(err, "nfs3d exports: %s\n", std::string(edited.status().message()).c_str());
+    return 1;
+  }
+  const std::string text = conf::StampChange(*edited, Who(what));
+  if (absl::Status s = WriteExports(config, text); !s.ok()) {
+    std::fprintf(err, "nfs3d exports: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  std::fprintf(out, "%s: %s; %s\n", config.exports_path.c_str(), what.c_str(),
+               Notify(config).c_str());
+  return 0;
+}
+
+}  // namespace
+
+std::string PidFilePath(const conf::ServerConfig& config) {
+  return absl::StrCat(config.state_dir, "/nfs3d.pid");
+}
+
+int RunExportsCommand(const std::vector<std::string>& args, const conf::ServerConfig& config,
+                      std::FILE* out, std::FILE* err) {
+  if (args.empty()) {
+    std::fputs(kUsage, err);
+    return 2;
+  }
+  const std::string& command = args[0];
+  if (command == "check") {
+    return CheckExports(args.size() > 1 ? args[1] : config.exports_path, out);
+  }
+  absl::StatusOr<std::string> text = ReadFile(config.exports_path);
+  if (!text.ok() && command != "add") {
+    std::fprintf(err, "nfs3d exports: %s\n", std::string(text.status().message()).c_str());
+    return 1;
+  }
+  if (command == "list" || (command == "show" && args.size() == 2)) {
+    absl::StatusOr<conf::ExportTable> table = conf::ParseExports(*text, config.exports_path);
+    if (!table.ok()) {
+      std::fprintf(err, "nfs3d exports: %s\n", std::string(table.status().message()).c_str());
+      return 1;
+    }
+    if (command == "show") {
+      const conf::Export* exp = table->FindByPath(args[1]);
+      if (!exp) {
+        std::fprintf(err, "nfs3d exports: %s is not exported\n", args[1].c_str());
+        return 1;
+      }
+      table->exports = {*exp};
+      table->warnings.clear();
+    }
+    std::fputs(DescribeExportTable(*table).c_str(), out);
+    return 0;
+  }
+  if (command == "add" && args.size() >= 3) {
+    const std::string line = absl::StrJoin(args.begin() + 1, args.end(), " ");
+    return Edit(config, absl::StrCat("add ", line),
+                conf::AddExportLine(text.ok() ? *text : "", line), out, err);
+  }
+  if (command == "remove" && args.size() == 2) {
+    return Edit(config, absl::StrCat("remove ", args[1]), conf::RemoveExportLine(*text, args[1]),
+                out, err);
+  }
+  std::fputs(kUsage, err);
+  return 2;
+}
+
+}  // namespace nfs3d::daemon
