@@ -16,7 +16,7 @@
 namespace nfs3d::vfs {
 
 absl::StatusOr<Attributes> CephfsBackend::GetAttr(const Cred& cred, const FileHandle& fh) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   (void)cred;  // attributes need no permission
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
@@ -26,7 +26,7 @@ absl::StatusOr<Attributes> CephfsBackend::GetAttr(const Cred& cred, const FileHa
 absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
                                     const SetAttributes& attrs, std::optional<Time> guard_ctime,
                                     Wcc* wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<Attributes> before = impl->Attrs(*node);
@@ -73,7 +73,7 @@ absl::Status CephfsBackend::SetAttr(const Cred& cred, const FileHandle& fh,
 absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileHandle& dir,
                                                    std::string_view name,
                                                    std::optional<Attributes>* dir_attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   if (dir_attributes) *dir_attributes = impl->AttrsOrNone(*d);
@@ -106,7 +106,7 @@ absl::StatusOr<LookupResult> CephfsBackend::Lookup(const Cred& cred, const FileH
 absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileHandle& fh,
                                                    uint32_t requested,
                                                    std::optional<Attributes>* attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<Attributes> a = impl->Attrs(*node);
@@ -122,7 +122,7 @@ absl::StatusOr<AccessResult> CephfsBackend::Access(const Cred& cred, const FileH
 
 absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const FileHandle& fh,
                                                     std::optional<Attributes>* attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   std::optional<Attributes> a = impl->AttrsOrNone(*node);
@@ -139,7 +139,7 @@ absl::StatusOr<std::string> CephfsBackend::Readlink(const Cred& cred, const File
 
 absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle& fh,
                                              std::optional<Attributes>* attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   (void)cred;
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
@@ -161,9 +161,28 @@ absl::StatusOr<FsStat> CephfsBackend::StatFs(const Cred& cred, const FileHandle&
   return ApplyCephQuota(ToFsStat(sv), *quota);
 }
 
+absl::StatusOr<std::optional<Quota>> CephfsBackend::GetQuota(uint32_t export_id, QuotaKind kind,
+                                                             uint32_t id) {
+  (void)kind, (void)id;  // a directory's quota limits everyone alike
+  const std::shared_ptr<Impl> impl = ImplForExport(export_id);
+  absl::StatusOr<Impl::Node> root = impl->Root(export_id);
+  if (!root.ok()) return root.status();
+  absl::StatusOr<CephQuota> quota = DirectoryCephQuota(impl->cm(), root->inode.get());
+  if (!quota.ok()) {
+    return CephError(-ErrnoOf(quota.status()), std::string(quota.status().message()));
+  }
+  if (quota->max_bytes == 0 && quota->max_files == 0) return std::optional<Quota>();
+  Quota out;
+  out.bytes_hard = quota->max_bytes;
+  out.bytes_used = quota->used_bytes;
+  out.files_hard = quota->max_files;
+  out.files_used = quota->used_files;
+  return std::optional<Quota>(out);
+}
+
 absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const FileHandle& fh,
                                                     std::optional<Attributes>* attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   (void)cred;
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
@@ -173,7 +192,7 @@ absl::StatusOr<PathConf> CephfsBackend::GetPathConf(const Cred& cred, const File
 
 absl::StatusOr<AclPair> CephfsBackend::GetAcl(const Cred& cred, const FileHandle& fh,
                                               std::optional<Attributes>* attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   (void)cred;  // reading ACLs needs no permission, as GETATTR
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
@@ -198,7 +217,7 @@ absl::StatusOr<AclPair> CephfsBackend::GetAcl(const Cred& cred, const FileHandle
 
 absl::Status CephfsBackend::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
                                    const Acl* default_acl, std::optional<Attributes>* attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<Attributes> a = impl->Attrs(*node);

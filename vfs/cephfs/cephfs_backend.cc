@@ -11,10 +11,12 @@
 #include "absl/strings/str_cat.h"
 
 #include "common/log.h"
+#include "vfs/backend_helpers.h"
 #include "vfs/cephfs/cephfs_impl.h"
 #include "vfs/cephfs/malloc_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/siphash.h"
+#include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
 
@@ -76,10 +78,11 @@ std::string SessionUuid(const HandleSecret& secret, const std::string& state_dir
   return absl::StrCat("nfs3d-", host, "-", absl::Hex(id, absl::kZeroPad16));
 }
 
-// A new mount with session id uuid, after ending the session an earlier
-// instance with that id left behind.
+// A new mount of directory root with session id uuid, after ending the
+// session an earlier instance with that id left behind.
 absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
-                                             const std::string& cluster, const std::string& uuid) {
+                                             const std::string& cluster, const std::string& uuid,
+                                             const std::string& root) {
   // End the session an earlier instance of this head left behind: after a
   // crash the MDS would keep its capabilities until the session times out,
   // and calls on the files it had open would wait that long.
@@ -99,23 +102,41 @@ absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
   absl::StatusOr<ceph_mount_info*> cm = Connect(options, cluster);
   if (!cm.ok()) return cm.status();
   ceph_set_uuid(*cm, uuid.c_str());
-  rc = ceph_mount(*cm, "/");
+  rc = ceph_mount(*cm, root.c_str());
   if (rc < 0) {
     ceph_shutdown(*cm);
-    return absl::UnavailableError(absl::StrCat(
-        cluster,
-        ": mounting the file system (ceph_mount) failed: ", std::string(std::strerror(-rc))));
+    std::string hint;
+    if (rc == -EACCES || rc == -EPERM) {
+      hint = absl::StrCat(" (do the cephx user's caps allow path=", root, "?)");
+    } else if (rc == -ENOENT) {
+      hint = absl::StrCat(" (no directory ", root, ")");
+    }
+    return absl::UnavailableError(
+        absl::StrCat(cluster, ": mounting ", root,
+                     " (ceph_mount) failed: ", std::string(std::strerror(-rc)), hint));
   }
   return *cm;
+}
+
+// options with the cephx user of a mount (its empty fields: the options').
+CephfsOptions WithUser(CephfsOptions options, const CephUser& user) {
+  if (!user.client_id.empty()) options.client_id = user.client_id;
+  if (!user.keyring.empty()) options.keyring = user.keyring;
+  return options;
+}
+
+// Names the cluster, user and file system, for messages.
+std::string ClusterName(const CephfsOptions& options) {
+  return absl::StrCat("ceph cluster ",
+                      options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
+                      " as client.", options.client_id.empty() ? "admin" : options.client_id,
+                      ", file system ", options.fs_name.empty() ? "(default)" : options.fs_name);
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
-  const std::string cluster = absl::StrCat(
-      "ceph cluster ", options.conf_path.empty() ? "(default ceph.conf)" : options.conf_path,
-      " as client.", options.client_id.empty() ? "admin" : options.client_id, ", file system ",
-      options.fs_name.empty() ? "(default)" : options.fs_name);
+  const std::string cluster = ClusterName(options);
   absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options.state_dir);
   if (!dir.ok()) return dir.status();
   absl::StatusOr<HandleSecret> secret = (*dir)->LoadOrCreateSecret();
@@ -126,7 +147,7 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                                ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
                                : SessionUuid(*secret, options.state_dir);
 
-  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, cluster, uuid);
+  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, cluster, uuid, "/");
   if (!cm.ok()) return cm.status();
   if (clustered) {
     secret = LoadOrCreateSharedHandleKey(*cm, options.shared_dir, options.node_id, cluster);
@@ -140,9 +161,12 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                    options.shared_dir.c_str());
   }
   std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
+  backend->verifier_.store(RandomU64());
+  backend->codec_ = std::make_unique<HandleCodec>(*secret);
   {
     absl::MutexLock lock(&backend->impl_mu_);
-    backend->impl_ = std::make_shared<Impl>(*cm, *secret, cluster);
+    backend->impl_ =
+        std::make_shared<Impl>(*cm, *secret, cluster, Impl::MountSpec{}, &backend->verifier_);
   }
   backend->cluster_ = cluster;
   backend->options_ = options;
@@ -155,30 +179,61 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
   if (options.session_check_seconds > 0) {
     CephfsBackend* b = backend.get();
     backend->watch_ = std::make_unique<SessionWatch>(
-        absl::Seconds(options.session_check_seconds),
-        [b] { return b->CurrentImpl()->ProbeSession(); }, [b] { return b->ReplaceSession(); });
+        absl::Seconds(options.session_check_seconds), [b] { return b->ProbeSessions(); },
+        [b] { return b->ReplaceSession(); });
   }
   return backend;
 }
 
-absl::Status CephfsBackend::ReplaceSession() {
-  const std::shared_ptr<Impl> old = CurrentImpl();
-  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options_, cluster_, uuid_);
+// A new mount like old, with its exports. Its session id: the backend's
+// for the backend's own mount, one per export for the others.
+absl::StatusOr<std::shared_ptr<CephfsBackend::Impl>> CephfsBackend::Reopen(Impl& old) {
+  const Impl::MountSpec& spec = old.spec();
+  const std::vector<std::tuple<uint32_t, std::string, uint64_t>> exports = old.ExportList();
+  std::string uuid = uuid_;
+  if (spec.root != "/" || !spec.user.client_id.empty()) {
+    if (exports.empty()) return absl::InternalError("a mount without exports");
+    uuid = absl::StrCat(uuid_, "-export-", std::get<0>(exports.front()));
+  }
+  const CephfsOptions options = WithUser(options_, spec.user);
+  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, old.cluster(), uuid, spec.root);
   if (!cm.ok()) return cm.status();
-  auto fresh = std::make_shared<Impl>(*cm, secret_, cluster_);
-  for (const auto& [id, path, fsid] : old->ExportList()) {
+  auto fresh = std::make_shared<Impl>(*cm, secret_, old.cluster(), spec, &verifier_);
+  for (const auto& [id, path, fsid] : exports) {
     absl::Status added = fresh->AddExport(id, path, fsid);
     if (!added.ok()) return added;
   }
-  old->MarkDead();
-  {
-    absl::MutexLock lock(&impl_mu_);
-    retired_.push_back(old);  // calls may still hold it, files may use its mount
-    impl_ = std::move(fresh);
+  return fresh;
+}
+
+absl::Status CephfsBackend::ReplaceSession() {
+  for (const std::shared_ptr<Impl>& old : AllMounts()) {
+    if (!CephSessionLost(old->ProbeSession())) continue;
+    absl::StatusOr<std::shared_ptr<Impl>> fresh = Reopen(*old);
+    if (!fresh.ok()) return fresh.status();
+    old->MarkDead();
+    {
+      absl::MutexLock lock(&impl_mu_);
+      retired_.push_back(old);  // calls may still hold it, files may use its mount
+      if (impl_ == old) impl_ = *fresh;
+      for (auto& [id, mount] : export_mounts_) {
+        if (mount == old) mount = *fresh;
+      }
+    }
+    // What the ended session had not written is lost: clients resend.
+    (*fresh)->RotateVerifier("session replaced");
+    NFS3D_LOG_WARNING("%s: the cluster ended this head's session (evicted); serving from a new one",
+                      old->cluster().c_str());
   }
-  NFS3D_LOG_WARNING("%s: the cluster ended this head's session (evicted); serving from a new one",
-                    cluster_.c_str());
   return absl::OkStatus();
+}
+
+int CephfsBackend::ProbeSessions() {
+  for (const std::shared_ptr<Impl>& mount : AllMounts()) {
+    const int rc = mount->ProbeSession();
+    if (CephSessionLost(rc)) return rc;
+  }
+  return 0;
 }
 
 uint64_t CephfsBackend::session_id() const { return ceph_get_instance_id(CurrentImpl()->cm()); }
@@ -190,20 +245,61 @@ std::shared_ptr<CephfsBackend::Impl> CephfsBackend::CurrentImpl() const {
   return impl_;
 }
 
-absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& path, uint64_t fsid) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
-  return impl->AddExport(export_id, path, fsid);
+std::shared_ptr<CephfsBackend::Impl> CephfsBackend::ImplForExport(uint32_t export_id) const {
+  absl::MutexLock lock(&impl_mu_);
+  auto it = export_mounts_.find(export_id);
+  return it == export_mounts_.end() ? impl_ : it->second;
+}
+
+std::shared_ptr<CephfsBackend::Impl> CephfsBackend::ImplFor(const FileHandle& fh) const {
+  absl::StatusOr<DecodedHandle> decoded = codec_->Decode(fh);
+  return ImplForExport(decoded.ok() ? decoded->export_id : 0);
+}
+
+std::vector<std::shared_ptr<CephfsBackend::Impl>> CephfsBackend::AllMounts() const {
+  absl::MutexLock lock(&impl_mu_);
+  std::vector<std::shared_ptr<Impl>> all{impl_};
+  for (const auto& [id, mount] : export_mounts_) all.push_back(mount);
+  return all;
+}
+
+absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& path, uint64_t fsid,
+                                      const CephUser& user) {
+  if (path == "/" && user.client_id.empty() && user.keyring.empty()) {
+    return CurrentImpl()->AddExport(export_id, path, fsid);
+  }
+  {
+    absl::MutexLock lock(&impl_mu_);
+    if (export_mounts_.count(export_id)) {
+      return ErrnoError(EEXIST, absl::StrCat("export id ", export_id, " taken"));
+    }
+  }
+  // A mount of its own, rooted at the exported directory: its root's ".."
+  // is itself, and the MDS checks this user's caps on everything it reaches.
+  const CephfsOptions options = WithUser(options_, user);
+  const std::string cluster = ClusterName(options);
+  absl::StatusOr<ceph_mount_info*> cm =
+      OpenSession(options, cluster, absl::StrCat(uuid_, "-export-", export_id), path);
+  if (!cm.ok()) return cm.status();
+  auto mount =
+      std::make_shared<Impl>(*cm, secret_, cluster, Impl::MountSpec{path, user}, &verifier_);
+  absl::Status added = mount->AddExport(export_id, "/", fsid);
+  if (!added.ok()) return added;
+  NFS3D_LOG_INFO("%s: export %u mounts %s", cluster.c_str(), export_id, path.c_str());
+  absl::MutexLock lock(&impl_mu_);
+  export_mounts_[export_id] = std::move(mount);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<FileHandle> CephfsBackend::RootHandle(uint32_t export_id) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplForExport(export_id);
   absl::StatusOr<Impl::Node> root = impl->Root(export_id);
   if (!root.ok()) return root.status();
   return root->handle;
 }
 
 absl::StatusOr<uint32_t> CephfsBackend::ExportOf(const FileHandle& fh) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   auto decoded = impl->Decode(fh);
   if (!decoded.ok()) return decoded.status();
   return std::get<0>(*decoded)->id;

@@ -17,7 +17,7 @@ namespace nfs3d::vfs {
 
 absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandle& fh,
                                                uint64_t offset, uint32_t count, uint8_t* buf) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<Attributes> a = impl->Attrs(*node);
@@ -43,7 +43,7 @@ absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandl
 absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHandle& fh,
                                                  uint64_t offset, absl::Span<const uint8_t> data,
                                                  StableHow stable, Wcc* wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<Attributes> a = impl->Attrs(*node);
@@ -83,7 +83,7 @@ absl::StatusOr<WriteResult> CephfsBackend::Write(const Cred& cred, const FileHan
 
 absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandle& fh,
                                                uint64_t offset, uint32_t count, Wcc* wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   (void)cred, (void)offset, (void)count;  // a whole-file fsync answers every range
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
@@ -104,7 +104,7 @@ absl::StatusOr<Verifier> CephfsBackend::Commit(const Cred& cred, const FileHandl
   return out;
 }
 
-Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(CurrentImpl()->verifier()); }
+Verifier CephfsBackend::WriteVerifier() const { return ToVerifier(verifier_.load()); }
 
 void CephfsBackend::ChangeWriteVerifier() { CurrentImpl()->RotateVerifier("sync outcome unknown"); }
 
@@ -125,7 +125,7 @@ struct flock ToFlock(uint64_t first, uint64_t last, short type) {
 
 absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner, uint64_t first,
                                             uint64_t last, short type) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);
@@ -139,7 +139,7 @@ absl::StatusOr<bool> CephfsBackend::SetLock(const FileHandle& fh, uint64_t owner
 
 absl::StatusOr<std::optional<CephfsBackend::HeldLock>> CephfsBackend::TestLock(
     const FileHandle& fh, uint64_t owner, uint64_t first, uint64_t last, bool exclusive) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<std::shared_ptr<Impl::OpenFile>> file = impl->File(*node);

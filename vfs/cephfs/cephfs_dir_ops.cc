@@ -26,7 +26,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
   SetAttributes rest = attrs;
   if (attrs.size == 0 && mode != CreateMode::kUnchecked) rest.size.reset();
   const SetAttributes* apply = mode == CreateMode::kExclusive ? nullptr : &rest;
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   ceph_mount_info* cm = impl->cm();
   return impl->MakeEntry(
       cred, dir, name, dir_wcc, "create", apply, /*regular=*/true,
@@ -60,7 +60,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
 absl::StatusOr<CreateResult> CephfsBackend::Mkdir(const Cred& cred, const FileHandle& dir,
                                                   std::string_view name, const SetAttributes& attrs,
                                                   Wcc* dir_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   ceph_mount_info* cm = impl->cm();
   return impl->MakeEntry(cred, dir, name, dir_wcc, "mkdir", &attrs, /*regular=*/false,
                          [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
@@ -73,7 +73,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Mkdir(const Cred& cred, const FileHa
 absl::StatusOr<CreateResult> CephfsBackend::Symlink(const Cred& cred, const FileHandle& dir,
                                                     std::string_view name, std::string_view target,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   if (target.empty() || target.find('\0') != std::string_view::npos) {
     return ErrnoError(EINVAL, "symlink target");
   }
@@ -93,7 +93,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
                                                   std::string_view name, FileType type,
                                                   uint32_t major_num, uint32_t minor_num,
                                                   const SetAttributes& attrs, Wcc* dir_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   mode_t kind;
   switch (type) {
     case FileType::kChar:
@@ -123,7 +123,7 @@ absl::StatusOr<CreateResult> CephfsBackend::Mknod(const Cred& cred, const FileHa
 
 absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                                    Wcc* dir_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   absl::Status valid = CheckName(name);
@@ -148,7 +148,7 @@ absl::Status CephfsBackend::Remove(const Cred& cred, const FileHandle& dir, std:
 
 absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
                                   Wcc* dir_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();
   if (name == ".") return ErrnoError(EINVAL, "rmdir .");
@@ -167,7 +167,8 @@ absl::Status CephfsBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::
 absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
                                    std::string_view from_name, const FileHandle& to_dir,
                                    std::string_view to_name, Wcc* from_wcc, Wcc* to_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(from_dir);
+  if (ImplFor(to_dir) != impl) return ErrnoError(EXDEV, "rename across exports");
   absl::StatusOr<Impl::Node> from = impl->Resolve(from_dir);
   if (!from.ok()) return from.status();
   absl::StatusOr<Impl::Node> to = impl->Resolve(to_dir);
@@ -213,7 +214,8 @@ absl::Status CephfsBackend::Rename(const Cred& cred, const FileHandle& from_dir,
 absl::Status CephfsBackend::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                                  std::string_view name, std::optional<Attributes>* file_attributes,
                                  Wcc* dir_wcc) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(fh);
+  if (ImplFor(dir) != impl) return ErrnoError(EXDEV, "link across exports");
   absl::StatusOr<Impl::Node> node = impl->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::Status st = impl->NewEntry(
@@ -232,7 +234,7 @@ absl::Status CephfsBackend::ReadDir(const Cred& cred, const FileHandle& dir, uin
                                     Verifier* verifier,
                                     const std::function<bool(const DirEntry&)>& emit, bool* eof,
                                     std::optional<Attributes>* dir_attributes) {
-  const std::shared_ptr<Impl> impl = CurrentImpl();
+  const std::shared_ptr<Impl> impl = ImplFor(dir);
   *eof = false;
   absl::StatusOr<Impl::Node> d = impl->Resolve(dir);
   if (!d.ok()) return d.status();

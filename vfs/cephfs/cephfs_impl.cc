@@ -19,6 +19,7 @@ namespace {
 
 constexpr size_t kHandleBody = 16;  // inode number, snapshot id
 constexpr size_t kOpenFileCache = 1024;
+constexpr size_t kInsideCache = 65536;  // directories known to be in the export
 
 void PutBe64(uint8_t* p, uint64_t v) {
   for (int i = 7; i >= 0; --i, v >>= 8) p[i] = static_cast<uint8_t>(v);
@@ -129,9 +130,49 @@ absl::StatusOr<Node> Impl::Resolve(const FileHandle& fh) {
   int rc = ceph_ll_lookup_vino(cm_, vino, &in);
   if (rc < 0 && node.snap == kNoSnap) rc = ceph_ll_lookup_inode(cm_, inodeno_t{node.ino}, &in);
   if (rc == -ENOENT || rc == -ESTALE) return ErrnoError(ESTALE, "inode gone");
+  // The MDS refuses an inode outside the paths the mount's user may reach.
+  if (rc == -EACCES || rc == -EPERM) return ErrnoError(ESTALE, "outside the export");
   if (rc < 0) return CephError(rc, "lookup inode");
   node.inode = InodeRef(cm_, in);
+  if (spec_.root != "/" && node.snap == kNoSnap) {
+    absl::Status inside = CheckUnderRoot(*node.exp, in, node.ino);
+    if (!inside.ok()) return inside;
+  }
   return node;
+}
+
+absl::Status Impl::CheckUnderRoot(const Export& exp, Inode* in, uint64_t ino) {
+  {
+    absl::MutexLock lock(&inside_mu_);
+    if (inside_.contains(ino)) return absl::OkStatus();
+  }
+  const uint64_t checked = ino;
+  struct ceph_statx stx;
+  int rc = ceph_ll_getattr(cm_, in, &stx, CEPH_STATX_MODE, 0, ceph_mount_perms(cm_));
+  if (rc < 0) return CephError(rc, "getattr");
+  // libcephfs knows no parent of a file: the MDS's path caps confine files.
+  if (!S_ISDIR(stx.stx_mode)) return absl::OkStatus();
+  constexpr int kMaxDepth = 4096;
+  InodeRef cur;
+  Inode* at = in;
+  for (int depth = 0; depth < kMaxDepth; ++depth) {
+    if (ino == exp.root_ino) {
+      absl::MutexLock lock(&inside_mu_);
+      if (inside_.size() >= kInsideCache) inside_.clear();
+      inside_.insert(checked);
+      return absl::OkStatus();
+    }
+    Inode* parent = nullptr;
+    rc = ceph_ll_lookup(cm_, at, "..", &parent, &stx, CEPH_STATX_INO, 0, ceph_mount_perms(cm_));
+    if (rc == -EACCES || rc == -EPERM || rc == -ENOENT) break;
+    if (rc < 0) return CephError(rc, "lookup ..");
+    InodeRef next(cm_, parent);
+    if (stx.stx_ino == ino) break;  // the file system root: its own parent
+    ino = stx.stx_ino;
+    at = parent;
+    cur = std::move(next);
+  }
+  return ErrnoError(ESTALE, "outside the export");
 }
 
 absl::StatusOr<Node> Impl::Root(uint32_t export_id) {
@@ -349,10 +390,10 @@ absl::StatusOr<CreateResult> Impl::MakeEntry(const Cred& cred, const FileHandle&
 }
 
 void Impl::RotateVerifier(const char* why) {
-  uint64_t old = verifier_.load();
+  uint64_t old = verifier_->load();
   uint64_t next = RandomU64();
   if (next == old) ++next;
-  verifier_.store(next);
+  verifier_->store(next);
   NFS3D_LOG_WARNING("%s: %s: write verifier changed", cluster_.c_str(), why);
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "absl/synchronization/mutex.h"
 
@@ -136,8 +137,20 @@ class CephfsBackend::Impl {
     }
   };
 
-  Impl(ceph_mount_info* cm, const HandleSecret& secret, std::string cluster)
-      : cm_(cm), codec_(secret), cluster_(std::move(cluster)), verifier_(RandomU64()) {}
+  // What a mount is: its root directory and cephx user.
+  struct MountSpec {
+    std::string root = "/";
+    CephUser user;
+  };
+
+  // verifier: the backend's write verifier, shared by its mounts.
+  Impl(ceph_mount_info* cm, const HandleSecret& secret, std::string cluster, MountSpec spec,
+       std::atomic<uint64_t>* verifier)
+      : cm_(cm),
+        codec_(secret),
+        cluster_(std::move(cluster)),
+        spec_(std::move(spec)),
+        verifier_(verifier) {}
   ~Impl();
 
   // This mount's session was ended by the cluster; a new one replaces it.
@@ -152,6 +165,7 @@ class CephfsBackend::Impl {
 
   ceph_mount_info* cm() const { return cm_; }
   const std::string& cluster() const { return cluster_; }
+  const MountSpec& spec() const { return spec_; }
 
   absl::Status AddExport(uint32_t id, const std::string& path, uint64_t fsid);
 
@@ -167,6 +181,13 @@ class CephfsBackend::Impl {
   absl::StatusOr<Node> Resolve(const FileHandle& fh);
 
   absl::StatusOr<Node> Root(uint32_t export_id);
+
+  // OK when the directory in lies under the export's root (walking ".."
+  // up, once per directory: later calls find it in inside_); ESTALE
+  // otherwise. Only a mount rooted below the file system root needs it.
+  // A file's parent is unknown to libcephfs: the MDS's path caps of the
+  // export's cephx user confine files.
+  absl::Status CheckUnderRoot(const Export& exp, Inode* in, uint64_t ino);
 
   Attributes ToAttributes(const struct ceph_statx& stx, const Export& exp) const;
 
@@ -235,7 +256,7 @@ class CephfsBackend::Impl {
                                          const SetAttributes* attrs, bool regular,
                                          const MakeFn& make);
 
-  uint64_t verifier() const { return verifier_.load(); }
+  uint64_t verifier() const { return verifier_->load(); }
   void RotateVerifier(const char* why = "sync failed");
 
  private:
@@ -243,9 +264,12 @@ class CephfsBackend::Impl {
   std::atomic<bool> dead_{false};
   const HandleCodec codec_;
   const std::string cluster_;
-  std::atomic<uint64_t> verifier_;
+  const MountSpec spec_;
+  std::atomic<uint64_t>* const verifier_;
   absl::Mutex exports_mu_;
   std::map<uint32_t, std::unique_ptr<Export>> exports_ ABSL_GUARDED_BY(exports_mu_);
+  absl::Mutex inside_mu_;
+  absl::flat_hash_set<uint64_t> inside_ ABSL_GUARDED_BY(inside_mu_);
   absl::Mutex files_mu_;
   // Open files by inode and snapshot (a snapshot's inodes have the live
   // inode numbers).
