@@ -143,25 +143,26 @@ absl::StatusOr<Node> Impl::Resolve(const FileHandle& fh) {
 
 absl::Status Impl::CheckUnderRoot(const Export& exp, Inode* in, uint64_t ino) {
   {
-    absl::MutexLock lock(&inside_mu_);
+    absl::ReaderMutexLock lock(&inside_mu_);
     if (inside_.contains(ino)) return absl::OkStatus();
   }
   const uint64_t checked = ino;
+  auto remember = [&] {
+    absl::MutexLock lock(&inside_mu_);
+    if (inside_.size() >= kInsideCache) inside_.clear();
+    inside_.insert(checked);
+    return absl::OkStatus();
+  };
   struct ceph_statx stx;
   int rc = ceph_ll_getattr(cm_, in, &stx, CEPH_STATX_MODE, 0, ceph_mount_perms(cm_));
   if (rc < 0) return CephError(rc, "getattr");
   // libcephfs knows no parent of a file: the MDS's path caps confine files.
-  if (!S_ISDIR(stx.stx_mode)) return absl::OkStatus();
+  if (!S_ISDIR(stx.stx_mode)) return remember();
   constexpr int kMaxDepth = 4096;
-  InodeRef cur;
+  InodeRef held;  // the reference on `at` once it is an ancestor
   Inode* at = in;
   for (int depth = 0; depth < kMaxDepth; ++depth) {
-    if (ino == exp.root_ino) {
-      absl::MutexLock lock(&inside_mu_);
-      if (inside_.size() >= kInsideCache) inside_.clear();
-      inside_.insert(checked);
-      return absl::OkStatus();
-    }
+    if (ino == exp.root_ino) return remember();
     Inode* parent = nullptr;
     rc = ceph_ll_lookup(cm_, at, "..", &parent, &stx, CEPH_STATX_INO, 0, ceph_mount_perms(cm_));
     if (rc == -EACCES || rc == -EPERM || rc == -ENOENT) break;
@@ -170,7 +171,7 @@ absl::Status Impl::CheckUnderRoot(const Export& exp, Inode* in, uint64_t ino) {
     if (stx.stx_ino == ino) break;  // the file system root: its own parent
     ino = stx.stx_ino;
     at = parent;
-    cur = std::move(next);
+    held = std::move(next);
   }
   return ErrnoError(ESTALE, "outside the export");
 }

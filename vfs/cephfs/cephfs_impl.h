@@ -183,10 +183,10 @@ class CephfsBackend::Impl {
   absl::StatusOr<Node> Root(uint32_t export_id);
 
   // OK when the directory in lies under the export's root (walking ".."
-  // up, once per directory: later calls find it in inside_); ESTALE
-  // otherwise. Only a mount rooted below the file system root needs it.
-  // A file's parent is unknown to libcephfs: the MDS's path caps of the
-  // export's cephx user confine files.
+  // up, once per inode: later calls find it in inside_); ESTALE otherwise.
+  // Only a mount rooted below the file system root needs it. A file's
+  // parent is unknown to libcephfs: the MDS's path caps of the export's
+  // cephx user confine files.
   absl::Status CheckUnderRoot(const Export& exp, Inode* in, uint64_t ino);
 
   Attributes ToAttributes(const struct ceph_statx& stx, const Export& exp) const;
