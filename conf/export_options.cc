@@ -166,6 +166,20 @@ constexpr Valued kValued[] = {
        s->options.cephfs = *path;
        return std::string();
      }},
+    {"cephfs_user", [](std::string_view opt, std::string_view v, OptionState* s) {
+       // A cephx id: no "client." prefix, no spaces.
+       if (v.empty() || v.find_first_of(" \t") != std::string_view::npos ||
+           v.substr(0, 7) == "client.") {
+         return Cat("'", opt, "' needs a cephx user id without 'client.'");
+       }
+       s->options.cephfs_user = std::string(v);
+       return std::string();
+     }},
+    {"cephfs_keyring", [](std::string_view opt, std::string_view v, OptionState* s) {
+       if (v.empty() || v[0] != '/') return Cat("'", opt, "' needs an absolute path");
+       s->options.cephfs_keyring = std::string(v);
+       return std::string();
+     }},
     {"mp", [](std::string_view opt, std::string_view v, OptionState* s) {
        std::optional<std::string> path = NormalizeExportPath(v);
        if (!path) return Cat("'", opt, "' needs an absolute path");

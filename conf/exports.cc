@@ -595,11 +595,24 @@ absl::Status SetExportId(std::string_view filename, int line, Export* exp) {
 absl::Status SetBackend(std::string_view filename, int line, Export* exp) {
   for (size_t i = 0; i < exp->clients.size(); ++i) {
     const ExportOptions& o = exp->clients[i].options;
-    if (i == 0) exp->cephfs_path = o.cephfs;
+    if (i == 0) {
+      exp->cephfs_path = o.cephfs;
+      exp->cephfs_user = o.cephfs_user;
+      exp->cephfs_keyring = o.cephfs_keyring;
+    }
     if (o.cephfs != exp->cephfs_path) {
       return LineError(filename, line,
                        Cat("cephfs= differs between the clients of '", exp->path,
                            "' (one export has one backend: use -cephfs=PATH)"));
+    }
+    if (o.cephfs_user != exp->cephfs_user || o.cephfs_keyring != exp->cephfs_keyring) {
+      return LineError(filename, line,
+                       Cat("cephfs_user=/cephfs_keyring= differ between the clients of '",
+                           exp->path, "' (one export mounts as one user)"));
+    }
+    if (!o.cephfs && (!o.cephfs_user.empty() || !o.cephfs_keyring.empty())) {
+      return LineError(filename, line,
+                       Cat("'", exp->path, "': cephfs_user=/cephfs_keyring= need cephfs="));
     }
     if (o.cephfs && o.mountpoint) {
       return LineError(filename, line,
@@ -670,6 +683,8 @@ std::string DescribeOptions(const ExportOptions& o) {
   if (o.fsid_uuid) out += Cat(",fsid=", *o.fsid_uuid);
   if (o.mountpoint) out += o.mountpoint->empty() ? ",mountpoint" : Cat(",mountpoint=", *o.mountpoint);
   if (o.cephfs) out += Cat(",cephfs=", *o.cephfs);
+  if (!o.cephfs_user.empty()) out += Cat(",cephfs_user=", o.cephfs_user);
+  if (!o.cephfs_keyring.empty()) out += Cat(",cephfs_keyring=", o.cephfs_keyring);
   if (o.anonuid != kNobodyId) out += Cat(",anonuid=", o.anonuid);
   if (o.anongid != kNobodyId) out += Cat(",anongid=", o.anongid);
   std::string sec;

@@ -85,6 +85,11 @@ struct ExportOptions {
   // in the config's [ceph] section; the export path is then only the name
   // clients mount.
   std::optional<std::string> cephfs;
+  // cephfs_user=ID / cephfs_keyring=PATH: the cephx user (without
+  // "client.") and its keyring this CephFS export mounts as, instead of the
+  // [ceph] section's; "" = the [ceph] section's.
+  std::string cephfs_user;
+  std::string cephfs_keyring;
   // Security flavors from sec= lists, as written ("sys", "krb5p", ...);
   // empty means the default, sys.
   std::vector<std::string> sec;
@@ -150,6 +155,10 @@ struct Export {
   uint32_t export_id = 0;
   // The CephFS directory served (cephfs= option), or none: a local directory.
   std::optional<std::string> cephfs_path;
+  // The cephx user and keyring it mounts as (cephfs_user=, cephfs_keyring=;
+  // "" = the [ceph] section's).
+  std::string cephfs_user;
+  std::string cephfs_keyring;
 
   // The client entry that applies to `peer`, or nullptr if none does.
   // `resolved_hostname` (may be empty) is the peer's reverse-resolved name,

@@ -293,6 +293,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"keyring", PathSetter(&ServerConfig::ceph_keyring)},
                {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
                {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
+               {"session_check", UintSetter(&ServerConfig::ceph_session_check, 0, 3600)},
            }},
           {"cluster",
            {

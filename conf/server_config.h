@@ -113,6 +113,9 @@ struct ServerConfig {
   std::string ceph_keyring;              // "" = as ceph.conf says
   std::string ceph_fs_name;              // "" = the cluster's default file system
   uint32_t ceph_timeout = 30;            // seconds before an unanswered call fails
+  // Seconds between checks of the CephFS sessions; one the cluster ended
+  // (evicted) is replaced by a new one. 0: never checked.
+  uint32_t ceph_session_check = 5;
 
   // [cluster]: several heads serving one CephFS file system. A node id makes
   // this head one of them: CephFS handles are signed with the key in the file

@@ -47,6 +47,7 @@ absl::Status Daemon::Impl::ConnectCeph() {
   options.keyring = config.ceph_keyring;
   options.fs_name = config.ceph_fs_name;
   options.timeout_seconds = static_cast<int>(config.ceph_timeout);
+  options.session_check_seconds = static_cast<int>(config.ceph_session_check);
   options.node_id = config.cluster_node_id;
   options.cluster_name = config.cluster_name;
   options.shared_dir = config.cluster_shared_dir;
@@ -74,7 +75,8 @@ absl::Status Daemon::Impl::AddCephExport(const conf::Export& exp) {
 #if NFS3D_HAVE_CEPHFS
   if (absl::Status connected = ConnectCeph(); !connected.ok()) return connected;
   absl::Status added =
-      ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0));
+      ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0),
+                      vfs::CephUser{exp.cephfs_user, exp.cephfs_keyring});
   if (added.ok()) router->AddExport(exp.export_id, ceph_calls.get());
   return added;
 #else

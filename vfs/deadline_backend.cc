@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "common/log.h"
 
 namespace nfs3d::vfs {
@@ -261,6 +262,17 @@ absl::Status DeadlineBackend::RefreshExport(uint32_t export_id) {
     return std::move(*r);
   }
   return Call<absl::Status>([export_id](Backend* b) { return b->RefreshExport(export_id); }, false);
+}
+
+absl::StatusOr<std::optional<Quota>> DeadlineBackend::GetQuota(uint32_t export_id, QuotaKind kind,
+                                                               uint32_t id) {
+  using R = absl::StatusOr<std::optional<Quota>>;
+  if (std::optional<R> r =
+          Inline<R>(false, [&] { return inner_->GetQuota(export_id, kind, id); })) {
+    return std::move(*r);
+  }
+  return Call<R>([export_id, kind, id](Backend* b) { return b->GetQuota(export_id, kind, id); },
+                 false);
 }
 
 absl::StatusOr<uint32_t> DeadlineBackend::ExportOf(const FileHandle& fh) {

@@ -52,6 +52,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+
 #include "vfs/backend.h"
 #include "vfs/request_rescuer.h"
 
@@ -99,6 +100,8 @@ class DeadlineBackend : public Backend {
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
   absl::Status RefreshExport(uint32_t export_id) override;
+  absl::StatusOr<std::optional<Quota>> GetQuota(uint32_t export_id, QuotaKind kind,
+                                                uint32_t id) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
   absl::StatusOr<Attributes> GetAttr(const Cred& cred, const FileHandle& fh) override;
   absl::Status SetAttr(const Cred& cred, const FileHandle& fh, const SetAttributes& attrs,

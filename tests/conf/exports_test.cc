@@ -116,6 +116,22 @@ TEST(ExportsTest, CephfsOptionNamesTheBackend) {
   ExpectError("/x *(cephfs=/v,mountpoint)\n", 1, "not cephfs=");
 }
 
+TEST(ExportsTest, CephfsUserAndKeyringPerExport) {
+  ExportTable t = ParseOk(
+      "/ceph/a -cephfs=/a,cephfs_user=nfs-a,cephfs_keyring=/etc/ceph/a.keyring 10.0.0.0/8(rw)\n"
+      "/ceph/b *(rw,cephfs=/b)\n");
+  ASSERT_EQ(t.exports.size(), 2u);
+  EXPECT_EQ(t.exports[0].cephfs_user, "nfs-a");
+  EXPECT_EQ(t.exports[0].cephfs_keyring, "/etc/ceph/a.keyring");
+  EXPECT_EQ(t.exports[1].cephfs_user, "");  // the [ceph] section's
+  EXPECT_EQ(t.exports[1].cephfs_keyring, "");
+  ExpectError("/x *(cephfs=/v,cephfs_user=client.a)\n", 1, "without 'client.'");
+  ExpectError("/x *(cephfs=/v,cephfs_user=)\n", 1, "cephx user id");
+  ExpectError("/x *(cephfs=/v,cephfs_keyring=rel)\n", 1, "absolute path");
+  ExpectError("/x a(cephfs=/v,cephfs_user=u) b(cephfs=/v)\n", 1, "one export mounts as one user");
+  ExpectError("/x *(rw,cephfs_user=u)\n", 1, "need cephfs=");
+}
+
 TEST(ExportsTest, Defaults) {
   ExportTable t = ParseOk("/srv host\n");
   ASSERT_EQ(t.exports.size(), 1u);

@@ -117,16 +117,19 @@ client_id = nfs3d
 keyring = /etc/ceph/ceph.client.nfs3d.keyring
 fs_name = projects
 timeout = 5
+session_check = 0
 )");
   EXPECT_EQ(c.ceph_conf, "/etc/ceph/other.conf");
   EXPECT_EQ(c.ceph_client_id, "nfs3d");
   EXPECT_EQ(c.ceph_keyring, "/etc/ceph/ceph.client.nfs3d.keyring");
   EXPECT_EQ(c.ceph_fs_name, "projects");
   EXPECT_EQ(c.ceph_timeout, 5u);
+  EXPECT_EQ(c.ceph_session_check, 0u);
   const ServerConfig d = DefaultServerConfig();
   EXPECT_EQ(d.ceph_conf, "");
   EXPECT_EQ(d.ceph_client_id, "admin");
   EXPECT_EQ(d.ceph_timeout, 30u);
+  EXPECT_EQ(d.ceph_session_check, 5u);
 }
 
 TEST(ServerConfigTest, ClusterSection) {

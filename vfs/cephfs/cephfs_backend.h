@@ -27,6 +27,12 @@
 //  - A session the cluster ended (an eviction: every call of that mount
 //    fails from then on) is replaced by a new mount with the same exports
 //    and handles (session_watch.h).
+//  - Exports: one at the file system root with the [ceph] user shares the
+//    backend's mount. A sub-directory export, or one naming a cephx user of
+//    its own (CephUser), is a mount of its own rooted at its directory
+//    (ceph_mount(path)), as that user: ".." of its root is the root, and the
+//    MDS refuses what that user's caps (e.g. `mds 'allow rw path=/dir'`)
+//    do not allow. A handle of a directory outside it is refused too.
 //  - Several heads ([cluster], CephfsOptions::node_id) share the handle key
 //    through the file system, so any head accepts any head's handles.
 //  - Restart: a head's CephFS session id is fixed (host, state directory,
@@ -36,7 +42,9 @@
 #ifndef NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
 #define NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
 
+#include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,9 +52,11 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+
 #include "vfs/backend.h"
 #include "vfs/cephfs/cluster_files.h"
 #include "vfs/cephfs/session_watch.h"
+#include "vfs/file_handle_codec.h"
 #include "vfs/state_dir.h"
 
 namespace nfs3d::vfs {
@@ -55,11 +65,11 @@ namespace nfs3d::vfs {
 inline constexpr int32_t kCephHandleType = 0x43455048;
 
 struct CephfsOptions {
-  std::string state_dir;    // holds handle.key (shared with the POSIX backend)
-  std::string conf_path;    // ceph.conf ("" = libcephfs's default search)
-  std::string client_id;    // cephx name without "client.", e.g. "admin"
-  std::string keyring;      // "" = as ceph.conf says
-  std::string fs_name;      // "" = the cluster's default file system
+  std::string state_dir;     // holds handle.key (shared with the POSIX backend)
+  std::string conf_path;     // ceph.conf ("" = libcephfs's default search)
+  std::string client_id;     // cephx name without "client.", e.g. "admin"
+  std::string keyring;       // "" = as ceph.conf says
+  std::string fs_name;       // "" = the cluster's default file system
   int timeout_seconds = 30;  // bound on a call the cluster does not answer
   // [cluster]: heads serving this file system together. With a node id the
   // handle key is the file system's shared_dir/handle.key (shared_handle_key.h),
@@ -73,6 +83,12 @@ struct CephfsOptions {
   int session_check_seconds = 5;
 };
 
+// The cephx identity an export mounts as; empty fields: the [ceph] section's.
+struct CephUser {
+  std::string client_id;  // without "client."
+  std::string keyring;    // "" = as ceph.conf says
+};
+
 class CephfsBackend : public Backend {
  public:
   // Connects and mounts the file system. Errors name the cluster (conf path,
@@ -82,7 +98,10 @@ class CephfsBackend : public Backend {
 
   // Exports the CephFS directory at path ("/" = the file system root).
   // fsid: the file system id reported to clients (0 = derived from the id).
-  absl::Status AddExport(uint32_t export_id, const std::string& path, uint64_t fsid = 0);
+  // A sub-directory, or a user of its own, makes a mount of its own: errors
+  // name the user and the path (e.g. caps that do not allow the path).
+  absl::Status AddExport(uint32_t export_id, const std::string& path, uint64_t fsid = 0,
+                         const CephUser& user = {});
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
@@ -105,16 +124,14 @@ class CephfsBackend : public Backend {
                                       std::string_view name, CreateMode mode,
                                       const SetAttributes& attrs, const Verifier& verifier,
                                       Wcc* dir_wcc) override;
-  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, const SetAttributes& attrs,
-                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     const SetAttributes& attrs, Wcc* dir_wcc) override;
   absl::StatusOr<CreateResult> Symlink(const Cred& cred, const FileHandle& dir,
                                        std::string_view name, std::string_view target,
                                        const SetAttributes& attrs, Wcc* dir_wcc) override;
-  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, FileType type, uint32_t major,
-                                     uint32_t minor, const SetAttributes& attrs,
-                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     FileType type, uint32_t major, uint32_t minor,
+                                     const SetAttributes& attrs, Wcc* dir_wcc) override;
   absl::Status Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                       Wcc* dir_wcc) override;
   absl::Status Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
@@ -125,9 +142,9 @@ class CephfsBackend : public Backend {
   absl::Status Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                     std::string_view name, std::optional<Attributes>* file_attributes,
                     Wcc* dir_wcc) override;
-  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
-                       Verifier* verifier, const std::function<bool(const DirEntry&)>& emit,
-                       bool* eof, std::optional<Attributes>* dir_attributes) override;
+  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie, Verifier* verifier,
+                       const std::function<bool(const DirEntry&)>& emit, bool* eof,
+                       std::optional<Attributes>* dir_attributes) override;
   absl::StatusOr<FsStat> StatFs(const Cred& cred, const FileHandle& fh,
                                 std::optional<Attributes>* attributes) override;
   absl::StatusOr<PathConf> GetPathConf(const Cred& cred, const FileHandle& fh,
@@ -138,6 +155,12 @@ class CephfsBackend : public Backend {
                                  std::optional<Attributes>* attributes) override;
   absl::Status SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
                       const Acl* default_acl, std::optional<Attributes>* attributes) override;
+  // The exported directory's CephFS quota (ceph.quota.max_bytes/max_files
+  // as hard limits, its recursive bytes and entries as usage), the same for
+  // every user and group: CephFS quotas limit directory trees, not owners.
+  // nullopt when the directory sets no limit.
+  absl::StatusOr<std::optional<Quota>> GetQuota(uint32_t export_id, QuotaKind kind,
+                                                uint32_t id) override;
   Verifier WriteVerifier() const override;
   // A new write verifier: for a sync whose outcome is unknown (it did not
   // answer in time), so clients resend what they wrote UNSTABLE.
@@ -160,8 +183,8 @@ class CephfsBackend : public Backend {
   // [first, last] inclusive, last = UINT64_MAX meaning to the end.
   // SetLock: type F_RDLCK, F_WRLCK or F_UNLCK; false when a lock held by
   // someone else conflicts (nothing changed).
-  absl::StatusOr<bool> SetLock(const FileHandle& fh, uint64_t owner, uint64_t first,
-                               uint64_t last, short type);
+  absl::StatusOr<bool> SetLock(const FileHandle& fh, uint64_t owner, uint64_t first, uint64_t last,
+                               short type);
   struct HeldLock {
     uint64_t first = 0;
     uint64_t last = 0;
@@ -176,22 +199,37 @@ class CephfsBackend : public Backend {
 
  private:
   CephfsBackend() = default;
-  // The mount in use; calls hold it for their duration.
+  // The backend's own mount (the file system root as the [ceph] user);
+  // calls hold a mount for their duration.
   std::shared_ptr<Impl> CurrentImpl() const;
+  // The mount serving an export, or a handle's export (the backend's own
+  // when it is none of a mount of its own: Resolve then refuses it).
+  std::shared_ptr<Impl> ImplForExport(uint32_t export_id) const;
+  std::shared_ptr<Impl> ImplFor(const FileHandle& fh) const;
+  // Every mount in use: the backend's own first.
+  std::vector<std::shared_ptr<Impl>> AllMounts() const;
+  // The first session the cluster ended among the mounts (a negative errno),
+  // else 0.
+  int ProbeSessions();
 
-  // Replaces a session the cluster ended with a new mount; the exports and
-  // handles stay the same.
+  // Replaces the sessions the cluster ended with new mounts; the exports
+  // and handles stay the same.
   absl::Status ReplaceSession();
+  absl::StatusOr<std::shared_ptr<Impl>> Reopen(Impl& old);
 
   mutable absl::Mutex impl_mu_;
   std::shared_ptr<Impl> impl_ ABSL_GUARDED_BY(impl_mu_);
+  std::map<uint32_t, std::shared_ptr<Impl>> export_mounts_ ABSL_GUARDED_BY(impl_mu_);
   std::vector<std::shared_ptr<Impl>> retired_ ABSL_GUARDED_BY(impl_mu_);
+  std::unique_ptr<HandleCodec> codec_;  // which export a handle names
+  // One write verifier for every mount: a sync failing on any changes it.
+  std::atomic<uint64_t> verifier_{0};
   std::string cluster_;
   CephfsOptions options_;
   std::string uuid_;
   HandleSecret secret_{};
-  std::string node_id_;     // [cluster]; "" = a head of its own
-  std::string shared_dir_;  // [cluster] state in the file system
+  std::string node_id_;                  // [cluster]; "" = a head of its own
+  std::string shared_dir_;               // [cluster] state in the file system
   std::unique_ptr<SessionWatch> watch_;  // last: stopped before the rest goes
 };
 

@@ -79,6 +79,23 @@ absl::StatusOr<CephQuota> FindCephQuota(ceph_mount_info* cm, Inode* dir, uint64_
   return quota;
 }
 
+absl::StatusOr<CephQuota> DirectoryCephQuota(ceph_mount_info* cm, Inode* dir) {
+  CephQuota quota;
+  struct Field {
+    const char* name;
+    uint64_t* out;
+  };
+  for (const Field& f : {Field{"ceph.quota.max_bytes", &quota.max_bytes},
+                         Field{"ceph.dir.rbytes", &quota.used_bytes},
+                         Field{"ceph.quota.max_files", &quota.max_files},
+                         Field{"ceph.dir.rentries", &quota.used_files}}) {
+    absl::StatusOr<uint64_t> value = NumberXattr(cm, dir, f.name);
+    if (!value.ok()) return value.status();
+    *f.out = *value;
+  }
+  return quota;
+}
+
 FsStat ApplyCephQuota(const FsStat& cluster, const CephQuota& quota) {
   FsStat out = cluster;
   if (quota.max_bytes != 0) {

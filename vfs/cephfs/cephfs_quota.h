@@ -30,6 +30,11 @@ struct CephQuota {
 // root. Reads go to the MDS (recursive statistics are not cached).
 absl::StatusOr<CephQuota> FindCephQuota(ceph_mount_info* cm, Inode* dir, uint64_t stop_ino);
 
+// The limits directory `dir` sets itself (0: none) and its recursive usage
+// (ceph.dir.rbytes, ceph.dir.rentries), with or without limits: RQUOTA's
+// figures for an export's root.
+absl::StatusOr<CephQuota> DirectoryCephQuota(ceph_mount_info* cm, Inode* dir);
+
 // The cluster's figures with the quota's limits in their place; free space
 // never exceeds what the cluster has, when it reports any.
 FsStat ApplyCephQuota(const FsStat& cluster, const CephQuota& quota);

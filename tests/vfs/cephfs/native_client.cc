@@ -79,4 +79,10 @@ absl::Status NativeClient::WriteFile(const std::string& path, const std::string&
   return st;
 }
 
+absl::Status NativeClient::Mkdir(const std::string& path, int mode) {
+  absl::Status st = Check(ceph_mkdir(Cm(cm_), path.c_str(), mode), absl::StrCat("mkdir ", path));
+  if (!st.ok()) return st;
+  return Check(ceph_chmod(Cm(cm_), path.c_str(), mode), absl::StrCat("chmod ", path));
+}
+
 }  // namespace nfs3d::test_support

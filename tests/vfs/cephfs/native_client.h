@@ -24,6 +24,8 @@ class NativeClient {
   absl::Status RemoveXattr(const std::string& path, const std::string& name);
   absl::StatusOr<std::string> GetXattr(const std::string& path, const std::string& name);
   absl::Status WriteFile(const std::string& path, const std::string& data);
+  // A directory with exactly `mode` (no umask).
+  absl::Status Mkdir(const std::string& path, int mode);
 
  private:
   explicit NativeClient(void* cm) : cm_(cm) {}
