@@ -10,8 +10,9 @@
 #      with the crowd up, and its growth per crowd connection (want <= 16 KiB).
 #  (b) spread: 1,000 connections with one GETATTR each vs one connection with
 #      the same 1,000 in flight (want >= 0.8).
-#  (c) fairness: GETATTR p99 of a light client (one call at a time) alone vs
-#      beside a client with 256 in flight on one connection (want <= 2).
+#  (c) fairness: GETATTR p99 of a light client (one call at a time on each of
+#      nproc connections) alone vs beside a client with 256 in flight on one
+#      connection (want <= 2).
 # Prints medians with min..max over the runs; raw JSON lines are kept with --keep.
 #
 # Usage: bench/connections.sh [--no-build] [--runs N] [--secs S] [--crowd N] [--only a|b|c] [--keep]
@@ -61,7 +62,7 @@ for tool in ganesha.nfsd rpcbind python3; do command -v $tool >/dev/null || die 
 
 # Clients and servers started from here inherit this; nfs3d raises its own
 # soft limit to the hard one anyway.
-ulimit -n "$(cat /proc/sys/fs/nr_open)" 2>/dev/null || ulimit -n 1048576 || true
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 log "open files: $(ulimit -n); ephemeral ports: $(tr '\t' - < /proc/sys/net/ipv4/ip_local_port_range)"
 
 WORK=$(mktemp -d /tmp/nfs3d-connections.XXXXXX)
@@ -141,6 +142,7 @@ start_ganesha() {
 }
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/${PID[$1]}/status"; }
+cpu_ticks() { sed 's/.*) //' "/proc/${PID[$1]}/stat" | awk '{ print $12 + $13 }'; }  # utime+stime
 RESULTS=$WORK/results.jsonl
 : > "$RESULTS"
 record() {  # server test rep key file: the file's last JSON line as one result
@@ -162,7 +164,7 @@ crowd_test() {  # server rep
   record "$srv" a "$rep" busy_alone "$out.alone"
   local rss_before
   rss_before=$(rss_kib "$srv")
-  bench "$srv" --workload getattr --connections "$CROWD" --interval 1 --time $((SECS + 6)) \
+  bench "$srv" --workload getattr --connections "$CROWD" --interval 1 --time $((SECS + 7)) \
     --timeout 30 --dir "a-crowd.$rep" > "$out.crowd" 2>&1 &
   local crowd=$!
   PIDS+=($crowd)
@@ -175,7 +177,13 @@ crowd_test() {  # server rep
   local rss_with
   rss_with=$(rss_kib "$srv")
   bench "$srv" "${BUSY[@]}" --dir "a-beside.$rep" > "$out.beside" 2>&1 || true
+  # The crowd alone for 2 s: the server's CPU per crowd call.
+  local t0 t1
+  t0=$(cpu_ticks "$srv")
+  sleep 2
+  t1=$(cpu_ticks "$srv")
   wait $crowd || true
+  note "$srv" a "$rep" crowd_only_cpu_sec_per_sec "$(awk -v a="$t0" -v b="$t1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.4f", (b - a) / hz / 2 }')"
   record "$srv" a "$rep" busy_beside_crowd "$out.beside"
   record "$srv" a "$rep" crowd "$out.crowd"
   note "$srv" a "$rep" rss_before_kib "$rss_before"
@@ -194,7 +202,10 @@ spread_test() {  # server rep
 
 fairness_test() {  # server rep
   local srv=$1 rep=$2 out=$WORK/$1/c.$2
-  local light=(--workload getattr --connections 1 --outstanding 1 --time "$SECS")
+  # The light client: one GETATTR at a time on each of nproc connections, so
+  # that one of them shares the busy connection's io thread however the
+  # server dealt the connections out (round-robin over one io thread a core).
+  local light=(--workload getattr --connections "$(nproc)" --time "$SECS")
   bench "$srv" "${light[@]}" --dir "c-alone.$rep" > "$out.alone" 2>&1 || true
   record "$srv" c "$rep" light_alone "$out.alone"
   bench "$srv" --workload getattr --connections 1 --outstanding 256 --time $((SECS + 3)) \
