@@ -10,7 +10,7 @@
 #      with the crowd up, and its growth per crowd connection (want <= 16 KiB).
 #  (b) spread: 1,000 connections with one GETATTR each vs one connection with
 #      the same 1,000 in flight (want >= 0.8).
-#  (c) fairness: GETATTR p99 of a light client (one call at a time on each of
+#  (c) fairness: GETATTR p99 of a light client (a call every 2 ms on each of
 #      nproc connections) alone vs beside a client with 256 in flight on one
 #      connection (want <= 2).
 # Prints medians with min..max over the runs; raw JSON lines are kept with --keep.
@@ -202,10 +202,10 @@ spread_test() {  # server rep
 
 fairness_test() {  # server rep
   local srv=$1 rep=$2 out=$WORK/$1/c.$2
-  # The light client: one GETATTR at a time on each of nproc connections, so
+  # The light client: a GETATTR every 2 ms on each of nproc connections, so
   # that one of them shares the busy connection's io thread however the
   # server dealt the connections out (round-robin over one io thread a core).
-  local light=(--workload getattr --connections "$(nproc)" --time "$SECS")
+  local light=(--workload getattr --connections "$(nproc)" --interval 0.002 --time "$SECS")
   bench "$srv" "${light[@]}" --dir "c-alone.$rep" > "$out.alone" 2>&1 || true
   record "$srv" c "$rep" light_alone "$out.alone"
   bench "$srv" --workload getattr --connections 1 --outstanding 256 --time $((SECS + 3)) \

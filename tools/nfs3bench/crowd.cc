@@ -365,8 +365,10 @@ CrowdResult Crowd::Run() {
     absl::Duration wait = kTick;
     if (!wakes_.empty())
       wait = std::min(wait, std::max(wakes_.top().when - now, absl::ZeroDuration()));
-    int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()),
-                       static_cast<int>(absl::ToInt64Milliseconds(wait)));
+    // Rounded up: a wait shorter than a millisecond must not spin.
+    const int wait_ms =
+        static_cast<int>(absl::ToInt64Milliseconds(absl::Ceil(wait, absl::Milliseconds(1))));
+    int n = epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), wait_ms);
     for (int k = 0; k < n; ++k) {
       const int i = static_cast<int>(events[k].data.u32);
       if (conns_[i].fd < 0) continue;  // closed by an earlier event of this round
