@@ -93,7 +93,7 @@ bench() {  # server args...: nfs3bench against that server's export
   local srv=$1
   shift
   "$BENCH" run "127.0.0.1:$WORK/$srv/export" --port "${NFS_PORT[$srv]}" \
-    --mount-port "${MNT_PORT[$srv]}" --dir-entries 16 --timeout 20 "$@"
+    --mount-port "${MNT_PORT[$srv]}" --dir-entries 16 --timeout 20 --server-pid "${PID[$srv]}" "$@"
 }
 wait_up() {  # server
   for _ in $(seq 1 100); do

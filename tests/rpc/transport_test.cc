@@ -412,14 +412,7 @@ TEST_F(TransportTest, TcpBusyConnectionDoesNotStarveAnotherOnItsIoThread) {
   TcpClient busy(AF_INET, tcp_port_);
   TcpClient light(AF_INET, tcp_port_);
   constexpr uint32_t kBusyCalls = 300;
-  std::string records;
-  for (uint32_t xid = 1; xid <= kBusyCalls; ++xid) {
-    const std::string msg = MakeNfsCall(xid, kGetattr, /*delay_ms=*/2, "b");
-    uint8_t mark[4];
-    EncodeRecordMark(static_cast<uint32_t>(msg.size()), true, mark);
-    records += std::string(reinterpret_cast<char*>(mark), 4) + msg;
-  }
-  busy.SendRaw(records);
+  busy.SendRaw(NfsRecords(kBusyCalls, /*max_delay_ms=*/2, {kGetattr}));
   while (service_.calls_.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   constexpr uint32_t kLightXid = 100000;
   light.SendRecord(MakeNfsCall(kLightXid, kGetattr, 0, "l"));
