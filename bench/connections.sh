@@ -18,7 +18,9 @@
 # Usage: bench/connections.sh [--no-build] [--runs N] [--secs S] [--crowd N] [--only a|b|c] [--keep]
 #   env: NFS3D_BENCH_BUILD (build dir, default build-release/),
 #        NFS3D_BENCH_THREADS (nfs3d [nfsd] threads, default 16),
-#        NFS3D_BENCH_NFS3D (the nfs3d binary, e.g. an older build to compare)
+#        NFS3D_BENCH_NFS3D (the nfs3d binary, e.g. an older build to compare),
+#        NFS3D_BENCH_GANESHA_MAX_CONNECTIONS (ganesha's RPC_Max_Connections;
+#        unset: the reference config's, i.e. ganesha's default of 1024)
 # Needs root (namespaces, tmpfs mounts, ulimit -n). Stops only what it started.
 set -euo pipefail
 . "$(dirname "$0")/private_ns.sh" "$@"
@@ -26,6 +28,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${NFS3D_BENCH_BUILD:-$REPO/build-release}
 NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}
+GANESHA_MAX_CONNECTIONS=${NFS3D_BENCH_GANESHA_MAX_CONNECTIONS:-}
 RUNS=3
 SECS=5
 CROWD=10000
@@ -40,7 +43,7 @@ while [ $# -gt 0 ]; do
     --crowd) CROWD=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --keep) KEEP=1 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -135,6 +138,9 @@ start_ganesha() {
     -e "s|NFS_Port = 2049|NFS_Port = ${NFS_PORT[ganesha]}|" \
     -e "s|MNT_Port = 20048|MNT_Port = ${MNT_PORT[ganesha]}|" \
     "$REPO/../shared/reference/ganesha-nfsv3.conf" > "$dir/ganesha.conf"
+  if [ -n "$GANESHA_MAX_CONNECTIONS" ]; then  # its TIRPC limit (1024 by default)
+    sed -i "s|^NFS_CORE_PARAM {|NFS_CORE_PARAM {\n\tRPC_Max_Connections = $GANESHA_MAX_CONNECTIONS;|" "$dir/ganesha.conf"
+  fi
   ganesha.nfsd -F -f "$dir/ganesha.conf" -L "$dir/ganesha.log" -p "$dir/ganesha.pid" -N NIV_WARN &
   PID[ganesha]=$!
   PIDS+=($!)
@@ -233,4 +239,4 @@ for rep in $(seq 1 "$RUNS"); do
 done
 python3 "$REPO/bench/connections_table.py" "$RESULTS" "$CROWD" "$(nproc)" "$(uptime)"
 grep -h "connection\|limit" "$WORK/nfs3d/nfs3d.log" "$WORK/ganesha/ganesha.log" 2>/dev/null | sort | uniq -c | sort -rn | head -5 || true
-echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, max_connections default; ganesha: ../shared/reference/ganesha-nfsv3.conf; nfs3bench --connections (one epoll thread per process)"
+echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, max_connections default; ganesha: ../shared/reference/ganesha-nfsv3.conf${GANESHA_MAX_CONNECTIONS:+ with RPC_Max_Connections = $GANESHA_MAX_CONNECTIONS}; nfs3bench --connections (one epoll thread per process)"
