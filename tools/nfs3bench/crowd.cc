@@ -72,6 +72,8 @@ class Crowd {
   bool Reopen(int i);
   void Broken(int i);
   void Watch(int i, bool write);
+  // The call message (with its record mark) carrying this xid.
+  std::string CallWithXid(uint32_t xid) const;
   void StartCall(int i);
   void ResendPending(int i);
   void Flush(int i);
@@ -196,12 +198,14 @@ void Crowd::Broken(int i) {
 
 void Crowd::ResendPending(int i) {
   Conn& c = conns_[i];
-  for (const auto& [xid, sent] : c.pending) {
-    std::string m = call_;
-    for (int b = 0; b < 4; ++b) m[4 + b] = static_cast<char>(xid >> (24 - 8 * b));
-    c.out += m;
-  }
+  for (const auto& [xid, sent] : c.pending) c.out += CallWithXid(xid);
   Flush(i);
+}
+
+std::string Crowd::CallWithXid(uint32_t xid) const {
+  std::string m = call_;
+  for (int b = 0; b < 4; ++b) m[4 + b] = static_cast<char>(xid >> (24 - 8 * b));  // after the mark
+  return m;
 }
 
 void Crowd::StartCall(int i) {
@@ -212,9 +216,7 @@ void Crowd::StartCall(int i) {
     return;
   }
   const uint32_t xid = next_xid_++;
-  std::string m = call_;
-  for (int b = 0; b < 4; ++b) m[4 + b] = static_cast<char>(xid >> (24 - 8 * b));
-  c.out += m;
+  c.out += CallWithXid(xid);
   c.pending.emplace(xid, absl::Now());
   owner_[xid] = i;
   ++started_;
