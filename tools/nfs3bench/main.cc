@@ -103,13 +103,13 @@ bool BuildConnectionOptions(const CommandLine& cl, SweepConfig* c, std::string* 
     }
     o.connections = static_cast<int>(v);
     for (const std::string& w : c->workloads) {
-      if (w != "getattr" && w != "null") return *error = "--connections: getattr or null only", false;
+      if (w != "getattr" && w != "null") return *error = "--connections: getattr or null", false;
     }
     for (rpc::Transport p : c->protos) {
       if (p != rpc::Transport::kTcp) return *error = "--connections: tcp only", false;
     }
     for (int q : c->outstanding) {
-      if (q < o.connections) return *error = "--outstanding: at least one call per connection", false;
+      if (q < o.connections) return *error = "--outstanding: a call per connection", false;
     }
   }
   if (cl.Has("interval")) {

@@ -11,8 +11,12 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kCommon = {
       "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
       "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
-      "resvport", "send-per-call", "sec", "krb5-principal", "krb5-keytab", "krb5-target", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid",
-      "connections", "interval"};
+      "resvport", "send-per-call", "sec", "krb5-principal", "krb5-keytab", "krb5-target", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
+  static const std::set<std::string> kRun = [] {
+    std::set<std::string> s = kCommon;
+    for (const char* f : {"connections", "interval"}) s.insert(f);
+    return s;
+  }();
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
@@ -24,6 +28,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kPattern = {"size", "seed", "help", "version"};
   if (command == "lab") return kLab;
   if (command == "pattern") return kPattern;
+  if (command == "run") return kRun;
   return kCommon;
 }
 
@@ -119,7 +124,7 @@ workload options:
   --ops N                    metadata operations per run when no --time (default 1000)
   --file-size N              file for read/random runs, wrap point of timed writes (64m)
   --dir-entries N            files in the directory for lookup/readdirplus (1000)
-  --connections N            getattr/null over N TCP connections of their own (up to
+  --connections N            run: getattr/null over N TCP connections of their own (up to
                              100000), the --outstanding calls (default N: one each)
                              spread over them, from one epoll thread; reports p50/p99
                              latency, errors and reconnects (a connection the server

@@ -79,7 +79,8 @@ std::string HumanLine(const RunResult& r) {
   }
   std::string line = absl::StrCat(head, ": ", body);
   if (r.connections > 0) {
-    absl::StrAppendFormat(&line, "  conns=%d p50=%.3f p99=%.3f max=%.3f msec  %d errors %d reconnects",
+    absl::StrAppendFormat(&line,
+                          "  conns=%d p50=%.3f p99=%.3f max=%.3f msec  %d errors %d reconnects",
                           r.connections, r.p50_ms, r.p99_ms, r.max_ms, r.errors, r.reconnects);
   }
   if (r.wire_mbps > 0 && IsIo(r)) {

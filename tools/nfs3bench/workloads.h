@@ -52,7 +52,7 @@ struct WorkloadOptions {
   // >0: getattr/null over this many TCP connections of their own, the calls
   // in flight spread over them (tools/nfs3bench/crowd.h); 0: the session's.
   int connections = 0;
-  absl::Duration interval;     // with connections: each sends its next call this long after
+  absl::Duration interval;  // with connections: each sends its next call this long after
 };
 
 struct RunResult {
@@ -78,8 +78,8 @@ struct RunResult {
   double machine_cpu_sec = -1;  // busy CPU seconds of all cores over the timed part
   // --connections runs only (0 otherwise).
   int connections = 0;
-  uint64_t errors = 0;          // calls failed (the run goes on)
-  uint64_t reconnects = 0;      // connections the server closed, opened again
+  uint64_t errors = 0;      // calls failed (the run goes on)
+  uint64_t reconnects = 0;  // connections the server closed, opened again
   double p50_ms = 0, p99_ms = 0, max_ms = 0;
 
   double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
