@@ -347,6 +347,7 @@ void Crowd::ExpireCalls(absl::Time now) {
 size_t Crowd::Pending() const { return owner_.size(); }
 
 CrowdResult Crowd::Run() {
+  if (o_.started) o_.started();
   const absl::Time first = absl::Now();
   end_ = o_.time > absl::ZeroDuration() ? first + o_.time : absl::InfiniteFuture();
   for (int i = 0; i < static_cast<int>(conns_.size()); ++i) {
@@ -425,7 +426,7 @@ uint64_t RaiseOpenFileLimit() {
 }
 
 void RunCrowdWorkload(const Session& session, const nfs3::nfs_fh3& object, const WorkloadOptions& o,
-                      const std::atomic<bool>* stop, RunResult* r) {
+                      const std::atomic<bool>* stop, RunResult* r, std::function<void()> started) {
   CrowdOptions c;
   c.host = session.target().host;
   c.port = session.nfs_port();
@@ -442,6 +443,7 @@ void RunCrowdWorkload(const Session& session, const nfs3::nfs_fh3& object, const
   c.cred.gids = {c.cred.gid};
   c.proc = o.name == "null" ? nfs3::kNull : nfs3::kGetattr;
   c.fh = object;
+  c.started = std::move(started);
   r->connections = o.connections;
   r->outstanding = c.outstanding;
   absl::StatusOr<CrowdResult> run = RunCrowd(c, stop);

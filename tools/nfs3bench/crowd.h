@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -35,6 +36,7 @@ struct CrowdOptions {
   rpc::Credential cred;
   uint32_t proc = nfs3::kGetattr;  // kGetattr or kNull
   nfs3::nfs_fh3 fh;                // GETATTR's object
+  std::function<void()> started;   // called once the connections are up
 };
 
 struct CrowdResult {
@@ -55,8 +57,9 @@ absl::StatusOr<CrowdResult> RunCrowd(const CrowdOptions& options, const std::ato
 
 // A getattr or null run of BenchContext::Run with o.connections > 0, on
 // `object`, over the session's server with its credential; fills *r.
+// `started` runs when the connections are up, before the first call.
 void RunCrowdWorkload(const Session& session, const nfs3::nfs_fh3& object, const WorkloadOptions& o,
-                      const std::atomic<bool>* stop, RunResult* r);
+                      const std::atomic<bool>* stop, RunResult* r, std::function<void()> started);
 
 // Raises this process's soft RLIMIT_NOFILE to its hard limit; returns the
 // soft limit now in force.

@@ -655,8 +655,8 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     return r;
   }
   if (o.connections > 0) {  // connections of its own (crowd.h)
-    CpuSample cpu = SampleCpu(o.server_pid);
-    RunCrowdWorkload(*session_, *meta_dir_, o, stop_, &r);
+    CpuSample cpu;          // from when the connections are up
+    RunCrowdWorkload(*session_, *meta_dir_, o, stop_, &r, [&] { cpu = SampleCpu(o.server_pid); });
     ChargeCpu(cpu, o.server_pid, &r);
     return r;
   }
