@@ -41,6 +41,11 @@ constexpr int kSendBufferSize = 4 << 20;
 constexpr size_t kMetadataBatch = 4;
 // Replies of inline calls written together, at most (see Dispatch).
 constexpr size_t kInlineReplyBatch = 16;
+// Calls a connection's reader dispatches in one turn on its io thread. Then it
+// goes to the back of the io thread's queue, so connections sharing the
+// thread take turns (round-robin) instead of one with a full read buffer of
+// inline GETATTRs running them all while the others wait.
+constexpr size_t kCallsPerTurn = 16;
 // After a spliced WRITE the next record's head is read in pieces this big, so
 // that the next WRITE's data is spliced rather than read.
 constexpr size_t kHeadRead = 4 << 10;
@@ -230,8 +235,13 @@ bool TcpConnection::ProcessBuffered() {
 }
 
 bool TcpConnection::FeedBuffered() {
+  size_t this_turn = 0;
   while (buffered_begin_ < buffered_end_) {
     if (AtCallLimit() && WaitForReplies()) return false;
+    if (this_turn == kCallsPerTurn) {
+      YieldTurn();
+      return false;
+    }
     // A slot is taken before feeding, so a completed record always has one;
     // buffered bytes stay bounded by this connection's read buffer.
     InflightLimit* limit = context_->limit();
@@ -250,9 +260,21 @@ bool TcpConnection::FeedBuffered() {
       DoClose();
       return false;
     }
-    if (result == RecordReassembler::Result::kRecord) DispatchRecord();
+    if (result == RecordReassembler::Result::kRecord) {
+      DispatchRecord();
+      ++this_turn;
+    }
   }
   return !closed_;
+}
+
+void TcpConnection::YieldTurn() {
+  if (turn_yielded_) return;  // a turn is already queued
+  turn_yielded_ = true;
+  asio::post(socket_.get_executor(), [self = shared_from_this()] {
+    self->turn_yielded_ = false;
+    self->ReadMore();
+  });
 }
 
 void TcpConnection::DispatchRecord() {

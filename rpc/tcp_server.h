@@ -174,8 +174,11 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Feeds buffered bytes to the reassembler and dispatches whole records
   // until the in-flight bound; true when the buffer is used up.
   bool ProcessBuffered();
-  // ProcessBuffered's loop, without FlushBatches.
+  // ProcessBuffered's loop, without FlushBatches. Ends the turn after
+  // kCallsPerTurn calls (YieldTurn).
   bool FeedBuffered();
+  // Lets the other connections of this io thread run, then reads on.
+  void YieldTurn();
   void OnRead(const boost::system::error_code& ec, size_t n);
   // Reads a big fragment body straight into the record; false when the
   // reassembler is not inside one (then read_buf_ is used).
@@ -265,6 +268,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   bool eof_ = false;
   int read_low_water_ = 1;  // the socket's SO_RCVLOWAT
   bool waiting_capacity_ = false;
+  bool turn_yielded_ = false;  // a ReadMore is posted behind the other connections
   boost::asio::steady_timer capacity_timer_;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
   // The record being read, when it is a WRITE whose data is spliced: bytes

@@ -73,6 +73,7 @@ class FakeService : public RpcService {
     {
       std::lock_guard<std::mutex> lock(mu_);
       threads_.insert(std::this_thread::get_id());
+      if (message.size() >= 4) order_.push_back(GetU32(message.data()));
     }
     if (message.size() < 8) return false;
     size_t at = 4;  // where [delay ms] starts
@@ -101,11 +102,20 @@ class FakeService : public RpcService {
     std::lock_guard<std::mutex> lock(mu_);
     return threads_.size();
   }
+  // Where the call with this xid came in the order calls started; -1: never.
+  int StartedAt(uint32_t xid) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < order_.size(); ++i) {
+      if (order_[i] == xid) return static_cast<int>(i);
+    }
+    return -1;
+  }
   std::atomic<int> calls_{0};
   std::atomic<int> nfs_calls_{0};
 
  private:
   std::mutex mu_;
+  std::vector<uint32_t> order_;  // xids, as calls started
   TransportInfo last_info_;
   std::set<std::thread::id> threads_;
 };
@@ -181,7 +191,7 @@ class TcpClient {
 class TransportTest : public ::testing::Test {
  protected:
   void StartServer(RpcServerOptions opts = {}) {
-    opts.io_threads = 2;
+    opts.io_threads = io_threads_;
     opts.worker_threads = 4;
     server_ = std::make_unique<RpcServer>(opts, &service_);
     auto port = server_->ListenTcp("127.0.0.1", 0);
@@ -196,6 +206,7 @@ class TransportTest : public ::testing::Test {
     if (server_) server_->Stop();
   }
 
+  size_t io_threads_ = 2;
   FakeService service_;
   std::unique_ptr<RpcServer> server_;
   uint16_t tcp_port_ = 0;
@@ -387,6 +398,33 @@ TEST_F(TransportTest, TcpBusyConnectionsGetattrsStayOnItsThreadWhenNoCoreIsFree)
   TcpClient c(AF_INET, tcp_port_);
   ExpectAllAnswered(c, 41, /*max_delay_ms=*/0, {kGetattr});
   EXPECT_EQ(service_.threads(), 1u);
+}
+
+// Connections that share an io thread take turns. A client whose read
+// buffer is full of GETATTRs (which run on the io thread itself) gets a turn
+// of them, then another client's call runs: round-robin between connections,
+// not every call of the first read before the second client's one.
+TEST_F(TransportTest, TcpBusyConnectionDoesNotStarveAnotherOnItsIoThread) {
+  RpcServerOptions opts;
+  opts.spread_inline_calls = false;  // every GETATTR runs on the io thread
+  io_threads_ = 1;                   // which both connections share
+  StartServer(opts);
+  TcpClient busy(AF_INET, tcp_port_);
+  TcpClient light(AF_INET, tcp_port_);
+  constexpr uint32_t kBusyCalls = 300;
+  busy.SendRaw(NfsRecords(kBusyCalls, /*max_delay_ms=*/2, {kGetattr}));
+  while (service_.calls_.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  constexpr uint32_t kLightXid = 100000;
+  light.SendRecord(MakeNfsCall(kLightXid, kGetattr, 0, "l"));
+  auto reply = light.ReadRecord();
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(GetU32(reinterpret_cast<const uint8_t*>(reply->data())), kLightXid);
+  // The server's first read of the busy connection holds about 120 calls
+  // (its first read buffer is 4 KiB); one turn is 16 of them.
+  const int at = service_.StartedAt(kLightXid);
+  EXPECT_GE(at, 1);
+  EXPECT_LT(at, 64) << "the light client's call ran after " << at << " of the busy one's";
+  EXPECT_EQ(ReadXids(busy, kBusyCalls), XidsUpTo(kBusyCalls));
 }
 
 TEST_F(TransportTest, TcpInlineRepliesAreWrittenWhenTheInflightBoundStopsReading) {

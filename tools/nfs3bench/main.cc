@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <string>
@@ -66,10 +67,17 @@ bool BuildGrid(const CommandLine& cl, SweepConfig* c, std::string* error) {
     }
     c->block_sizes.push_back(v);
   }
-  for (const std::string& q : SplitList(cl.Get("outstanding", defaults.outstanding))) {
+  // With --connections each connection carries up to 1024 calls.
+  uint64_t connections = 1;
+  if (cl.Has("connections") && !ParseUint(cl.Get("connections"), &connections)) connections = 1;
+  const uint64_t max_outstanding = 1024 * std::max<uint64_t>(connections, 1);
+  const std::string outstanding_default =
+      cl.Has("connections") ? cl.Get("connections") : defaults.outstanding;
+  for (const std::string& q : SplitList(cl.Get("outstanding", outstanding_default))) {
     uint64_t v;
-    if (!ParseUint(q, &v) || v < 1 || v > 1024) {
-      return *error = "--outstanding: want 1..1024, got '" + q + "'", false;
+    if (!ParseUint(q, &v) || v < 1 || v > max_outstanding) {
+      return *error = absl::StrCat("--outstanding: want 1..", max_outstanding, ", got '", q, "'"),
+             false;
     }
     c->outstanding.push_back(static_cast<int>(v));
   }
@@ -81,6 +89,36 @@ bool BuildGrid(const CommandLine& cl, SweepConfig* c, std::string* error) {
   if (c->protos.empty() || c->block_sizes.empty() || c->outstanding.empty() ||
       c->workloads.empty()) {
     return *error = "empty list", false;
+  }
+  return true;
+}
+
+// --connections and --interval: getattr/null over TCP connections of their own.
+bool BuildConnectionOptions(const CommandLine& cl, SweepConfig* c, std::string* error) {
+  WorkloadOptions& o = c->base;
+  if (cl.Has("connections")) {
+    uint64_t v;
+    if (!ParseUint(cl.Get("connections"), &v) || v < 1 || v > 100000) {
+      return *error = "--connections: want 1..100000", false;
+    }
+    o.connections = static_cast<int>(v);
+    for (const std::string& w : c->workloads) {
+      if (w != "getattr" && w != "null") return *error = "--connections: getattr or null", false;
+    }
+    for (rpc::Transport p : c->protos) {
+      if (p != rpc::Transport::kTcp) return *error = "--connections: tcp only", false;
+    }
+    for (int q : c->outstanding) {
+      if (q < o.connections) return *error = "--outstanding: a call per connection", false;
+    }
+  }
+  if (cl.Has("interval")) {
+    double secs;
+    if (!cl.Has("connections")) return *error = "--interval needs --connections", false;
+    if (!absl::SimpleAtod(cl.Get("interval"), &secs) || secs <= 0 || secs > 3600) {
+      return *error = "--interval: want seconds > 0", false;
+    }
+    o.interval = absl::Seconds(secs);
   }
   return true;
 }
@@ -114,6 +152,7 @@ bool BuildWorkloadOptions(const CommandLine& cl, SweepConfig* c, std::string* er
     }
     o.dir_entries = static_cast<uint32_t>(v);
   }
+  if (!BuildConnectionOptions(cl, c, error)) return false;
   o.verify = !cl.Has("no-verify");
   if (cl.Has("server-pid")) {
     if (!ParseUint(cl.Get("server-pid"), &v) || v == 0 || v > 0x7fffffff) {

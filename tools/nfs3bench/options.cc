@@ -12,6 +12,11 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
       "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
       "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
       "resvport", "send-per-call", "sec", "krb5-principal", "krb5-keytab", "krb5-target", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
+  static const std::set<std::string> kRun = [] {
+    std::set<std::string> s = kCommon;
+    for (const char* f : {"connections", "interval"}) s.insert(f);
+    return s;
+  }();
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
@@ -23,6 +28,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kPattern = {"size", "seed", "help", "version"};
   if (command == "lab") return kLab;
   if (command == "pattern") return kPattern;
+  if (command == "run") return kRun;
   return kCommon;
 }
 
@@ -118,6 +124,14 @@ workload options:
   --ops N                    metadata operations per run when no --time (default 1000)
   --file-size N              file for read/random runs, wrap point of timed writes (64m)
   --dir-entries N            files in the directory for lookup/readdirplus (1000)
+  --connections N            run: getattr/null over N TCP connections of their own (up to
+                             100000), the --outstanding calls (default N: one each)
+                             spread over them, from one epoll thread; reports p50/p99
+                             latency, errors and reconnects (a connection the server
+                             closes is opened again and its calls sent again)
+  --interval SEC             with --connections: each connection sends its next call SEC
+                             after the last (0.5, 1: an idle crowd of mounts beside busy
+                             clients); default: at once when the reply arrives
   --no-verify                skip checking read data / reading back written data
   --seed N                   data pattern seed (1)
   --dir NAME                 work directory under the export (nfs3bench.PID)

@@ -78,6 +78,11 @@ std::string HumanLine(const RunResult& r) {
                            r.msec_per_call, r.retransmits);
   }
   std::string line = absl::StrCat(head, ": ", body);
+  if (r.connections > 0) {
+    absl::StrAppendFormat(&line,
+                          "  conns=%d p50=%.3f p99=%.3f max=%.3f msec  %d errors %d reconnects",
+                          r.connections, r.p50_ms, r.p99_ms, r.max_ms, r.errors, r.reconnects);
+  }
   if (r.wire_mbps > 0 && IsIo(r)) {
     absl::StrAppendFormat(&line, "  %.0f%% of wire", 100.0 * r.Mbitps() / r.wire_mbps);
   }
@@ -91,11 +96,14 @@ std::string JsonLine(const RunResult& r) {
       "\"stable\":%s,\"bytes\":%d,\"seconds\":%.6f,\"MBps\":%.3f,\"Mbitps\":%.3f,\"calls\":%d,"
       "\"calls_per_sec\":%.1f,\"ops\":%d,\"ops_per_sec\":%.1f,\"msec_per_call\":%.4f,"
       "\"retransmits\":%d,\"timeouts\":%d,\"verified\":%s,\"wire_Mbitps\":%.1f,"
-      "\"server_cpu_sec\":%.3f,\"client_cpu_sec\":%.3f,\"machine_cpu_sec\":%.3f,\"error\":%s}",
+      "\"server_cpu_sec\":%.3f,\"client_cpu_sec\":%.3f,\"machine_cpu_sec\":%.3f,"
+      "\"connections\":%d,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"max_ms\":%.4f,\"errors\":%d,"
+      "\"reconnects\":%d,\"error\":%s}",
       JsonString(r.workload), JsonString(r.proto), r.mtu, r.bs, r.xfer, r.outstanding,
       JsonString(r.stable), r.bytes, r.seconds, r.MBps(), r.Mbitps(), r.calls, r.CallsPerSec(),
       r.ops, r.OpsPerSec(), r.msec_per_call, r.retransmits, r.timeouts, JsonString(r.verified),
-      r.wire_mbps, r.server_cpu_sec, r.client_cpu_sec, r.machine_cpu_sec, JsonString(r.error));
+      r.wire_mbps, r.server_cpu_sec, r.client_cpu_sec, r.machine_cpu_sec, r.connections, r.p50_ms,
+      r.p99_ms, r.max_ms, r.errors, r.reconnects, JsonString(r.error));
 }
 
 std::string CsvHeader() {

@@ -169,6 +169,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
     if (!port.ok()) return port.status();
     nfs_port = *port;
   }
+  s->nfs_port_ = nfs_port;
 
   // MNT over the transport under test (a server may serve MOUNT on one only).
   client::RpcClientOptions mo;

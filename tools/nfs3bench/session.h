@@ -55,6 +55,8 @@ class Session {
   uint32_t wtpref() const { return wtpref_; }
   const char* proto() const;
   const SessionOptions& options() const { return options_; }
+  const Target& target() const { return target_; }
+  uint16_t nfs_port() const { return nfs_port_; }
 
   // Synchronous helpers for setup (bounded by the call timeout). They turn a
   // non-OK nfsstat3 into an error naming the procedure.
@@ -73,6 +75,7 @@ class Session {
   Target target_;
   SessionOptions options_;
   uint16_t mount_port_ = 0;
+  uint16_t nfs_port_ = 0;
   std::unique_ptr<client::GssInitiator> gss_;  // outlives rpc_, which uses it
   std::unique_ptr<client::AsyncRpcClient> rpc_;
   nfs3::nfs_fh3 root_;

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/nfs3bench/crowd.h"
 #include "xdr/encoder.h"
 #include "xdr/nfs3_client_codec.h"
 
@@ -651,6 +652,12 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
   }
   if (!prep.ok()) {
     r.error = std::string(prep.message());
+    return r;
+  }
+  if (o.connections > 0) {  // connections of its own (crowd.h)
+    CpuSample cpu;          // from when the connections are up
+    RunCrowdWorkload(*session_, *meta_dir_, o, stop_, &r, [&] { cpu = SampleCpu(o.server_pid); });
+    ChargeCpu(cpu, o.server_pid, &r);
     return r;
   }
 

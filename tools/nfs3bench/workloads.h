@@ -49,6 +49,10 @@ struct WorkloadOptions {
   bool verify = true;          // check read data / read back written data
   uint32_t dir_entries = 1000; // files in the READDIRPLUS/LOOKUP directory
   int server_pid = 0;          // >0: report this local process's CPU time over the timed part
+  // >0: getattr/null over this many TCP connections of their own, the calls
+  // in flight spread over them (tools/nfs3bench/crowd.h); 0: the session's.
+  int connections = 0;
+  absl::Duration interval;  // with connections: each sends its next call this long after
 };
 
 struct RunResult {
@@ -72,6 +76,11 @@ struct RunResult {
   double server_cpu_sec = -1;   // utime+stime of --server-pid over the timed part; -1: unknown
   double client_cpu_sec = -1;   // nfs3bench's own utime+stime over the timed part
   double machine_cpu_sec = -1;  // busy CPU seconds of all cores over the timed part
+  // --connections runs only (0 otherwise).
+  int connections = 0;
+  uint64_t errors = 0;      // calls failed (the run goes on)
+  uint64_t reconnects = 0;  // connections the server closed, opened again
+  double p50_ms = 0, p99_ms = 0, max_ms = 0;
 
   double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
   double Mbitps() const { return seconds > 0 ? bytes * 8 / seconds / 1e6 : 0; }
