@@ -36,6 +36,7 @@
 #include "rpc/portmap_registry.h"
 #include "rpc/rpc_server.h"
 #include "rpc/rpcbind_client.h"
+#include "daemon/origin_stats_wiring.h"
 #include "stats/metrics_server.h"
 #include "stats/prometheus.h"
 #include "stats/server_stats.h"
@@ -166,6 +167,7 @@ struct Daemon::Impl {
   bool registered_with_rpcbind = false;
   bool stopped = false;
   stats::ServerStats stats;
+  std::unique_ptr<OriginStatsWiring> origin_stats;  // per-client accounting, slow-call log
   std::unique_ptr<stats::MetricsServer> metrics;
   std::atomic<uint64_t> reloads_ok{0};
   std::atomic<uint64_t> reloads_failed{0};
@@ -547,6 +549,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->export_count = table->exports.size();
   rpc::DispatcherOptions dispatcher_options;
   dispatcher_options.stats = &impl->stats;
+  impl->origin_stats = std::make_unique<OriginStatsWiring>(
+      &impl->stats, config, [nfs = impl->nfs.get()] { return nfs->exports(); });
   if (NeedsKerberos(*table)) {
     absl::StatusOr<std::unique_ptr<rpc::gss::GssServer>> gss =
         rpc::gss::GssServer::Create(KerberosOptions(config));
@@ -649,6 +653,10 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
     ignored.push_back("max_requests*");
   }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");
+  if (config.top_clients != old.top_clients || config.top_exports != old.top_exports ||
+      config.top_users != old.top_users) {
+    ignored.push_back("top_clients/top_exports/top_users");
+  }
   if (config.state_dir != old.state_dir) ignored.push_back("state_dir");
   if (config.metrics != old.metrics || config.metrics_listen != old.metrics_listen ||
       config.metrics_port != old.metrics_port || config.control_socket != old.control_socket) {
@@ -671,6 +679,8 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   applied.udp_sizes = config.udp_sizes;
   applied.udp_fragments = config.udp_fragments;
   applied.log_level = config.log_level;
+  applied.slow_call_ms = config.slow_call_ms;
+  d.origin_stats->Reload(config);
   applied.manage_gids = config.manage_gids;
   applied.manage_gids_ttl = config.manage_gids_ttl;
   applied.manage_gids_cache = config.manage_gids_cache;
@@ -773,6 +783,13 @@ std::string Daemon::RenderMetrics() const {
                           "1 while new locks are refused so that clients can reclaim theirs.",
                           d.nlm->InGrace() ? 1 : 0));
   }
+#if NFS3D_HAVE_CEPHFS
+  if (d.ceph_calls) {
+    extra.push_back(gauge("nfs3d_cephfs_stalled",
+                          "1 while a CephFS call overran [ceph] timeout: new calls get JUKEBOX.",
+                          d.ceph_calls->stalled() ? 1 : 0));
+  }
+#endif
   const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
   extra.push_back(counter("nfs3d_drc_hits_total",
                           "Retransmissions answered with a cached reply.", drc.hits));
@@ -799,7 +816,9 @@ std::string Daemon::RenderMetrics() const {
                    "counter",
                    {{"result=\"ok\"", static_cast<double>(d.reloads_ok.load())},
                     {"result=\"failed\"", static_cast<double>(d.reloads_failed.load())}}});
-  return stats::RenderPrometheus(d.stats.Take(), extra);
+  std::string page = stats::RenderPrometheus(d.stats.Take(), extra);
+  if (d.origin_stats) d.origin_stats->AppendMetrics(&page);
+  return page;
 }
 
 }  // namespace nfs3d::daemon
