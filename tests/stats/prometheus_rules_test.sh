@@ -100,4 +100,16 @@ firing = [a for a in json.load(urllib.request.urlopen(api + "/alerts"))["data"][
 assert not firing, firing
 print("rules: %d evaluated; clients %s" % (count, clients))
 PY
+# A reload that fails (a broken exports line) must fire NFS3dReloadFailed.
+echo "$dir/alpha 127.0.0.1(no_such_option)" >>"$dir/exports"
+kill -HUP "$pid"
+firing=0
+for _ in $(seq 60); do
+  firing=$(query 'ALERTS{alertname="NFS3dReloadFailed",alertstate="firing"}' |
+           $py -c 'import json,sys; print(len(json.load(sys.stdin)["data"]["result"]))' 2>/dev/null || echo 0)
+  [ "$firing" = 1 ] && break
+  sleep 1
+done
+[ "$firing" = 1 ] || { grep -i reload "$dir/log" >&2; fail "NFS3dReloadFailed did not fire"; }
+echo "NFS3dReloadFailed fired after a failed reload"
 echo PASS
