@@ -85,11 +85,15 @@ size_t OriginTable::Lightest() const {
 
 void OriginTable::Record(const OriginKey& key, const std::string* name, const CallOutcome& call) {
   Entry* e;
-  auto it = index_.find(key);
-  if (it != index_.end()) {
+  auto it = index_.end();
+  if (last_ < entries_.size() && entries_[last_].key == key) {
+    e = &entries_[last_];
+  } else if ((it = index_.find(key)) != index_.end()) {
     e = &entries_[it->second];
+    last_ = it->second;
   } else if (entries_.size() < capacity_) {
-    index_.emplace(key, static_cast<uint32_t>(entries_.size()));
+    last_ = entries_.size();
+    index_.emplace(key, static_cast<uint32_t>(last_));
     e = &entries_.emplace_back();
     e->key = key;
     if (name != nullptr) e->name = *name;
@@ -98,6 +102,7 @@ void OriginTable::Record(const OriginKey& key, const std::string* name, const Ca
     // inherits its weight, so a burst of one-off origins cannot push out an
     // origin that has been busy all along.
     const size_t slot = Lightest();
+    last_ = slot;
     e = &entries_[slot];
     other_.Add(e->counters);
     ++evictions_;

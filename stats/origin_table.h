@@ -113,6 +113,7 @@ class OriginTable {
   const size_t capacity_;
   std::vector<Entry> entries_;
   absl::flat_hash_map<OriginKey, uint32_t> index_;  // key -> entries_ index
+  size_t last_ = 0;  // the entry of the previous call: most calls repeat it
   OriginCounters other_;
   uint64_t evictions_ = 0;
 };

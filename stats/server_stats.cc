@@ -255,7 +255,7 @@ OriginsSnapshot ServerStats::TakeOrigins() const {
     for (const auto& shard : shards_) {
       if (shard->origins == nullptr) continue;
       OriginShard& o = *shard->origins;
-      std::lock_guard<std::mutex> shard_lock(o.mu);
+      std::lock_guard<ShardLock> shard_lock(o.mu);
       const OriginTable* tables[3] = {&o.clients, &o.exports, &o.users};
       for (int k = 0; k < 3; ++k) {
         tables[k]->MergeInto(&merged[k], &other[k], &evictions[k]);
@@ -311,7 +311,7 @@ void CallRecorder::Ran(const char* program, const char* name, uint32_t xid,
 
 void CallRecorder::RecordOrigins(Shard& s, const CallOutcome& call) {
   OriginShard& o = *s.origins;
-  std::lock_guard<std::mutex> lock(o.mu);
+  std::lock_guard<ShardLock> lock(o.mu);
   o.clients.Record(client_, nullptr, call);
   o.exports.Record(export_, nullptr, call);
   o.users.Record(user_, principal_.empty() ? nullptr : &principal_, call);

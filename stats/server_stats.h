@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -97,12 +98,28 @@ struct ProcShard {
   Counter latency_ns;
 };
 
+// A lock for a shard's own thread and the rare snapshot: taking it is one
+// atomic exchange, releasing it a plain store (std::mutex costs two atomic
+// read-modify-writes per call).
+class ShardLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire)) {
+      while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
 // Per-origin tables of one shard: its thread records under `mu`, which only
 // snapshots contend for.
 struct OriginShard {
   OriginShard(size_t clients, size_t exports, size_t users)
       : clients(clients), exports(exports), users(users) {}
-  std::mutex mu;
+  ShardLock mu;
   OriginTable clients;
   OriginTable exports;
   OriginTable users;
