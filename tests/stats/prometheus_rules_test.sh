@@ -4,7 +4,8 @@
 # data directory and loopback port; not the system service) scrapes nfs3d
 # while three clients load it, evaluates the rules, and the test queries
 # every rule's expression through the HTTP API: each must evaluate, and the
-# per-head and per-client recordings must hold the loading clients.
+# per-head and per-client recordings must hold the loading clients. Every
+# query of docs/grafana/nfs3d.json must evaluate too.
 # usage: prometheus_rules_test.sh NFS3D RULES_DIR
 nfs3d=$1
 rules=$2
@@ -62,7 +63,7 @@ done
 
 # Every rule's expression, as Prometheus itself loaded it.
 curl -sf "$api/rules" >"$dir/rules.json" || fail "GET /api/v1/rules"
-$py - "$api" "$dir/rules.json" <<'PY' || fail "rule expressions"
+$py - "$api" "$dir/rules.json" "$rules/../grafana/nfs3d.json" <<'PY' || fail "rule expressions"
 import json, sys, urllib.parse, urllib.request
 api, path = sys.argv[1], sys.argv[2]
 groups = json.load(open(path))["data"]["groups"]
@@ -94,7 +95,21 @@ exports = {s["metric"]["export"] for s in query("export:nfs3d_calls:rate5m")}
 assert any(e.endswith("/alpha") for e in exports) and any(e.endswith("/beta") for e in exports), exports
 users = {s["metric"]["user"] for s in query("user:nfs3d_calls:rate5m")}
 assert {"1000", "2000"} <= users, users
-# No alert fires for this healthy load, except none.
+# Every query of the Grafana dashboard evaluates (variables set to this
+# job and every instance and client) and the per-client panels show data.
+dashboard = json.load(open(sys.argv[3]))
+panels = 0
+for panel in dashboard["panels"]:
+    for target in panel.get("targets", []):
+        expr = (target["expr"].replace("$job", "nfs3d").replace("$instance", ".*")
+                .replace("$client", ".*"))
+        result = query(expr)
+        if panel["title"].startswith("Calls per second per client"):
+            assert {s["metric"]["client"] for s in result} >= {"127.0.0.2", "127.0.0.3"}, result
+        panels += 1
+assert panels >= 20, panels
+print("dashboard: %d queries evaluated" % panels)
+# No alert fires for this healthy load.
 firing = [a for a in json.load(urllib.request.urlopen(api + "/alerts"))["data"]["alerts"]
           if a["state"] == "firing"]
 assert not firing, firing
