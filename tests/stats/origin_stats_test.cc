@@ -264,6 +264,27 @@ TEST_F(OriginDispatchTest, TenThousandClientsThroughTheDispatcher) {
               s.clients.tracked_bytes);
 }
 
+TEST(OriginRecorderTest, KerberosCallersCountUnderTheirPrincipal) {
+  ServerStats stats;
+  for (int i = 0; i < 3; ++i) {
+    CallRecorder rec(&stats, 1, nullptr);
+    rec.Peer(V4(0xc0000205));
+    rec.User(kKrb5i, 1000, "alice@EXAMPLE.ORG");
+  }
+  {
+    CallRecorder rec(&stats, 1, nullptr);
+    rec.Peer(V4(0xc0000205));
+    rec.User(kAuthSys, 1000, "host.example.org");  // AUTH_SYS: the uid, not the machine
+  }
+  OriginsSnapshot s = stats.TakeOrigins();
+  ASSERT_EQ(s.users.rows.size(), 2u);
+  EXPECT_EQ(UserLabel(s.users.rows[0]), "alice@EXAMPLE.ORG");
+  EXPECT_EQ(s.users.rows[0].counters.calls, 3u);
+  EXPECT_EQ(UserLabel(s.users.rows[1]), "1000");
+  ASSERT_EQ(s.clients.rows.size(), 1u);
+  EXPECT_EQ(s.clients.rows[0].counters.calls, 4u);
+}
+
 // --- slow-call log ----------------------------------------------------------
 
 TEST(SlowCallLogTest, LogsOnceWithDetailsAndIsRateLimited) {
