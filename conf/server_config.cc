@@ -270,6 +270,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {
                {"level", ParseLogLevel},
                {"syslog", BoolSetter(&ServerConfig::syslog)},
+               {"slow_call_ms", UintSetter(&ServerConfig::slow_call_ms, 0, 3600000)},
            }},
           {"metrics",
            {
@@ -277,6 +278,9 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                {"listen", ParseMetricsListen},
                {"port", UintSetter(&ServerConfig::metrics_port, 0, 65535)},
                {"control_socket", BoolSetter(&ServerConfig::control_socket)},
+               {"top_clients", UintSetter(&ServerConfig::top_clients, 0, 4096)},
+               {"top_exports", UintSetter(&ServerConfig::top_exports, 1, 4096)},
+               {"top_users", UintSetter(&ServerConfig::top_users, 1, 4096)},
            }},
           {"nlm",
            {

@@ -92,6 +92,9 @@ struct ServerConfig {
   // [log]
   log::Level log_level = log::Level::kInfo;
   bool syslog = false;
+  // A call slower than this is logged (rate-limited) with its client, user,
+  // export, procedure and file handle; 0: never.
+  uint32_t slow_call_ms = 0;
 
   // [metrics]: Prometheus text format over HTTP, and the unix socket
   // <state_dir>/nfs3d.sock that `nfs3stat` reads by default.
@@ -99,6 +102,12 @@ struct ServerConfig {
   std::vector<std::string> metrics_listen = {"127.0.0.1"};  // numeric addresses
   uint16_t metrics_port = 9049;
   bool control_socket = true;
+  // Per-origin accounting: exact counters for this many of the busiest
+  // clients, exports and users (per worker thread and in each snapshot);
+  // the rest are summed as "other". top_clients = 0 turns it off.
+  uint32_t top_clients = 128;
+  uint32_t top_exports = 64;
+  uint32_t top_users = 64;
 
   // [nlm]: the lock manager (NLM + NSM), served on the NFS port.
   bool nlm = true;

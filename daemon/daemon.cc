@@ -58,6 +58,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
   impl->export_count = table->exports.size();
   rpc::DispatcherOptions dispatcher_options;
   dispatcher_options.stats = &impl->stats;
+  impl->origin_stats = std::make_unique<OriginStatsWiring>(
+      &impl->stats, config, [nfs = impl->nfs.get()] { return nfs->exports(); });
   if (NeedsKerberos(*table)) {
     absl::StatusOr<std::unique_ptr<rpc::gss::GssServer>> gss =
         rpc::gss::GssServer::Create(KerberosOptions(config));
@@ -169,6 +171,10 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
     ignored.push_back("max_requests*");
   }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");
+  if (config.top_clients != old.top_clients || config.top_exports != old.top_exports ||
+      config.top_users != old.top_users) {
+    ignored.push_back("top_clients/top_exports/top_users");
+  }
   if (config.state_dir != old.state_dir) ignored.push_back("state_dir");
   if (config.exports_poll != old.exports_poll) ignored.push_back("exports_poll");
   if (config.cluster_node_id != old.cluster_node_id ||
@@ -197,6 +203,8 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   applied.udp_sizes = config.udp_sizes;
   applied.udp_fragments = config.udp_fragments;
   applied.log_level = config.log_level;
+  applied.slow_call_ms = config.slow_call_ms;
+  d.origin_stats->Reload(config);
   applied.manage_gids = config.manage_gids;
   applied.manage_gids_ttl = config.manage_gids_ttl;
   applied.manage_gids_cache = config.manage_gids_cache;

@@ -25,6 +25,7 @@
 #include "daemon/early_answers.h"
 #include "daemon/exports_follower.h"
 #include "daemon/hostname_resolver.h"
+#include "daemon/origin_stats_wiring.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
@@ -111,6 +112,7 @@ struct Daemon::Impl {
   bool registered_with_rpcbind = false;
   bool stopped = false;
   stats::ServerStats stats;
+  std::unique_ptr<OriginStatsWiring> origin_stats;  // per-client accounting, slow-call log
   std::unique_ptr<stats::MetricsServer> metrics;
   std::atomic<uint64_t> reloads_ok{0};
   std::atomic<uint64_t> reloads_failed{0};

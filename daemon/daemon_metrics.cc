@@ -62,6 +62,13 @@ std::string Daemon::RenderMetrics() const {
                           "1 while new locks are refused so that clients can reclaim theirs.",
                           d.nlm->InGrace() ? 1 : 0));
   }
+#if NFS3D_HAVE_CEPHFS
+  if (d.ceph_calls) {
+    extra.push_back(gauge("nfs3d_cephfs_stalled",
+                          "1 while a CephFS call overran [ceph] timeout: new calls get JUKEBOX.",
+                          d.ceph_calls->stalled() ? 1 : 0));
+  }
+#endif
   const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
   extra.push_back(
       counter("nfs3d_drc_hits_total", "Retransmissions answered with a cached reply.", drc.hits));
@@ -89,7 +96,9 @@ std::string Daemon::RenderMetrics() const {
                    "counter",
                    {{"result=\"ok\"", static_cast<double>(d.reloads_ok.load())},
                     {"result=\"failed\"", static_cast<double>(d.reloads_failed.load())}}});
-  return stats::RenderPrometheus(d.stats.Take(), extra);
+  std::string page = stats::RenderPrometheus(d.stats.Take(), extra);
+  if (d.origin_stats) d.origin_stats->AppendMetrics(&page);
+  return page;
 }
 
 }  // namespace nfs3d::daemon

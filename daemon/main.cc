@@ -79,6 +79,7 @@ const cli::Option kOptions[] = {
 constexpr char kSynopsis[] =
     "nfs3d [options]\n"
     "       nfs3d stat [nfs3stat options]   (statistics: see nfs3stat(8))\n"
+    "       nfs3d top [nfs3top options]     (live view: see nfs3top(8))\n"
     "       nfs3d exports list|show|add|remove|check ...   (exports at run time)\n"
     "A userspace NFSv3 server; see nfs3d(8), nfs3d.conf(5), nfs3d-exports(5).";
 
@@ -250,27 +251,27 @@ int Run() {
   }
 }
 
-// `nfs3d stat ARGS` runs nfs3stat ARGS: the one installed next to nfs3d,
-// the one in the build tree, or the first on PATH.
-[[noreturn]] void ExecStat(int argc, char** argv) {
+// `nfs3d stat ARGS` runs nfs3stat ARGS (and `nfs3d top` nfs3top): the one
+// installed next to nfs3d, the one in the build tree, or the first on PATH.
+[[noreturn]] void ExecTool(const std::string& tool, int argc, char** argv) {
   std::vector<std::string> candidates;
   char self[4096];
   ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n > 0) {
     std::string dir(self, static_cast<size_t>(n));
     dir.resize(dir.rfind('/'));
-    candidates.push_back(dir + "/nfs3stat");
-    candidates.push_back(dir + "/../tools/nfs3stat/nfs3stat");
+    candidates.push_back(dir + "/" + tool);
+    candidates.push_back(dir + "/../tools/" + tool + "/" + tool);
   }
   std::vector<char*> args;
-  args.push_back(const_cast<char*>("nfs3stat"));
+  args.push_back(const_cast<char*>(tool.c_str()));
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   for (const std::string& path : candidates) {
     if (access(path.c_str(), X_OK) == 0) execv(path.c_str(), args.data());
   }
-  execvp("nfs3stat", args.data());
-  std::perror("nfs3d stat: cannot run nfs3stat");
+  execvp(tool.c_str(), args.data());
+  std::perror(("nfs3d: cannot run " + tool).c_str());
   std::exit(2);
 }
 
@@ -290,7 +291,8 @@ int ExportsCommand(int argc, char** argv) {
 }  // namespace nfs3d
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "stat") nfs3d::ExecStat(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "stat") nfs3d::ExecTool("nfs3stat", argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "top") nfs3d::ExecTool("nfs3top", argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "exports") return nfs3d::ExportsCommand(argc, argv);
   absl::StatusOr<std::vector<std::string>> rest = nfs3d::cli::Parse(argc, argv, nfs3d::kOptions);
   if (rest.ok() && !rest->empty()) {

@@ -106,6 +106,8 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
   std::shared_ptr<const conf::ExportTable> table = exports();
   const conf::Export* exp = table->FindById(*export_id);
   if (exp == nullptr) return nfs3::NFS3ERR_STALE;  // unexported since the handle was issued
+  ctx.export_id = *export_id;
+  ctx.export_known = true;
   const conf::ExportClient* client = MatchClient(*ctx.transport, *exp);
   if (client == nullptr) return nfs3::NFS3ERR_ACCES;
   const conf::ExportOptions& options = client->options;

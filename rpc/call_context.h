@@ -77,6 +77,10 @@ struct CallContext {
   // from an unprivileged port); the dispatcher then discards the results and
   // replies MSG_DENIED / AUTH_ERROR with it.
   mutable uint32_t reject_auth = 0;
+  // The export of the call's file handle, once a procedure found it (for
+  // per-export statistics).
+  mutable uint32_t export_id = 0;
+  mutable bool export_known = false;
 };
 
 }  // namespace nfs3d::rpc

@@ -84,6 +84,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
   reply->Clear();
   // Records this call in the statistics when HandleCall returns.
   stats::CallRecorder rec(stats_, static_cast<int>(transport.transport), reply);
+  rec.Peer(transport.peer);
   xdr::Decoder in(message);
   CallHeader header;
   HeaderDisposition disposition = DecodeCallHeader(in, &header);
@@ -145,6 +146,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
       ctx.transport = &*in_memory;
     }
     rec.AuthFlavor(ctx.cred.flavor);
+    rec.User(ctx.cred.flavor, ctx.cred.uid, ctx.cred.machine);
     // A DRC replay is sealed afresh too: the cache holds the plain reply, and
     // the retransmission's new sequence number needs a new verifier.
     if (!Dispatch(header, call->args, ctx, call->drc_identity, rec, reply)) return false;
@@ -161,6 +163,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     return true;
   }
   rec.AuthFlavor(ctx.cred.flavor);
+  rec.User(ctx.cred.flavor, ctx.cred.uid, ctx.cred.machine);
   return Dispatch(header, in.Rest(), ctx, {}, rec, reply);
 }
 
@@ -246,6 +249,8 @@ bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> ar
     xdr::Decoder args_in(args);
     result = RunRow(row, program->service, ctx, args_in, out);
   }
+  rec.Ran(program->name, row.name, xid, args);
+  if (ctx.export_known) rec.Export(ctx.export_id);
 
   if (result == ProcResult::kSuccess && ctx.reject_auth != 0) {
     if (drc_key) drc_->Abandon(*drc_key, drc_token);

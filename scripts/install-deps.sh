@@ -17,7 +17,9 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # CephFS backend (optional when building: nfs3d builds without it); a test
 # Kerberos realm (tests/fixtures/krb5-kdc.sh: krb5kdc, kdb5_util, kadmin.local, kinit);
 # tcpdump to check that krb5p traffic carries no clear text (lab_krb5);
-# python3-prometheus-client parses /metrics (stats.metrics_parse);
+# python3-prometheus-client parses /metrics (stats.metrics_parse); prometheus
+# (server and promtool) checks and evaluates docs/prometheus (stats.prometheus_rules);
+# tmux runs nfs3top as a person would (stats.origin_views);
 # clang-format-14 and clang-tidy-14 for scripts/check-format.sh and
 # scripts/check-tidy.sh; quota (the client's quota(1)) asks nfs3d's RQUOTA
 # in the lab test.
@@ -25,7 +27,7 @@ TEST_PKGS=(rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
            debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
            ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev
            krb5-kdc krb5-admin-server krb5-user tcpdump python3-prometheus-client
-           clang-format-14 clang-tidy-14 quota)
+           prometheus tmux clang-format-14 clang-tidy-14 quota)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -2,8 +2,14 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
+
+#include "stats/slow_call_log.h"
 
 namespace nfs3d::stats {
 namespace {
@@ -15,8 +21,8 @@ constexpr uint32_t kMountProgram = 100005;
 constexpr uint32_t kNlmProgram = 100021;
 constexpr uint32_t kNfsRead = 6;
 constexpr uint32_t kNfsWrite = 7;
-constexpr uint32_t kFattr3Size = 84;    // fattr3 on the wire
-constexpr uint32_t kWccAttrSize = 24;   // wcc_attr on the wire
+constexpr uint32_t kFattr3Size = 84;   // fattr3 on the wire
+constexpr uint32_t kWccAttrSize = 24;  // wcc_attr on the wire
 
 // Reads big-endian words at byte offsets of a reply chain (its memory
 // segments; words inside a file segment, i.e. READ data sent by sendfile,
@@ -79,31 +85,50 @@ bool TransferCount(uint32_t proc, const ChainWords& words, size_t at, uint32_t* 
 
 const char* RpcEventName(RpcEvent event) {
   switch (event) {
-    case RpcEvent::kNone: return "none";
-    case RpcEvent::kMalformed: return "malformed";
-    case RpcEvent::kRpcMismatch: return "rpc_mismatch";
-    case RpcEvent::kAuthError: return "auth_error";
-    case RpcEvent::kProgUnavail: return "prog_unavail";
-    case RpcEvent::kProgMismatch: return "prog_mismatch";
-    case RpcEvent::kProcUnavail: return "proc_unavail";
-    case RpcEvent::kGarbageArgs: return "garbage_args";
-    case RpcEvent::kSystemErr: return "system_err";
-    case RpcEvent::kDropped: return "dropped";
-    case RpcEvent::kDrcReplay: return "drc_replay";
-    case RpcEvent::kDrcInProgress: return "drc_in_progress";
-    case RpcEvent::kCount: break;
+    case RpcEvent::kNone:
+      return "none";
+    case RpcEvent::kMalformed:
+      return "malformed";
+    case RpcEvent::kRpcMismatch:
+      return "rpc_mismatch";
+    case RpcEvent::kAuthError:
+      return "auth_error";
+    case RpcEvent::kProgUnavail:
+      return "prog_unavail";
+    case RpcEvent::kProgMismatch:
+      return "prog_mismatch";
+    case RpcEvent::kProcUnavail:
+      return "proc_unavail";
+    case RpcEvent::kGarbageArgs:
+      return "garbage_args";
+    case RpcEvent::kSystemErr:
+      return "system_err";
+    case RpcEvent::kDropped:
+      return "dropped";
+    case RpcEvent::kDrcReplay:
+      return "drc_replay";
+    case RpcEvent::kDrcInProgress:
+      return "drc_in_progress";
+    case RpcEvent::kCount:
+      break;
   }
   return "?";
 }
 
 FlavorSlot FlavorSlotOf(uint32_t flavor) {
   switch (flavor) {
-    case kAuthNone: return FlavorSlot::kNone;
-    case kAuthSys: return FlavorSlot::kSys;
-    case kKrb5: return FlavorSlot::kKrb5;
-    case kKrb5i: return FlavorSlot::kKrb5i;
-    case kKrb5p: return FlavorSlot::kKrb5p;
-    default: return FlavorSlot::kOther;
+    case kAuthNone:
+      return FlavorSlot::kNone;
+    case kAuthSys:
+      return FlavorSlot::kSys;
+    case kKrb5:
+      return FlavorSlot::kKrb5;
+    case kKrb5i:
+      return FlavorSlot::kKrb5i;
+    case kKrb5p:
+      return FlavorSlot::kKrb5p;
+    default:
+      return FlavorSlot::kOther;
   }
 }
 
@@ -114,9 +139,7 @@ const char* FlavorSlotName(FlavorSlot slot) {
   return i < std::size(kFlavors) ? FlavorName(kFlavors[i]).data() : "other";
 }
 
-ServerStats::ServerStats() : id_(next_registry_id.fetch_add(1)) {
-  slot_names_.resize(kMaxSlots);
-}
+ServerStats::ServerStats() : id_(next_registry_id.fetch_add(1)) { slot_names_.resize(kMaxSlots); }
 
 ServerStats::~ServerStats() = default;
 
@@ -169,6 +192,10 @@ Shard& ServerStats::LocalSlow(LocalCache* cache) {
   if (shard == nullptr) {
     shards_.push_back(std::make_unique<Shard>());
     shard = shards_.back().get();
+    if (origin_limits_.clients > 0) {
+      shard->origins = std::make_unique<OriginShard>(origin_limits_.clients, origin_limits_.exports,
+                                                     origin_limits_.users);
+    }
     shard_of_thread_.emplace_back(self, shard);
   }
   cache->owner = id_;
@@ -206,7 +233,110 @@ Snapshot ServerStats::Take() const {
   return out;
 }
 
+void ServerStats::SetOriginLimits(const OriginLimits& limits) {
+  std::lock_guard<std::mutex> lock(mu_);
+  origin_limits_ = limits;
+}
+
+OriginLimits ServerStats::origin_limits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return origin_limits_;
+}
+
+OriginsSnapshot ServerStats::TakeOrigins() const {
+  absl::flat_hash_map<OriginKey, OriginRow> merged[3];
+  OriginCounters other[3];
+  uint64_t evictions[3] = {0, 0, 0};
+  size_t bytes[3] = {0, 0, 0};
+  OriginLimits limits;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    limits = origin_limits_;
+    for (const auto& shard : shards_) {
+      if (shard->origins == nullptr) continue;
+      OriginShard& o = *shard->origins;
+      std::lock_guard<ShardLock> shard_lock(o.mu);
+      const OriginTable* tables[3] = {&o.clients, &o.exports, &o.users};
+      for (int k = 0; k < 3; ++k) {
+        tables[k]->MergeInto(&merged[k], &other[k], &evictions[k]);
+        bytes[k] += tables[k]->MemoryBytes();
+      }
+    }
+  }
+  const size_t keep[3] = {limits.clients, limits.exports, limits.users};
+  OriginSnapshot* out[3];
+  OriginsSnapshot snapshot;
+  out[0] = &snapshot.clients;
+  out[1] = &snapshot.exports;
+  out[2] = &snapshot.users;
+  for (int k = 0; k < 3; ++k) {
+    *out[k] = FinishSnapshot(std::move(merged[k]), other[k], evictions[k], keep[k], bytes[k]);
+  }
+  return snapshot;
+}
+
 #if NFS3D_STATS_ENABLED
+
+void CallRecorder::User(uint32_t flavor, uint32_t uid, const std::string& principal) {
+  if (stats_ == nullptr) return;
+  const FlavorSlot slot = FlavorSlotOf(flavor);
+  if ((slot == FlavorSlot::kKrb5 || slot == FlavorSlot::kKrb5i || slot == FlavorSlot::kKrb5p) &&
+      !principal.empty()) {
+    user_ = PrincipalKey(principal);
+    principal_ = principal;
+  } else {
+    user_ = UidKey(uid);
+  }
+}
+
+void CallRecorder::Ran(const char* program, const char* name, uint32_t xid,
+                       absl::Span<const uint8_t> args) {
+  if (stats_ == nullptr) return;
+  SlowCallLog* log = stats_->slow_log();
+  if (log == nullptr || log->threshold_ns() == 0) return;
+  ran_at_ = std::chrono::steady_clock::now();
+  program_name_ = program;
+  proc_name_ = name;
+  xid_ = xid;
+  // NFSv3 arguments start with the file handle (opaque<64>); keep it only
+  // for a call that is slow already, the ones the log will show.
+  if (ran_at_ - start_ < std::chrono::nanoseconds(log->threshold_ns())) return;
+  if (prog_ != kNfsProgram || proc_ == 0 || args.size() < 4) return;
+  const uint32_t len =
+      (uint32_t{args[0]} << 24) | (uint32_t{args[1]} << 16) | (uint32_t{args[2]} << 8) | args[3];
+  if (len == 0 || len > sizeof(handle_) || args.size() < 4 + len) return;
+  std::memcpy(handle_, args.data() + 4, len);
+  handle_len_ = static_cast<uint8_t>(len);
+}
+
+void CallRecorder::RecordOrigins(Shard& s, const CallOutcome& call) {
+  OriginShard& o = *s.origins;
+  std::lock_guard<ShardLock> lock(o.mu);
+  o.clients.Record(client_, nullptr, call);
+  o.exports.Record(export_, nullptr, call);
+  o.users.Record(user_, principal_.empty() ? nullptr : &principal_, call);
+}
+
+void CallRecorder::LogIfSlow(uint64_t ns) {
+  SlowCallLog* log = stats_->slow_log();
+  if (log == nullptr || log->threshold_ns() == 0 || ns < log->threshold_ns()) return;
+  SlowCall call;
+  call.client = has_peer_ ? ClientName(client_) : "-";
+  call.user = !principal_.empty() ? principal_
+              : user_.hi != 0     ? absl::StrCat(user_.lo)
+                                  : std::string("-");
+  call.has_export = IsExportKnown(export_);
+  call.export_id = ExportIdOf(export_);
+  call.proc = absl::StrCat(program_name_, " ", proc_name_);
+  call.handle = absl::Span<const uint8_t>(handle_, handle_len_);
+  call.xid = xid_;
+  call.total_ns = ns;
+  if (proc_name_ != nullptr && run_start_ >= start_) {
+    call.proc_ns = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(ran_at_ - run_start_).count());
+  }
+  log->Report(call);
+}
 
 void CallRecorder::Finish() {
   Shard& s = stats_->Local();
@@ -214,42 +344,59 @@ void CallRecorder::Finish() {
   s.messages[t].Add(1);
   if (event_ != RpcEvent::kNone) s.events[t][static_cast<int>(event_)].Add(1);
   if (has_flavor_) s.flavors[t][static_cast<int>(flavor_)].Add(1);
-  if (!has_proc_) return;
-  uint32_t count = 0;
-  const int base = stats_->SlotBase(prog_, vers_, &count);
-  if (base < 0 || proc_ >= count) return;
-  ProcShard& p = s.procs[base + proc_];
-  p.calls[t].Add(1);
 
-  bool error = IsRpcError(event_);
-  if (event_ == RpcEvent::kNone && results_at_ != 0 && reply_ != nullptr &&
-      reply_->size() > results_at_) {
-    ChainWords words(*reply_);
-    long at = StatusOffset(prog_, proc_, words, results_at_);
-    uint32_t status = 0;
-    if (at >= 0 && words.U32At(results_at_ + at, &status)) {
-      error = status != 0;
-      uint32_t bytes = 0;
-      if (status == 0 && prog_ == kNfsProgram && (proc_ == kNfsRead || proc_ == kNfsWrite) &&
-          TransferCount(proc_, words, results_at_, &bytes)) {
-        if (proc_ == kNfsRead) {
-          s.read_bytes.Add(bytes);
-          s.read_sizes[SizeBucket(bytes)].Add(1);
-        } else {
-          s.write_bytes.Add(bytes);
-          s.write_sizes[SizeBucket(bytes)].Add(1);
-        }
-      }
-    }
+  CallOutcome call;
+  call.error = IsRpcError(event_);
+  call.retransmit = event_ == RpcEvent::kDrcReplay || event_ == RpcEvent::kDrcInProgress;
+  ProcShard* p = nullptr;
+  if (has_proc_) {
+    uint32_t count = 0;
+    const int base = stats_->SlotBase(prog_, vers_, &count);
+    if (base >= 0 && proc_ < count) p = &s.procs[base + proc_];
   }
-  if (error) p.errors[t].Add(1);
+  if (p != nullptr) {
+    p->calls[t].Add(1);
+    ReadResults(s, &call);
+  }
+  if (p == nullptr && s.origins == nullptr) return;
 
-  const uint64_t ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                           start_)
-          .count());
-  p.latency[LatencyBucket(ns)].Add(1);
-  p.latency_ns.Add(ns);
+  call.latency_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                              std::chrono::steady_clock::now() - start_)
+                                              .count());
+  call.latency_bucket = LatencyBucket(call.latency_ns);
+  if (p != nullptr) {
+    if (call.error) p->errors[t].Add(1);
+    p->latency[call.latency_bucket].Add(1);
+    p->latency_ns.Add(call.latency_ns);
+  }
+  if (s.origins != nullptr && has_peer_) RecordOrigins(s, call);
+  if (proc_name_ != nullptr) LogIfSlow(call.latency_ns);
+}
+
+void CallRecorder::ReadResults(Shard& s, CallOutcome* call) {
+  if (event_ != RpcEvent::kNone || results_at_ == 0 || reply_ == nullptr ||
+      reply_->size() <= results_at_) {
+    return;
+  }
+  ChainWords words(*reply_);
+  long at = StatusOffset(prog_, proc_, words, results_at_);
+  uint32_t status = 0;
+  if (at < 0 || !words.U32At(results_at_ + at, &status)) return;
+  call->error = status != 0;
+  uint32_t bytes = 0;
+  if (status != 0 || prog_ != kNfsProgram || (proc_ != kNfsRead && proc_ != kNfsWrite) ||
+      !TransferCount(proc_, words, results_at_, &bytes)) {
+    return;
+  }
+  if (proc_ == kNfsRead) {
+    s.read_bytes.Add(bytes);
+    s.read_sizes[SizeBucket(bytes)].Add(1);
+    call->read_bytes = bytes;
+  } else {
+    s.write_bytes.Add(bytes);
+    s.write_sizes[SizeBucket(bytes)].Add(1);
+    call->write_bytes = bytes;
+  }
 }
 
 #endif

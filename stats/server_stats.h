@@ -20,9 +20,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/types/span.h"
+
 #include "common/auth_flavor.h"
+#include "stats/latency_buckets.h"
+#include "stats/origin_table.h"
 #include "xdr/buffer_chain.h"
 
 #ifndef NFS3D_STATS_ENABLED
@@ -37,9 +42,6 @@ inline constexpr const char* kTransportNames[kNumTransports] = {"udp", "tcp"};
 
 inline constexpr int kMaxSlots = 256;    // procedures over all programs and versions
 inline constexpr int kMaxVersions = 32;  // (program, version) pairs
-// Latency bucket i counts calls that took at most 2^i microseconds
-// (1 us .. ~8.4 s); the last bucket is +Inf.
-inline constexpr int kLatencyBuckets = 24;
 // Size bucket i counts READ/WRITE transfers of at most 512 << i bytes
 // (512 B .. 1 MiB); the last bucket is +Inf.
 inline constexpr int kSizeBuckets = 12;
@@ -47,17 +49,17 @@ inline constexpr int kSizeBuckets = 12;
 // Why a call message did not run a procedure to a normal reply.
 enum class RpcEvent : uint8_t {
   kNone = 0,
-  kMalformed,       // undecodable header: dropped (nfsstat "badfmt")
-  kRpcMismatch,     // RPC version != 2
-  kAuthError,       // credential/verifier refused, or AUTH_TOOWEAK from a procedure
+  kMalformed,    // undecodable header: dropped (nfsstat "badfmt")
+  kRpcMismatch,  // RPC version != 2
+  kAuthError,    // credential/verifier refused, or AUTH_TOOWEAK from a procedure
   kProgUnavail,
   kProgMismatch,
   kProcUnavail,
   kGarbageArgs,
   kSystemErr,
-  kDropped,         // procedure asked for no reply
-  kDrcReplay,       // retransmission answered from the duplicate request cache
-  kDrcInProgress,   // retransmission dropped: the original is still running
+  kDropped,        // procedure asked for no reply
+  kDrcReplay,      // retransmission answered from the duplicate request cache
+  kDrcInProgress,  // retransmission dropped: the original is still running
   kCount,
 };
 inline constexpr int kNumRpcEvents = static_cast<int>(RpcEvent::kCount);
@@ -96,7 +98,51 @@ struct ProcShard {
   Counter latency_ns;
 };
 
+// A lock for a shard's own thread and the rare snapshot: taking it is one
+// atomic exchange, releasing it a plain store (std::mutex costs two atomic
+// read-modify-writes per call).
+class ShardLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire)) {
+      while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+    }
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
+// Per-origin tables of one shard: its thread records under `mu`, which only
+// snapshots contend for.
+struct OriginShard {
+  OriginShard(size_t clients, size_t exports, size_t users)
+      : clients(clients), exports(exports), users(users) {}
+  ShardLock mu;
+  OriginTable clients;
+  OriginTable exports;
+  OriginTable users;
+};
+
+// How many origins each shard tracks exactly (and each snapshot keeps);
+// zero clients turns per-origin accounting off.
+struct OriginLimits {
+  size_t clients = 128;
+  size_t exports = 64;
+  size_t users = 64;
+};
+
+struct OriginsSnapshot {
+  OriginSnapshot clients;
+  OriginSnapshot exports;
+  OriginSnapshot users;
+};
+
+class SlowCallLog;
+
 struct Shard {
+  std::unique_ptr<OriginShard> origins;  // null: per-origin accounting off
   ProcShard procs[kMaxSlots];
   Counter messages[kNumTransports];  // every call message received
   Counter events[kNumTransports][kNumRpcEvents];
@@ -107,19 +153,12 @@ struct Shard {
   Counter write_sizes[kSizeBuckets + 1];
 };
 
-inline int LatencyBucket(uint64_t ns) {
-  uint64_t us = (ns + 999) / 1000;
-  if (us <= 1) return 0;
-  int b = 64 - __builtin_clzll(us - 1);  // ceil(log2(us))
-  return b < kLatencyBuckets ? b : kLatencyBuckets;
-}
 inline int SizeBucket(uint64_t bytes) {
   if (bytes <= 512) return 0;
   int b = 64 - __builtin_clzll((bytes - 1) >> 9);
   return b < kSizeBuckets ? b : kSizeBuckets;
 }
 // Upper bounds, for printing.
-inline double LatencyBound(int bucket) { return static_cast<double>(1ull << bucket) * 1e-6; }
 inline uint64_t SizeBound(int bucket) { return 512ull << bucket; }
 
 // Summed over every shard.
@@ -171,6 +210,17 @@ class ServerStats {
 
   Snapshot Take() const;
 
+  // Before the first call is recorded (shards made earlier keep theirs).
+  void SetOriginLimits(const OriginLimits& limits);
+  OriginLimits origin_limits() const;
+  // Merged over every shard: the busiest origins of each kind.
+  OriginsSnapshot TakeOrigins() const;
+
+  // Calls slower than its threshold are logged there; null: none. The log
+  // must outlive every call recorded.
+  void SetSlowCallLog(SlowCallLog* log) { slow_log_.store(log, std::memory_order_release); }
+  SlowCallLog* slow_log() const { return slow_log_.load(std::memory_order_acquire); }
+
  private:
   struct LocalCache {
     uint64_t owner = 0;
@@ -186,12 +236,14 @@ class ServerStats {
 
   const uint64_t id_;
   mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Shard>> shards_;  // guarded by mu_
+  std::vector<std::unique_ptr<Shard>> shards_;                // guarded by mu_
   std::vector<std::pair<uint64_t, Shard*>> shard_of_thread_;  // native thread id -> shard
-  std::array<VersionSlots, kMaxVersions> versions_{};  // [0, num_versions_) published
+  std::array<VersionSlots, kMaxVersions> versions_{};         // [0, num_versions_) published
   std::atomic<int> num_versions_{0};
   int next_slot_ = 0;                     // guarded by mu_
   std::vector<ProcSnapshot> slot_names_;  // guarded by mu_; names only
+  OriginLimits origin_limits_;            // guarded by mu_
+  std::atomic<SlowCallLog*> slow_log_{nullptr};
 };
 
 #if NFS3D_STATS_ENABLED
@@ -217,7 +269,25 @@ class CallRecorder {
     has_proc_ = true;
   }
   // Offset in the reply where the procedure's results begin.
-  void ResultsAt(size_t offset) { results_at_ = offset; }
+  void ResultsAt(size_t offset) {
+    results_at_ = offset;
+    if (stats_ != nullptr && stats_->slow_log() != nullptr) {
+      run_start_ = std::chrono::steady_clock::now();
+    }
+  }
+  // The client address the call came from.
+  void Peer(const sockaddr_storage& peer) {
+    if (stats_ == nullptr) return;
+    client_ = ClientKey(peer);
+    has_peer_ = true;
+  }
+  // The authenticated caller: a uid, or for RPCSEC_GSS its principal.
+  void User(uint32_t flavor, uint32_t uid, const std::string& principal);
+  // The export the call's file handle belongs to.
+  void Export(uint32_t export_id) { export_ = ExportKey(export_id); }
+  // The procedure `name` returned; `args` (its arguments) are still alive.
+  // Keeps what the slow-call log would want if the call is slow so far.
+  void Ran(const char* program, const char* name, uint32_t xid, absl::Span<const uint8_t> args);
   // The call was authenticated with this RPC flavor.
   void AuthFlavor(uint32_t flavor) {
     flavor_ = FlavorSlotOf(flavor);
@@ -232,6 +302,11 @@ class CallRecorder {
 
  private:
   void Finish();
+  // Adds the call to its client, export and user.
+  void RecordOrigins(Shard& s, const CallOutcome& call);
+  // The status and READ/WRITE count in the results; counts the bytes.
+  void ReadResults(Shard& s, CallOutcome* call);
+  void LogIfSlow(uint64_t ns);
 
   ServerStats* stats_;
   const xdr::BufferChain* reply_;
@@ -243,6 +318,19 @@ class CallRecorder {
   FlavorSlot flavor_ = FlavorSlot::kNone;
   uint32_t prog_ = 0, vers_ = 0, proc_ = 0;
   size_t results_at_ = 0;
+  bool has_peer_ = false;
+  OriginKey client_;
+  OriginKey export_;  // kNoExport until Export()
+  OriginKey user_;    // {0, 0}: not authenticated
+  std::string principal_;
+  // For the slow-call log only (filled when the call is already slow).
+  const char* program_name_ = nullptr;
+  const char* proc_name_ = nullptr;
+  std::chrono::steady_clock::time_point run_start_;
+  std::chrono::steady_clock::time_point ran_at_;
+  uint32_t xid_ = 0;
+  uint8_t handle_len_ = 0;
+  uint8_t handle_[64];
 };
 
 #else  // statistics compiled out
@@ -253,6 +341,10 @@ class CallRecorder {
   void Event(RpcEvent) {}
   void Procedure(uint32_t, uint32_t, uint32_t) {}
   void ResultsAt(size_t) {}
+  void Peer(const sockaddr_storage&) {}
+  void User(uint32_t, uint32_t, const std::string&) {}
+  void Export(uint32_t) {}
+  void Ran(const char*, const char*, uint32_t, absl::Span<const uint8_t>) {}
   void AuthFlavor(uint32_t) {}
   void Settle() {}
 };

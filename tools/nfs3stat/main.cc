@@ -5,6 +5,7 @@
 //   nfs3stat                      totals since the server started
 //   nfs3stat -i 1 [-c N]          one line of rates per second
 //   nfs3stat --server 127.0.0.1:9049 --raw
+//   nfs3stat --clients | --exports | --users [-i 1]   busiest first
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "common/version.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
+#include "tools/nfs3stat/origins.h"
 #include "tools/nfs3stat/print.h"
 #include "tools/nfs3stat/view.h"
 
@@ -30,6 +32,8 @@ struct Options {
   double interval = 0;
   int count = -1;
   bool raw = false;
+  std::string origin;  // "client", "export", "user": the per-origin table
+  int limit = 20;
   bool help = false;
   bool version = false;
 };
@@ -38,6 +42,14 @@ constexpr char kSynopsis[] =
     "nfs3stat [options]\n"
     "Statistics of a running nfs3d, in the layout of nfsstat -s, read from\n"
     "unix:STATE-DIR/nfs3d.sock unless --server says otherwise; see nfs3stat(8).";
+
+absl::Status SetOrigin(Options* o, const char* kind) {
+  if (!o->origin.empty() && o->origin != kind) {
+    return absl::InvalidArgumentError("--clients, --exports and --users exclude each other");
+  }
+  o->origin = kind;
+  return absl::OkStatus();
+}
 
 std::vector<cli::Option> OptionTable(Options* o) {
   return {
@@ -50,12 +62,21 @@ std::vector<cli::Option> OptionTable(Options* o) {
       {"count", 'c', "N", "with --interval: stop after N lines",
        cli::StoreInt(&o->count, 1, 1 << 30)},
       {"raw", 0, "", "print the Prometheus text as served", cli::SetTrue(&o->raw)},
+      {"clients", 0, "", "per client address, busiest first",
+       [o](absl::string_view) { return SetOrigin(o, "client"); }},
+      {"exports", 0, "", "per export, busiest first",
+       [o](absl::string_view) { return SetOrigin(o, "export"); }},
+      {"users", 0, "", "per user (uid or principal), busiest first",
+       [o](absl::string_view) { return SetOrigin(o, "user"); }},
+      {"limit", 'n', "N", "with --clients/--exports/--users: show the N busiest (default 20)",
+       cli::StoreInt(&o->limit, 1, 1 << 20)},
       {"version", 0, "", "print the version and build options", cli::SetTrue(&o->version)},
       {"help", 'h', "", "print this help", cli::SetTrue(&o->help)},
   };
 }
 
-bool Fetch(const Options& o, std::string* text, StatView* view) {
+bool Fetch(const Options& o, std::string* text, StatView* view,
+           std::vector<OriginView>* origins = nullptr) {
   absl::StatusOr<std::string> page = stats::HttpGet(o.server, "/metrics");
   if (!page.ok()) {
     std::fprintf(stderr, "nfs3stat: %s: %s\n", o.server.c_str(),
@@ -69,10 +90,42 @@ bool Fetch(const Options& o, std::string* text, StatView* view) {
   }
   if (text) *text = std::move(*page);
   *view = BuildView(*samples);
+  if (origins != nullptr) *origins = BuildOrigins(*samples, o.origin);
   return true;
 }
 
+// --clients/--exports/--users: totals, or one table of rates per interval.
+int RunOrigins(const Options& o) {
+  StatView view;
+  std::vector<OriginView> previous;
+  if (!Fetch(o, nullptr, &view, &previous)) return 1;
+  if (o.interval <= 0) {
+    SortOrigins(&previous, SortKey::kCalls);
+    std::fputs(FormatOrigins(previous, o.origin, 0, o.limit).c_str(), stdout);
+    return 0;
+  }
+  auto last = std::chrono::steady_clock::now();
+  for (long n = 0; o.count < 0 || n < o.count; ++n) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(o.interval));
+    std::vector<OriginView> current;
+    if (!Fetch(o, nullptr, &view, &current)) return 1;
+    auto now = std::chrono::steady_clock::now();
+    std::vector<OriginView> delta = SubtractOrigins(current, previous);
+    SortOrigins(&delta, SortKey::kCalls);
+    std::fputs(
+        FormatOrigins(delta, o.origin, std::chrono::duration<double>(now - last).count(), o.limit)
+            .c_str(),
+        stdout);
+    std::fputs("\n", stdout);
+    std::fflush(stdout);
+    previous = std::move(current);
+    last = now;
+  }
+  return 0;
+}
+
 int Run(const Options& o) {
+  if (!o.origin.empty()) return RunOrigins(o);
   std::string text;
   StatView previous;
   if (!Fetch(o, &text, &previous)) return 1;
