@@ -26,6 +26,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "client/rpc_client.h"
+#include "tools/nfs3bench/lab_drops.h"
 #include "tools/nfs3bench/report.h"
 #include "tools/nfs3bench/shortfall.h"
 
@@ -79,6 +80,8 @@ class Lab {
   pid_t Spawn(const std::string& name, const std::vector<std::string>& argv, const char* netns,
               const std::string& log);
   double Nuttcp(bool udp, uint32_t mtu);
+  DropCounts ReadDrops();
+  void RecordDrops(const RunResult& r);
   bool ChildAlive(const Child& c);
   void PrintTable(const std::vector<RunResult>& rows);
   void Teardown();
@@ -97,6 +100,11 @@ class Lab {
   bool netns_made_ = false;
   std::vector<Child> children_;
   std::map<std::pair<uint32_t, std::string>, double> wire_;  // (mtu, proto) -> Mbit/s
+  pid_t server_pid_ = 0;
+  DropCounts drops_before_;  // of the run in progress
+  // (bs, proto, mtu, qd, workload) -> what each place dropped during it
+  using RowKey = std::tuple<uint32_t, std::string, uint32_t, int, std::string>;
+  std::map<RowKey, DropCounts> drops_;
   bool torn_down_ = false;
 };
 
@@ -314,6 +322,7 @@ bool Lab::StartServer() {
     std::printf("# server: %s --config %s --foreground\n", nfs3d.c_str(), conf.c_str());
     Spawn("server", {nfs3d, "--config", conf, "--foreground"}, kServerNs, log);
   }
+  server_pid_ = children_.back().pid;
   return WaitForServer();
 }
 
@@ -370,6 +379,20 @@ double Lab::Nuttcp(bool udp, uint32_t mtu) {
   return v;
 }
 
+DropCounts Lab::ReadDrops() {
+  DropCounts counts;
+  ReadEnd("server", server_pid_, kServerNs, kServerIf, &counts);
+  ReadEnd("client", 0, kClientNs, kClientIf, &counts);
+  return counts;
+}
+
+void Lab::RecordDrops(const RunResult& r) {
+  DropCounts delta = DropDelta(drops_before_, ReadDrops());
+  std::string text = DescribeDrops(delta);
+  if (!text.empty()) std::printf("#   dropped during the run: %s\n", text.c_str());
+  drops_[RowKey{r.bs, r.proto, r.mtu, r.outstanding, r.workload}] = std::move(delta);
+}
+
 void Lab::PrintTable(const std::vector<RunResult>& rows) {
   std::vector<std::string> io;
   for (const std::string& w : config_.workloads) {
@@ -407,8 +430,13 @@ void Lab::PrintTable(const std::vector<RunResult>& rows) {
       if (stop_and_wait != grid.end() && stop_and_wait->second.count(w)) {
         base = &stop_and_wait->second.at(w);
       }
-      std::string reason = ExplainShortfall(r, base, cores);
-      if (!reason.empty()) absl::StrAppend(&why, "      ", w, " below 90%: ", reason, "\n");
+      const std::string drops = DescribeDrops(drops_[RowKey{bs, proto, mtu, qd, w}]);
+      std::string reason = ExplainShortfall(r, base, cores, drops);
+      if (!reason.empty()) {
+        absl::StrAppend(&why, "      ", w, " below 90%: ", reason, "\n");
+      } else if (!drops.empty()) {
+        absl::StrAppend(&why, "      ", w, " dropped at: ", drops, "\n");
+      }
       if (r.wire_mbps > 0) {
         absl::StrAppendFormat(&line, " %10.1f %5.0f%%", r.MBps(), 100 * r.Mbitps() / r.wire_mbps);
       } else {
@@ -460,6 +488,8 @@ int Lab::Run() {
     SweepConfig c = config_;
     c.mtu = mtu;
     c.wire_mbps = [this, mtu](const std::string& proto) { return wire_[{mtu, proto}]; };
+    c.before_run = [this] { drops_before_ = ReadDrops(); };
+    c.after_run = [this](const RunResult& r) { RecordDrops(r); };
     if (!RunSweep(target, c, stop_, &rows)) ok = false;
     if (!ChildAlive(children_[cl_.Has("rpcbind") ? 1 : 0])) {
       Fail("the server died during the run (log: " + work_ + "/server.log)");
