@@ -96,12 +96,24 @@ void UdpPacer::Refill(Client& c, Clock::time_point now) {
 void UdpPacer::Submit(const sockaddr_storage& peer, int ifindex, uint64_t wire_bytes,
                       std::unique_ptr<Reply> reply) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     if (stop_) return;
     Client& c = clients_[Key(peer)];
     if (c.ceiling_bps == 0) {
       c.ceiling_bps = static_cast<double>(CeilingFor(ifindex));
       c.rate_bps = c.ceiling_bps;
+    }
+    if (c.queue.empty() && !c.pacer_sending) {
+      const Clock::time_point now = Clock::now();
+      Refill(c, now);
+      if (c.tokens >= 0) {  // within the client's rate: no hop to the pacer
+        c.tokens -= static_cast<double>(wire_bytes);
+        c.last_active = now;
+        lock.unlock();
+        std::lock_guard<std::mutex> sending(send_mu_);
+        reply->Send();
+        return;
+      }
     }
     c.queue.push_back(std::move(reply));
     c.wire.push_back(wire_bytes);
@@ -184,10 +196,15 @@ void UdpPacer::Run() {
     next->tokens -= static_cast<double>(next->wire.front());
     next->wire.pop_front();
     next->last_active = now;
+    next->pacer_sending = true;
     lock.unlock();
-    reply->Send();  // the whole reply, all its fragments, in one sendmsg
+    {
+      std::lock_guard<std::mutex> sending(send_mu_);
+      reply->Send();  // the whole reply, all its fragments, in one sendmsg
+    }
     reply.reset();
     lock.lock();
+    next->pacer_sending = false;
   }
 }
 

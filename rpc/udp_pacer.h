@@ -5,9 +5,11 @@
 // of 23 fragments leave within microseconds, from several threads at once, so
 // a bottleneck's queue fills and the fragments of replies interleave (a
 // receiver gives up a reassembly when 64 fragments of other datagrams from
-// the same peer arrive in between: ipfrag_max_dist). One sender thread per
-// socket sends each reply whole, one after another; a token bucket per client
-// (per address) spaces them at the client's rate:
+// the same peer arrive in between: ipfrag_max_dist). Replies to one socket
+// leave one at a time, each whole (one sendmsg under a lock); a token bucket
+// per client (per address) spaces them at the client's rate. A reply whose
+// client has tokens and nothing queued goes out at once from the worker that
+// built it; the others wait in the client's queue for the pacer's thread.
 //   fixed: the configured rate;
 //   auto:  starts at the speed of the interface the call came in on; a
 //          retransmitted call (an xid the client sent before) means the path
@@ -83,7 +85,8 @@ class UdpPacer {
  private:
   struct Client {
     std::deque<std::unique_ptr<Reply>> queue;
-    std::deque<uint64_t> wire;  // wire bytes of each queued reply
+    std::deque<uint64_t> wire;   // wire bytes of each queued reply
+    bool pacer_sending = false;  // the pacer took one of its replies: keep order
     double rate_bps = 0;
     double ceiling_bps = 0;
     double tokens = 0;  // bytes; may go negative (a reply sent on credit)
@@ -103,6 +106,7 @@ class UdpPacer {
   const uint64_t default_rate_bps_;
   std::mutex mu_;
   std::condition_variable cv_;
+  std::mutex send_mu_;  // one reply on the socket at a time: fragments together
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::map<std::string, Client> clients_ ABSL_GUARDED_BY(mu_);
   std::map<int, uint64_t> link_speed_ ABSL_GUARDED_BY(mu_);  // ifindex -> bit/s

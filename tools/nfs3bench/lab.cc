@@ -217,6 +217,13 @@ bool Lab::BuildNetwork() {
       return false;
     }
   }
+  // A reassembly that lacks a fragment fails after ipfrag_time (30 s by
+  // default): that long, its ReasmTimeout would land in a later row. 1 s is
+  // still far beyond any reply's fragments on this link (and the client's
+  // retransmit timeout); RecordDrops waits it out after a UDP run.
+  for (const char* ns : {kServerNs, kClientNs}) {
+    if (!Cmd({"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ipfrag_time=1"})) return false;
+  }
   // This process runs the clients: move it into the client namespace.
   int fd = open(absl::StrCat("/run/netns/", kClientNs).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
@@ -474,6 +481,7 @@ DropCounts Lab::ReadDrops() {
 }
 
 void Lab::RecordDrops(const RunResult& r) {
+  if (r.proto == "udp") usleep(1100000);  // ipfrag_time: reassemblies still waiting fail
   DropCounts delta = DropDelta(drops_before_, ReadDrops());
   std::string text = DescribeDrops(delta);
   if (!text.empty()) std::printf("#   dropped during the run: %s\n", text.c_str());
