@@ -92,6 +92,9 @@ class Lab {
   void PrintTable(const std::vector<RunResult>& rows);
   // UDP rows of every --udp-pacing value side by side.
   void PrintPacingComparison();
+  // One figure of the runs with the most calls in flight; with several
+  // --udp-pacing values, UDP series are named "udp pacing VALUE".
+  bool PlotRuns();
   void Teardown();
 
   const CommandLine& cl_;
@@ -585,6 +588,27 @@ void Lab::PrintPacingComparison() {
   }
 }
 
+bool Lab::PlotRuns() {
+  // The most calls in flight only: a line per qd would bury the figure.
+  const int qd = *std::max_element(config_.outstanding.begin(), config_.outstanding.end());
+  std::vector<RunResult> plotted;
+  for (size_t v = 0; v < rows_.size(); ++v) {
+    for (RunResult r : rows_[v]) {
+      if (r.outstanding != qd) continue;
+      if (pacing_.size() > 1 && r.proto == "udp") r.proto = "udp pacing " + pacing_[v];
+      plotted.push_back(std::move(r));
+    }
+  }
+  if (plotted.empty()) return true;
+  std::string title = absl::StrCat("nfs3bench lab, rate ", rate_.empty() ? "unlimited" : rate_,
+                                   ", ", qd, " calls in flight");
+  const std::string plot = cl_.Get("plot");
+  std::string err = Plot(plot, title, plotted);
+  if (!err.empty()) return Fail("plot: " + err);
+  std::printf("# plot: %s\n", plot.c_str());
+  return true;
+}
+
 int Lab::Run() {
   if (!ParseArgs()) return 2;
   if (geteuid() != 0) {
@@ -629,24 +653,8 @@ int Lab::Run() {
       else
         ok = Fail("cannot write " + csv);
     }
-    if (cl_.Has("plot") && !rows.empty()) {
-      // The most calls in flight only: a line per qd would bury the figure.
-      const int qd = *std::max_element(config_.outstanding.begin(), config_.outstanding.end());
-      std::vector<RunResult> plotted;
-      for (const RunResult& r : rows) {
-        if (r.outstanding == qd) plotted.push_back(r);
-      }
-      std::string title = absl::StrCat("nfs3bench lab, rate ", rate_.empty() ? "unlimited" : rate_,
-                                       ", ", qd, " calls in flight");
-      if (!pacing_[variant_].empty()) absl::StrAppend(&title, ", udp pacing ", pacing_[variant_]);
-      const std::string plot = WithVariant(cl_.Get("plot"), variant_);
-      std::string err = Plot(plot, title, plotted);
-      if (err.empty())
-        std::printf("# plot: %s\n", plot.c_str());
-      else
-        Fail("plot: " + err);
-    }
   }
+  if (cl_.Has("plot") && !PlotRuns()) ok = false;
   if (pacing_.size() > 1) PrintPacingComparison();
   if (Interrupted()) {
     Fail("interrupted");
