@@ -149,6 +149,40 @@ std::string ParsePortmapper(ServerConfig& c, std::string_view text) {
   return "";
 }
 
+// [udp] pacing: off, auto, or a rate per client ("500mbit", "1gbit").
+std::string ParseUdpPacing(ServerConfig& c, std::string_view text) {
+  std::string v = text::Lower(text::Trim(text));
+  bool on = false;
+  if (v == "auto" || (ParseBool(v, &on).empty() && on)) {
+    c.udp_pacing = true;
+    c.udp_pacing_rate = 0;
+    return "";
+  }
+  if (ParseBool(v, &on).empty()) {
+    c.udp_pacing = false;
+    return "";
+  }
+  uint64_t unit = 0;
+  for (auto [suffix, mult] : {std::pair{"gbit", uint64_t{1000000000}},
+                              std::pair{"mbit", uint64_t{1000000}},
+                              std::pair{"kbit", uint64_t{1000}}}) {
+    const std::string_view sfx(suffix);
+    if (v.size() > sfx.size() && v.compare(v.size() - sfx.size(), sfx.size(), sfx) == 0) {
+      unit = mult;
+      v.resize(v.size() - sfx.size());
+      break;
+    }
+  }
+  uint64_t n = 0;
+  if (unit == 0 || !ParseUint(v, 1, 1000000, &n).empty() || n * unit < 1000000) {
+    return text::Cat("'", text,
+                     "' is not off, auto or a rate of at least 1mbit (e.g. 500mbit, 1gbit)");
+  }
+  c.udp_pacing = true;
+  c.udp_pacing_rate = n * unit;
+  return "";
+}
+
 // [udp] rsize_pref / wsize_pref: a size, or "auto" (sized from the MTU).
 Setter UdpPrefSetter(uint32_t TransferSizes::*size, bool TransferSizes::*is_auto) {
   return [size, is_auto](ServerConfig& c, std::string_view v) -> std::string {
@@ -259,6 +293,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
                                             &TransferSizes::wsize_pref_auto)},
                {"udp_fragments",
                 UintSetter(&ServerConfig::udp_fragments, 1, 64)},
+               {"pacing", ParseUdpPacing},
            }},
           {"paths",
            {

@@ -74,6 +74,11 @@ struct ServerConfig {
   TransferSizes udp_sizes{32768, 32768, 32768, 32768, true, true};
   // IP fragments an auto-sized UDP READ reply or WRITE call may span.
   uint32_t udp_fragments = 6;
+  // UDP replies that span several frames leave one at a time, whole, at a
+  // rate per client: udp_pacing_rate bits/s, or learned from the client's
+  // retransmissions when 0 ("pacing = auto"). Off: workers send at once.
+  bool udp_pacing = true;
+  uint64_t udp_pacing_rate = 0;
   // READ data over TCP spliced from the page cache (no user-space copy) instead of
   // pread + sendmsg. See nfs3d.conf for the figures behind the default.
   bool tcp_sendfile = true;

@@ -99,6 +99,10 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.tcp_sendfile = config.tcp_sendfile;
   options.receive_count = &receive_count;
   options.tcp_splice_writes = config.tcp_splice_writes;
+  options.udp_pacing.mode = !config.udp_pacing       ? rpc::UdpPacingOptions::Mode::kOff
+                            : config.udp_pacing_rate ? rpc::UdpPacingOptions::Mode::kFixed
+                                                     : rpc::UdpPacingOptions::Mode::kAuto;
+  options.udp_pacing.rate_bps = config.udp_pacing_rate;
 #if NFS3D_HAVE_CEPHFS
   // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
   // to the [ceph] timeout: on a worker, never on an io thread.

@@ -100,12 +100,13 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   if (stopped_) return absl::FailedPreconditionError("server stopped");
   auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
                                       pools_, &mtu_cache_, options_.udp_buffer_bytes,
-                                      &inflight_, options_.receive_count);
+                                      &inflight_, options_.receive_count, options_.udp_pacing);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
+  const std::string described = (*listener)->Describe();
   if (started_) (*listener)->Start();
   udp_listeners_.push_back(std::move(*listener));
-  NFS3D_LOG_INFO("listening on udp %s port %d", address, bound);
+  NFS3D_LOG_INFO("listening on udp %s port %d (%s)", address, bound, described.c_str());
   return bound;
 }
 

@@ -44,6 +44,7 @@ struct RpcServerOptions {
   // datagrams beyond it are dropped, TCP connections pause reading.
   size_t max_inflight_total = 1024;
   size_t udp_buffer_bytes = 4 << 20;        // SO_RCVBUF / SO_SNDBUF of UDP sockets
+  UdpPacingOptions udp_pacing;              // replies that span frames (rpc/udp_pacer.h)
   bool tcp_sendfile = false;                // TCP replies may carry file segments
   size_t tcp_splice_writes = 0;             // TcpOptions::splice_writes
   // Whether a busy connection's inline calls may spread to the metadata pool

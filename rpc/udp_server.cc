@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -13,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
+
 #include "common/log.h"
 #include "rpc/inline_calls.h"
 
@@ -23,7 +25,9 @@ using boost::system::error_code;
 
 namespace {
 constexpr size_t kMaxDatagram = 64 << 10;
-constexpr int kMaxBatch = 64;  // datagrams read per wake-up before yielding
+constexpr int kMaxBatch = 64;   // datagrams read per wake-up before yielding
+constexpr int kRecvBatch = 16;  // datagrams per recvmmsg
+constexpr size_t kControlBytes = CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(in_pktinfo));
 constexpr size_t kWorkerBatch = 4;  // calls handed to a worker at once
 
 void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
@@ -37,7 +41,7 @@ void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,
     WorkerPools workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit,
-    std::atomic<uint64_t>* receive_count) {
+    std::atomic<uint64_t>* receive_count, const UdpPacingOptions& pacing) {
   asio::ip::udp::socket socket(io);
   error_code ec;
   socket.open(endpoint.protocol(), ec);
@@ -60,13 +64,14 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     return absl::UnavailableError(absl::StrCat("udp bind on ", endpoint.address().to_string(),
                                                " port ", endpoint.port(), ": ", ec.message()));
   }
-  std::unique_ptr<UdpListener> listener(new UdpListener(std::move(socket), service, workers, mtu, limit, receive_count));
+  std::unique_ptr<UdpListener> listener(
+      new UdpListener(std::move(socket), service, workers, mtu, limit, receive_count, pacing));
   return listener;
 }
 
-UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service,
-                         WorkerPools workers, MtuCache* mtu, InflightLimit* limit,
-                         std::atomic<uint64_t>* receive_count)
+UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service, WorkerPools workers,
+                         MtuCache* mtu, InflightLimit* limit, std::atomic<uint64_t>* receive_count,
+                         const UdpPacingOptions& pacing)
     : socket_(std::move(socket)),
       service_(service),
       workers_(workers),
@@ -74,13 +79,23 @@ UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service,
       limit_(limit),
       receive_count_(receive_count),
       fd_(socket_.native_handle()),
-      recv_buf_(kMaxDatagram) {
+      recv_buf_(kRecvBatch * kMaxDatagram) {
+  socklen_t len = sizeof(rcvbuf_);
+  getsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf_, &len);
+  len = sizeof(sndbuf_);
+  getsockopt(fd_, SOL_SOCKET, SO_SNDBUF, &sndbuf_, &len);
+  if (pacing.mode != UdpPacingOptions::Mode::kOff) pacer_ = std::make_unique<UdpPacer>(pacing);
   error_code ec;
   auto local = socket_.local_endpoint(ec);
   v6_ = local.address().is_v6();
   port_ = local.port();
   bound_len_ = static_cast<socklen_t>(local.size());
   std::memcpy(&bound_, local.data(), local.size());
+}
+
+std::string UdpListener::Describe() const {
+  return absl::StrCat("SO_RCVBUF ", rcvbuf_, ", SO_SNDBUF ", sndbuf_, ", recvmmsg ", kRecvBatch,
+                      ", pacing ", pacer_ ? pacer_->Describe() : std::string("off"));
 }
 
 void UdpListener::Start() {
@@ -103,90 +118,109 @@ void UdpListener::OnReadable() {
   // the same wake-up; COMMIT (an fsync) always goes alone. (TCP batches
   // only metadata calls: a pipelined connection's READs and WRITEs must not
   // wait behind one another.) One batch per pool (see WorkerPools).
-  std::vector<Datagram> batch, metadata_batch;
-  auto flush_one = [this](std::vector<Datagram>& b) {
-    if (b.empty()) return;
-    asio::thread_pool* pool = &workers_.For(b.front().data);
-    asio::post(*pool, [this, b = std::move(b), pool]() mutable { RunBatch(std::move(b), pool); });
-    b = {};
-  };
-  auto flush = [&] {
-    flush_one(batch);
-    flush_one(metadata_batch);
-  };
+  WorkerBatches batches;
   InlineBudget inline_budget;  // of this drain
-  for (int i = 0; i < kMaxBatch; ++i) {
-    Datagram d;
-    alignas(cmsghdr) uint8_t control[CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(in_pktinfo))];
-    iovec iov{recv_buf_.data(), recv_buf_.size()};
-    msghdr msg{};
-    msg.msg_name = &d.info.peer;
-    msg.msg_namelen = sizeof(d.info.peer);
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof(control);
-    ssize_t n = recvmsg(fd_, &msg, MSG_DONTWAIT);
+  // One recvmmsg takes up to kRecvBatch datagrams: a burst of WRITE calls
+  // leaves the socket's queue in a few system calls instead of one each.
+  for (int taken = 0; taken < kMaxBatch;) {
+    std::array<mmsghdr, kRecvBatch> msgs{};
+    std::array<iovec, kRecvBatch> iovs;
+    std::array<sockaddr_storage, kRecvBatch> peers;
+    alignas(cmsghdr) uint8_t control[kRecvBatch][kControlBytes];
+    for (int i = 0; i < kRecvBatch; ++i) {
+      iovs[i] = iovec{recv_buf_.data() + i * kMaxDatagram, kMaxDatagram};
+      msghdr& msg = msgs[i].msg_hdr;
+      msg.msg_name = &peers[i];
+      msg.msg_namelen = sizeof(peers[i]);
+      msg.msg_iov = &iovs[i];
+      msg.msg_iovlen = 1;
+      msg.msg_control = control[i];
+      msg.msg_controllen = kControlBytes;
+    }
+    int n = recvmmsg(fd_, msgs.data(), kRecvBatch, MSG_DONTWAIT, nullptr);
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        NFS3D_LOG_DEBUG("udp: recvmsg: %s", std::strerror(errno));
+        NFS3D_LOG_DEBUG("udp: recvmmsg: %s", std::strerror(errno));
       }
       break;
     }
-    if (receive_count_ != nullptr) receive_count_->fetch_add(1, std::memory_order_acq_rel);
-    // Over the server-wide in-flight bound: drop before copying anything.
-    if (limit_ != nullptr && !limit_->TryAcquire()) continue;
-    // A truncated datagram (MSG_TRUNC) still goes to the service, which drops
-    // what does not decode.
-    d.info.transport = Transport::kUdp;
-    d.info.peer_len = msg.msg_namelen;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-        in_pktinfo pi;
-        std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-        sockaddr_in local{};
-        local.sin_family = AF_INET;
-        local.sin_port = htons(port_);
-        local.sin_addr = pi.ipi_spec_dst;  // the local address replies should use
-        std::memcpy(&d.info.local, &local, sizeof(local));
-        d.info.local_len = sizeof(local);
-        d.ifindex = pi.ipi_ifindex;
-        d.has_local = true;
-      } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-        in6_pktinfo pi;
-        std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-        sockaddr_in6 local{};
-        local.sin6_family = AF_INET6;
-        local.sin6_port = htons(port_);
-        local.sin6_addr = pi.ipi6_addr;
-        if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr)) local.sin6_scope_id = pi.ipi6_ifindex;
-        std::memcpy(&d.info.local, &local, sizeof(local));
-        d.info.local_len = sizeof(local);
-        d.ifindex = static_cast<int>(pi.ipi6_ifindex);
-        d.has_local = true;
-      }
+    for (int i = 0; i < n; ++i) {
+      TakeDatagram(msgs[i].msg_hdr, peers[i], msgs[i].msg_len, inline_budget, batches);
     }
-    if (!d.has_local) {
-      d.info.local = bound_;
-      d.info.local_len = bound_len_;
-    }
-    const absl::Span<const uint8_t> call(recv_buf_.data(), static_cast<size_t>(n));
-    if (inline_budget.RunHere(call, workers_.CanSpread(call)) && workers_.MayRunInline(call)) {
-      // NULL/GETATTR: answered from this io thread (see inline_calls.h),
-      // straight from the receive buffer.
-      Handle(call, d);
-      continue;
-    }
-    d.data.assign(call.begin(), call.end());
-    const bool alone = WaitsForSync(call);
-    std::vector<Datagram>& into =
-        workers_.IsMetadata(call) ? metadata_batch : batch;
-    if (alone) flush_one(into);
-    into.push_back(std::move(d));
-    if (alone || into.size() >= kWorkerBatch) flush_one(into);
+    taken += n;
+    if (n < kRecvBatch) break;  // the queue is empty
   }
-  flush();
+  FlushBatch(batches.data);
+  FlushBatch(batches.metadata);
+}
+
+void UdpListener::FlushBatch(std::vector<Datagram>& b) {
+  if (b.empty()) return;
+  asio::thread_pool* pool = &workers_.For(b.front().data);
+  asio::post(*pool, [this, b = std::move(b), pool]() mutable { RunBatch(std::move(b), pool); });
+  b = {};
+}
+
+void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t n,
+                               InlineBudget& inline_budget, WorkerBatches& batches) {
+  if (receive_count_ != nullptr) receive_count_->fetch_add(1, std::memory_order_acq_rel);
+  // Over the server-wide in-flight bound: drop before copying anything.
+  if (limit_ != nullptr && !limit_->TryAcquire()) return;
+  Datagram d;
+  d.info.peer = peer;
+  // A truncated datagram (MSG_TRUNC) still goes to the service, which drops
+  // what does not decode.
+  d.info.transport = Transport::kUdp;
+  d.info.peer_len = msg.msg_namelen;
+  ReadPktinfo(msg, d);
+  if (!d.has_local) {
+    d.info.local = bound_;
+    d.info.local_len = bound_len_;
+  }
+  const absl::Span<const uint8_t> call(static_cast<const uint8_t*>(msg.msg_iov->iov_base), n);
+  if (pacer_ != nullptr) pacer_->NoteCall(d.info.peer, call);
+  if (inline_budget.RunHere(call, workers_.CanSpread(call)) && workers_.MayRunInline(call)) {
+    // NULL/GETATTR: answered from this io thread (see inline_calls.h),
+    // straight from the receive buffer.
+    Handle(call, d);
+    return;
+  }
+  d.data.assign(call.begin(), call.end());
+  const bool alone = WaitsForSync(call);
+  std::vector<Datagram>& into = workers_.IsMetadata(call) ? batches.metadata : batches.data;
+  if (alone) FlushBatch(into);
+  into.push_back(std::move(d));
+  if (alone || into.size() >= kWorkerBatch) FlushBatch(into);
+}
+
+void UdpListener::ReadPktinfo(msghdr& msg, Datagram& d) const {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+      in_pktinfo pi;
+      std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      local.sin_port = htons(port_);
+      local.sin_addr = pi.ipi_spec_dst;  // the local address replies should use
+      std::memcpy(&d.info.local, &local, sizeof(local));
+      d.info.local_len = sizeof(local);
+      d.ifindex = pi.ipi_ifindex;
+      d.has_local = true;
+    } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+      in6_pktinfo pi;
+      std::memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+      sockaddr_in6 local{};
+      local.sin6_family = AF_INET6;
+      local.sin6_port = htons(port_);
+      local.sin6_addr = pi.ipi6_addr;
+      if (IN6_IS_ADDR_LINKLOCAL(&pi.ipi6_addr)) local.sin6_scope_id = pi.ipi6_ifindex;
+      std::memcpy(&d.info.local, &local, sizeof(local));
+      d.info.local_len = sizeof(local);
+      d.ifindex = static_cast<int>(pi.ipi6_ifindex);
+      d.has_local = true;
+    }
+  }
 }
 
 void UdpListener::RunBatch(std::vector<Datagram> batch, asio::thread_pool* pool) {
@@ -216,7 +250,7 @@ bool UdpListener::Handle(absl::Span<const uint8_t> data, Datagram& d, asio::thre
     if (ExtraWorkers* extra = workers_.ExtraFor(pool)) extra->Released();
     return true;
   }
-  if (send) Send(d, reply);
+  if (send) Send(d, std::move(reply));
   return false;
 }
 
@@ -245,10 +279,38 @@ void UdpListener::AnswerLate(Datagram& d) {
   } catch (const std::exception& e) {
     NFS3D_LOG_ERROR("udp: service threw: %s", e.what());
   }
-  if (send) Send(d, reply);
+  if (send) Send(d, std::move(reply));
 }
 
-void UdpListener::Send(const Datagram& d, const xdr::BufferChain& reply) {
+// A reply waiting in the pacer: the call's addresses, not its bytes.
+class UdpListener::PacedReply : public UdpPacer::Reply {
+ public:
+  PacedReply(UdpListener* listener, const Datagram& d, xdr::BufferChain reply)
+      : listener_(listener), reply_(std::move(reply)) {
+    d_.info = d.info;
+    d_.ifindex = d.ifindex;
+    d_.has_local = d.has_local;
+  }
+  void Send() override { listener_->SendNow(d_, reply_); }
+
+ private:
+  UdpListener* listener_;
+  Datagram d_;
+  xdr::BufferChain reply_;
+};
+
+void UdpListener::Send(Datagram& d, xdr::BufferChain reply) {
+  const size_t bytes = reply.size();
+  if (pacer_ == nullptr || !UdpPacer::Paces(bytes, d.info.mtu)) {
+    SendNow(d, reply);
+    return;
+  }
+  const uint64_t wire = UdpWireBytes(bytes, d.info.mtu, v6_);
+  pacer_->Submit(d.info.peer, d.ifindex, wire,
+                 std::make_unique<PacedReply>(this, d, std::move(reply)));
+}
+
+void UdpListener::SendNow(const Datagram& d, const xdr::BufferChain& reply) {
   std::vector<iovec> iov;
   reply.AppendIovecs(&iov);
   msghdr msg{};
@@ -298,6 +360,7 @@ void UdpListener::Send(const Datagram& d, const xdr::BufferChain& reply) {
 }
 
 void UdpListener::CloseNow() {
+  pacer_.reset();  // its thread sends on the socket
   error_code ec;
   socket_.close(ec);
 }

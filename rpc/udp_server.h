@@ -2,6 +2,8 @@
 // thread and hands each datagram to the worker pool; the worker sends the
 // reply itself with sendmsg, from the local address the call arrived on
 // (IP_PKTINFO / IPV6_PKTINFO), so multi-homed hosts answer from the right IP.
+// The loop drains the socket with recvmmsg; replies that span several frames
+// go through a UdpPacer (rpc/udp_pacer.h) unless pacing is off.
 #ifndef NFS3D_RPC_UDP_SERVER_H_
 #define NFS3D_RPC_UDP_SERVER_H_
 
@@ -11,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -19,11 +22,14 @@
 #include "boost/asio/ip/udp.hpp"
 #include "boost/asio/ip/v6_only.hpp"
 #include "boost/asio/thread_pool.hpp"
+
 #include "rpc/call_context.h"
+#include "rpc/inline_calls.h"
 #include "rpc/mtu_cache.h"
 #include "rpc/running_call.h"
 #include "rpc/service.h"
 #include "rpc/tcp_server.h"  // InflightLimit
+#include "rpc/udp_pacer.h"
 #include "rpc/worker_pools.h"
 #include "xdr/buffer_chain.h"
 
@@ -37,9 +43,14 @@ class UdpListener : public EarlyAnswerer {
   static absl::StatusOr<std::unique_ptr<UdpListener>> Create(
       boost::asio::io_context& io, const boost::asio::ip::udp::endpoint& endpoint,
       RpcService* service, WorkerPools workers, MtuCache* mtu, size_t buffer_bytes,
-      InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr);
+      InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr,
+      const UdpPacingOptions& pacing = {});
 
   uint16_t port() const { return port_; }
+  // The socket's effective buffers, the receive batch and the pacing, for
+  // the startup line: "SO_RCVBUF 8388608, SO_SNDBUF 8388608, recvmmsg 16,
+  // pacing auto".
+  std::string Describe() const;
   void Start();
   // Only once no io thread and no worker runs.
   void CloseNow();
@@ -56,11 +67,21 @@ class UdpListener : public EarlyAnswerer {
     bool has_local = false;  // info.local came from pktinfo
   };
 
-  UdpListener(boost::asio::ip::udp::socket socket, RpcService* service,
-              WorkerPools workers, MtuCache* mtu, InflightLimit* limit,
-              std::atomic<uint64_t>* receive_count);
+  struct WorkerBatches {
+    std::vector<Datagram> data, metadata;  // one per pool (see WorkerPools)
+  };
+  class PacedReply;
+
+  UdpListener(boost::asio::ip::udp::socket socket, RpcService* service, WorkerPools workers,
+              MtuCache* mtu, InflightLimit* limit, std::atomic<uint64_t>* receive_count,
+              const UdpPacingOptions& pacing);
   void Wait();
   void OnReadable();
+  // One datagram of a recvmmsg batch: answered inline or added to a batch.
+  void TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t n,
+                    InlineBudget& inline_budget, WorkerBatches& batches);
+  void ReadPktinfo(msghdr& msg, Datagram& d) const;
+  void FlushBatch(std::vector<Datagram>& batch);
   // Runs a batch of calls on `pool`, one after another.
   void RunBatch(std::vector<Datagram> batch, boost::asio::thread_pool* pool);
   // Runs one call and sends its reply; true if it was answered early
@@ -73,7 +94,9 @@ class UdpListener : public EarlyAnswerer {
               size_t index = 0);
   // Runs a call answered early through WorkerPools::late and sends the reply.
   void AnswerLate(Datagram& dgram);
-  void Send(const Datagram& dgram, const xdr::BufferChain& reply);
+  // Through the pacer when the reply spans frames, else at once.
+  void Send(Datagram& dgram, xdr::BufferChain reply);
+  void SendNow(const Datagram& dgram, const xdr::BufferChain& reply);
 
   boost::asio::ip::udp::socket socket_;
   RpcService* service_;
@@ -81,12 +104,14 @@ class UdpListener : public EarlyAnswerer {
   MtuCache* mtu_;
   InflightLimit* limit_;
   std::atomic<uint64_t>* receive_count_;  // RpcServerOptions::receive_count
-  int fd_;  // fixed for the listener's life; workers send on it
+  int fd_;                                // fixed for the listener's life; workers send on it
   bool v6_;
   uint16_t port_ = 0;
   sockaddr_storage bound_{};
   socklen_t bound_len_ = 0;
-  std::vector<uint8_t> recv_buf_;
+  int rcvbuf_ = 0, sndbuf_ = 0;      // effective, as the kernel reports them
+  std::vector<uint8_t> recv_buf_;    // kRecvBatch datagrams of up to 64 KiB
+  std::unique_ptr<UdpPacer> pacer_;  // null: pacing off
 };
 
 }  // namespace nfs3d::rpc

@@ -304,6 +304,23 @@ TEST(ServerConfigTest, UnknownSectionAndKey) {
               "unknown key 'udp_fragments' in [tcp]");
 }
 
+TEST(ServerConfigTest, UdpPacing) {
+  ServerConfig d = DefaultServerConfig();
+  EXPECT_TRUE(d.udp_pacing);  // auto
+  EXPECT_EQ(d.udp_pacing_rate, 0u);
+  EXPECT_FALSE(ParseOk("[udp]\npacing = off\n").udp_pacing);
+  ServerConfig fixed = ParseOk("[udp]\npacing = 500mbit\n");
+  EXPECT_TRUE(fixed.udp_pacing);
+  EXPECT_EQ(fixed.udp_pacing_rate, 500'000'000u);
+  EXPECT_EQ(ParseOk("[udp]\npacing = 1gbit\n").udp_pacing_rate, 1'000'000'000u);
+  ServerConfig back = ParseOk("[udp]\npacing = auto\n");
+  EXPECT_TRUE(back.udp_pacing);
+  EXPECT_EQ(back.udp_pacing_rate, 0u);
+  ExpectError("[udp]\npacing = fast\n", 2, "not off, auto or a rate");
+  ExpectError("[udp]\npacing = 10kbit\n", 2, "at least 1mbit");
+  ExpectError("[udp]\npacing = 1000\n", 2, "not off, auto or a rate");
+}
+
 TEST(ServerConfigTest, MetricsSection) {
   ServerConfig d = DefaultServerConfig();
   EXPECT_FALSE(d.metrics);  // off by default, loopback when turned on

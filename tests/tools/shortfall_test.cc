@@ -57,6 +57,8 @@ TEST(ShortfallTest, LossBeforeCpu) {
   r.retransmits = 14;
   r.server_cpu_sec = 0.95;
   EXPECT_EQ(ExplainShortfall(r, &fast, 2), "loss: 14 retransmits in 2975 calls");
+  EXPECT_EQ(ExplainShortfall(r, &fast, 2, "server qdisc 3"),
+            "loss: 14 retransmits in 2975 calls; dropped at: server qdisc 3");
 }
 
 TEST(ShortfallTest, CpuOfEitherSideOrTheWholeMachine) {

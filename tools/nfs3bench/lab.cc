@@ -14,10 +14,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <tuple>
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -25,7 +25,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+
 #include "client/rpc_client.h"
+#include "tools/nfs3bench/lab_drops.h"
 #include "tools/nfs3bench/report.h"
 #include "tools/nfs3bench/shortfall.h"
 
@@ -75,12 +77,24 @@ class Lab {
   bool BuildNetwork();
   bool ConfigureLink(uint32_t mtu);
   bool StartServer();
+  void StopServer();
+  // One MTU: the link, nuttcp, then the sweep once per --udp-pacing value
+  // (the server restarted with it; TCP rows with the first value only).
+  bool RunMtu(uint32_t mtu, const Target& target);
+  std::string WithVariant(const std::string& path, size_t variant) const;
   bool WaitForServer();
   pid_t Spawn(const std::string& name, const std::vector<std::string>& argv, const char* netns,
               const std::string& log);
   double Nuttcp(bool udp, uint32_t mtu);
+  DropCounts ReadDrops();
+  void RecordDrops(const RunResult& r);
   bool ChildAlive(const Child& c);
   void PrintTable(const std::vector<RunResult>& rows);
+  // UDP rows of every --udp-pacing value side by side.
+  void PrintPacingComparison();
+  // One figure of the runs with the most calls in flight; with several
+  // --udp-pacing values, UDP series are named "udp pacing VALUE".
+  bool PlotRuns();
   void Teardown();
 
   const CommandLine& cl_;
@@ -90,13 +104,24 @@ class Lab {
   std::string rate_, netem_;
   double rate_mbit_ = 0;
   int nuttcp_secs_ = 3;
-  std::string work_;     // tmpfs with export/, state/, logs
+  std::string work_;  // tmpfs with export/, state/, logs
   std::string export_dir_;
   bool work_mounted_ = false;
   int outer_ns_ = -1;
   bool netns_made_ = false;
   std::vector<Child> children_;
   std::map<std::pair<uint32_t, std::string>, double> wire_;  // (mtu, proto) -> Mbit/s
+  pid_t server_pid_ = 0;
+  // --udp-pacing values ("" alone: the server's default), the one running,
+  // and the rows of each.
+  std::vector<std::string> pacing_ = {""};
+  size_t variant_ = 0;
+  bool rpcbind_started_ = false;
+  std::vector<std::vector<RunResult>> rows_;
+  DropCounts drops_before_;  // of the run in progress
+  // (variant, bs, proto, mtu, qd, workload) -> what each place dropped
+  using RowKey = std::tuple<size_t, uint32_t, std::string, uint32_t, int, std::string>;
+  std::map<RowKey, DropCounts> drops_;
   bool torn_down_ = false;
 };
 
@@ -107,10 +132,14 @@ bool ParseRateMbit(const std::string& rate, double* mbit) {
     size_t n = std::strlen(suffix);
     return digits.size() > n && digits.compare(digits.size() - n, n, suffix) == 0;
   };
-  if (ends("gbit")) mult = 1000, digits.resize(digits.size() - 4);
-  else if (ends("mbit")) mult = 1, digits.resize(digits.size() - 4);
-  else if (ends("kbit")) mult = 0.001, digits.resize(digits.size() - 4);
-  else return false;
+  if (ends("gbit"))
+    mult = 1000, digits.resize(digits.size() - 4);
+  else if (ends("mbit"))
+    mult = 1, digits.resize(digits.size() - 4);
+  else if (ends("kbit"))
+    mult = 0.001, digits.resize(digits.size() - 4);
+  else
+    return false;
   double v;
   if (!absl::SimpleAtod(digits, &v) || v <= 0) return false;
   *mbit = v * mult;
@@ -130,9 +159,14 @@ bool Lab::ParseArgs() {
     return Fail("--rate: want e.g. 100mbit or 1gbit");
   }
   netem_ = cl_.Get("netem");
-  if (cl_.Has("nuttcp-time") &&
-      (!absl::SimpleAtoi(cl_.Get("nuttcp-time"), &nuttcp_secs_) || nuttcp_secs_ < 1 ||
-       nuttcp_secs_ > 60)) {
+  if (cl_.Has("udp-pacing")) {
+    pacing_ = SplitList(cl_.Get("udp-pacing"));
+    if (pacing_.empty()) return Fail("--udp-pacing: want e.g. off,auto or 1gbit");
+    if (cl_.Has("server-cmd")) return Fail("--udp-pacing configures nfs3d: not with --server-cmd");
+  }
+  rows_.resize(pacing_.size());
+  if (cl_.Has("nuttcp-time") && (!absl::SimpleAtoi(cl_.Get("nuttcp-time"), &nuttcp_secs_) ||
+                                 nuttcp_secs_ < 1 || nuttcp_secs_ > 60)) {
     return Fail("--nuttcp-time: want 1..60 seconds");
   }
   return true;
@@ -186,6 +220,13 @@ bool Lab::BuildNetwork() {
       return false;
     }
   }
+  // A reassembly that lacks a fragment fails after ipfrag_time (30 s by
+  // default): that long, its ReasmTimeout would land in a later row. 1 s is
+  // still far beyond any reply's fragments on this link (and the client's
+  // retransmit timeout); RecordDrops waits it out after a UDP run.
+  for (const char* ns : {kServerNs, kClientNs}) {
+    if (!Cmd({"ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv4.ipfrag_time=1"})) return false;
+  }
   // This process runs the clients: move it into the client namespace.
   int fd = open(absl::StrCat("/run/netns/", kClientNs).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
@@ -216,17 +257,19 @@ bool Lab::ConfigureLink(uint32_t mtu) {
     std::vector<std::string> tbf;
     if (!rate_.empty()) {
       // burst holds a 64 KiB GSO packet; latency bounds the queue.
-      tbf = {"tbf", "rate", rate_, "burst", absl::StrCat(std::max<uint32_t>(128 * 1024, 4 * mtu)),
-             "latency", "20ms"};
+      tbf = {
+          "tbf",     "rate", rate_, "burst", absl::StrCat(std::max<uint32_t>(128 * 1024, 4 * mtu)),
+          "latency", "20ms"};
     }
     if (!netem_.empty()) {
-      std::vector<std::string> cmd = {"tc", "-n", ns, "qdisc", "add", "dev", dev, "root",
-                                      "handle", "1:", "netem"};
-      for (absl::string_view w : absl::StrSplit(netem_, ' ', absl::SkipEmpty())) cmd.emplace_back(w);
+      std::vector<std::string> cmd = {"tc", "-n",   ns,       "qdisc", "add",  "dev",
+                                      dev,  "root", "handle", "1:",    "netem"};
+      for (absl::string_view w : absl::StrSplit(netem_, ' ', absl::SkipEmpty()))
+        cmd.emplace_back(w);
       if (!Cmd(cmd)) return false;
       if (!tbf.empty()) {
-        std::vector<std::string> child = {"tc", "-n", ns, "qdisc", "add", "dev", dev,
-                                          "parent", "1:", "handle", "2:"};
+        std::vector<std::string> child = {"tc", "-n",     ns,   "qdisc",  "add", "dev",
+                                          dev,  "parent", "1:", "handle", "2:"};
         child.insert(child.end(), tbf.begin(), tbf.end());
         if (!Cmd(child)) return false;
       }
@@ -241,8 +284,8 @@ bool Lab::ConfigureLink(uint32_t mtu) {
   return true;
 }
 
-pid_t Lab::Spawn(const std::string& name, const std::vector<std::string>& argv,
-                 const char* netns, const std::string& log) {
+pid_t Lab::Spawn(const std::string& name, const std::vector<std::string>& argv, const char* netns,
+                 const std::string& log) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
@@ -289,14 +332,15 @@ std::string FindNfs3d(const std::string& flag) {
 }
 
 bool Lab::StartServer() {
-  if (cl_.Has("rpcbind")) {
+  if (cl_.Has("rpcbind") && !rpcbind_started_) {
+    rpcbind_started_ = true;
     Spawn("rpcbind", {"rpcbind", "-f", "-w"}, kServerNs, work_ + "/rpcbind.log");
     usleep(300000);
   }
   std::string log = work_ + "/server.log";
   if (cl_.Has("server-cmd")) {
-    std::string cmd = absl::StrReplaceAll(cl_.Get("server-cmd"), {{"{export}", export_dir_},
-                                                                  {"{work}", work_}});
+    std::string cmd =
+        absl::StrReplaceAll(cl_.Get("server-cmd"), {{"{export}", export_dir_}, {"{work}", work_}});
     std::printf("# server: %s\n", cmd.c_str());
     Spawn("server", {"/bin/sh", "-c", "exec " + cmd}, kServerNs, log);
   } else {
@@ -307,6 +351,7 @@ bool Lab::StartServer() {
       << "\nmountd_port = " << config_.session.mount_port
       << "\nportmapper = off\nthreads = 8\n[paths]\nstate_dir = " << work_ << "/state\n"
       << "exports = " << work_ << "/exports\n";
+    if (!pacing_[variant_].empty()) f << "[udp]\npacing = " << pacing_[variant_] << "\n";
     f.close();
     std::ofstream e(work_ + "/exports");
     e << export_dir_ << " 10.231.0.0/24(rw,insecure,no_root_squash)\n";
@@ -314,6 +359,7 @@ bool Lab::StartServer() {
     std::printf("# server: %s --config %s --foreground\n", nfs3d.c_str(), conf.c_str());
     Spawn("server", {nfs3d, "--config", conf, "--foreground"}, kServerNs, log);
   }
+  server_pid_ = children_.back().pid;
   return WaitForServer();
 }
 
@@ -370,14 +416,90 @@ double Lab::Nuttcp(bool udp, uint32_t mtu) {
   return v;
 }
 
+void Lab::StopServer() {
+  for (auto it = children_.begin(); it != children_.end(); ++it) {
+    if (it->pid != server_pid_) continue;
+    kill(it->pid, SIGTERM);
+    absl::Time deadline = absl::Now() + absl::Seconds(5);
+    while (ChildAlive(*it) && absl::Now() < deadline) usleep(50000);
+    if (ChildAlive(*it)) {
+      kill(it->pid, SIGKILL);
+      waitpid(it->pid, nullptr, 0);
+    }
+    children_.erase(it);
+    break;
+  }
+  server_pid_ = 0;
+}
+
+bool Lab::RunMtu(uint32_t mtu, const Target& target) {
+  if (!ConfigureLink(mtu)) return false;
+  std::printf("# link: veth mtu %u, rate %s, netem %s\n", mtu,
+              rate_.empty() ? "unlimited" : rate_.c_str(),
+              netem_.empty() ? "none" : netem_.c_str());
+  usleep(200000);
+  wire_[{mtu, "tcp"}] = Nuttcp(false, mtu);
+  wire_[{mtu, "udp"}] = Nuttcp(true, mtu);
+  bool ok = true;
+  for (size_t v = 0; v < pacing_.size() && !Interrupted(); ++v) {
+    if (v != variant_ || server_pid_ == 0) {
+      StopServer();
+      variant_ = v;
+      if (!StartServer()) return false;
+    }
+    if (!pacing_[v].empty()) std::printf("# nfs3d [udp] pacing = %s\n", pacing_[v].c_str());
+    SweepConfig c = config_;
+    c.mtu = mtu;
+    if (c.base.server_pid == 0 || !cl_.Has("server-pid")) c.base.server_pid = server_pid_;
+    if (v > 0) c.protos = {rpc::Transport::kUdp};  // pacing is UDP's alone
+    if (c.protos.empty()) continue;
+    c.wire_mbps = [this, mtu](const std::string& proto) { return wire_[{mtu, proto}]; };
+    c.before_run = [this] { drops_before_ = ReadDrops(); };
+    c.after_run = [this](const RunResult& r) { RecordDrops(r); };
+    if (!RunSweep(target, c, stop_, &rows_[v])) ok = false;
+    const Child* server = nullptr;
+    for (const Child& ch : children_) {
+      if (ch.pid == server_pid_) server = &ch;
+    }
+    if (server == nullptr || !ChildAlive(*server)) {
+      Fail("the server died during the run (log: " + work_ + "/server.log)");
+      return false;
+    }
+  }
+  return ok;
+}
+
+std::string Lab::WithVariant(const std::string& path, size_t variant) const {
+  if (pacing_.size() < 2) return path;
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || dot < path.rfind('/') + 1) dot = path.size();
+  return absl::StrCat(path.substr(0, dot), "-pacing-", pacing_[variant], path.substr(dot));
+}
+
+DropCounts Lab::ReadDrops() {
+  DropCounts counts;
+  ReadEnd("server", server_pid_, kServerNs, kServerIf, &counts);
+  ReadEnd("client", 0, kClientNs, kClientIf, &counts);
+  return counts;
+}
+
+void Lab::RecordDrops(const RunResult& r) {
+  if (r.proto == "udp") usleep(1100000);  // ipfrag_time: reassemblies still waiting fail
+  DropCounts delta = DropDelta(drops_before_, ReadDrops());
+  std::string text = DescribeDrops(delta);
+  if (!text.empty()) std::printf("#   dropped during the run: %s\n", text.c_str());
+  drops_[RowKey{variant_, r.bs, r.proto, r.mtu, r.outstanding, r.workload}] = std::move(delta);
+}
+
 void Lab::PrintTable(const std::vector<RunResult>& rows) {
   std::vector<std::string> io;
   for (const std::string& w : config_.workloads) {
     if (w == "write" || w == "read" || w == "randread" || w == "randwrite") io.push_back(w);
   }
-  std::printf("\n== nfs3bench lab: rate %s, netem %s; MB/s = 10^6 B/s; %%wire = NFS Mbit/s / "
-              "nuttcp Mbit/s (same proto, same MTU)\n",
-              rate_.empty() ? "unlimited" : rate_.c_str(), netem_.empty() ? "none" : netem_.c_str());
+  std::printf(
+      "\n== nfs3bench lab: rate %s, netem %s; MB/s = 10^6 B/s; %%wire = NFS Mbit/s / "
+      "nuttcp Mbit/s (same proto, same MTU)\n",
+      rate_.empty() ? "unlimited" : rate_.c_str(), netem_.empty() ? "none" : netem_.c_str());
   std::string head = absl::StrFormat("%-5s %-5s %-6s %-4s %-5s", "bs", "proto", "mtu", "qd", "rpc");
   for (const std::string& w : io) absl::StrAppendFormat(&head, " %10s %6s", w + " MB/s", "%wire");
   absl::StrAppendFormat(&head, " %9s %8s", "nuttcp", "retrans");
@@ -407,8 +529,13 @@ void Lab::PrintTable(const std::vector<RunResult>& rows) {
       if (stop_and_wait != grid.end() && stop_and_wait->second.count(w)) {
         base = &stop_and_wait->second.at(w);
       }
-      std::string reason = ExplainShortfall(r, base, cores);
-      if (!reason.empty()) absl::StrAppend(&why, "      ", w, " below 90%: ", reason, "\n");
+      const std::string drops = DescribeDrops(drops_[RowKey{variant_, bs, proto, mtu, qd, w}]);
+      std::string reason = ExplainShortfall(r, base, cores, drops);
+      if (!reason.empty()) {
+        absl::StrAppend(&why, "      ", w, " below 90%: ", reason, "\n");
+      } else if (!drops.empty()) {
+        absl::StrAppend(&why, "      ", w, " dropped at: ", drops, "\n");
+      }
       if (r.wire_mbps > 0) {
         absl::StrAppendFormat(&line, " %10.1f %5.0f%%", r.MBps(), 100 * r.Mbitps() / r.wire_mbps);
       } else {
@@ -418,9 +545,68 @@ void Lab::PrintTable(const std::vector<RunResult>& rows) {
     absl::StrAppendFormat(&line, " %9.1f %8d", any.wire_mbps / 8, retrans);
     std::printf("%s\n%s", line.c_str(), why.c_str());
   }
-  std::printf("(nuttcp column: MB/s the raw link carried with nuttcp over that proto; "
-              "bs pref: the server's FSINFO preferred size, as a Linux mount without "
-              "rsize/wsize uses)\n");
+  std::printf(
+      "(nuttcp column: MB/s the raw link carried with nuttcp over that proto; "
+      "bs pref: the server's FSINFO preferred size, as a Linux mount without "
+      "rsize/wsize uses)\n");
+}
+
+void Lab::PrintPacingComparison() {
+  using Key = std::tuple<uint32_t, uint32_t, int, std::string>;  // mtu, bs, qd, workload
+  std::map<Key, std::vector<const RunResult*>> grid;
+  for (size_t v = 0; v < rows_.size(); ++v) {
+    for (const RunResult& r : rows_[v]) {
+      if (r.proto != "udp" || !r.error.empty()) continue;
+      auto& cells = grid[Key{r.mtu, r.bs, r.outstanding, r.workload}];
+      cells.resize(rows_.size(), nullptr);
+      cells[v] = &r;
+    }
+  }
+  std::printf(
+      "\n== UDP side by side: %%wire / retransmits / where datagrams dropped, per "
+      "[udp] pacing value\n");
+  std::string head = absl::StrFormat("%-6s %-5s %-4s %-6s", "mtu", "bs", "qd", "work");
+  for (const std::string& p : pacing_) absl::StrAppendFormat(&head, " | %-28s", "pacing " + p);
+  std::printf("%s\n", head.c_str());
+  for (const auto& [key, cells] : grid) {
+    const auto& [mtu, bs, qd, w] = key;
+    std::string line = absl::StrFormat("%-6d %-5s %-4d %-6s", mtu, BlockSizeName(bs), qd, w);
+    std::string drops;
+    for (size_t v = 0; v < cells.size(); ++v) {
+      const RunResult* r = cells[v];
+      if (r == nullptr) {
+        absl::StrAppendFormat(&line, " | %-28s", "-");
+        continue;
+      }
+      const double share = r->wire_mbps > 0 ? 100 * r->Mbitps() / r->wire_mbps : 0;
+      absl::StrAppendFormat(&line, " | %4.0f%% %4d retr %-14s", share, r->retransmits, "");
+      std::string d =
+          DescribeDrops(drops_[RowKey{v, r->bs, r->proto, r->mtu, r->outstanding, r->workload}]);
+      if (!d.empty()) absl::StrAppend(&drops, "      pacing ", pacing_[v], ": ", d, "\n");
+    }
+    std::printf("%s\n%s", line.c_str(), drops.c_str());
+  }
+}
+
+bool Lab::PlotRuns() {
+  // The most calls in flight only: a line per qd would bury the figure.
+  const int qd = *std::max_element(config_.outstanding.begin(), config_.outstanding.end());
+  std::vector<RunResult> plotted;
+  for (size_t v = 0; v < rows_.size(); ++v) {
+    for (RunResult r : rows_[v]) {
+      if (r.outstanding != qd) continue;
+      if (pacing_.size() > 1 && r.proto == "udp") r.proto = "udp pacing " + pacing_[v];
+      plotted.push_back(std::move(r));
+    }
+  }
+  if (plotted.empty()) return true;
+  std::string title = absl::StrCat("nfs3bench lab, rate ", rate_.empty() ? "unlimited" : rate_,
+                                   ", ", qd, " calls in flight");
+  const std::string plot = cl_.Get("plot");
+  std::string err = Plot(plot, title, plotted);
+  if (!err.empty()) return Fail("plot: " + err);
+  std::printf("# plot: %s\n", plot.c_str());
+  return true;
 }
 
 int Lab::Run() {
@@ -444,47 +630,32 @@ int Lab::Run() {
   }
   if (!EnterPrivateWorld() || !BuildNetwork()) return 3;
   if (!StartServer()) return 3;
-  if (config_.base.server_pid == 0) config_.base.server_pid = children_.back().pid;
   Spawn("nuttcp-server", {"nuttcp", "-S", "--nofork"}, kServerNs, work_ + "/nuttcp.log");
   Target target{kServerAddr, cl_.Get("export-path", export_dir_)};
-  std::vector<RunResult> rows;
   bool ok = true;
   for (uint32_t mtu : mtus_) {
     if (Interrupted()) break;
-    if (!ConfigureLink(mtu)) return 3;
-    std::printf("# link: veth mtu %u, rate %s, netem %s\n", mtu,
-                rate_.empty() ? "unlimited" : rate_.c_str(), netem_.empty() ? "none" : netem_.c_str());
-    usleep(200000);
-    wire_[{mtu, "tcp"}] = Nuttcp(false, mtu);
-    wire_[{mtu, "udp"}] = Nuttcp(true, mtu);
-    SweepConfig c = config_;
-    c.mtu = mtu;
-    c.wire_mbps = [this, mtu](const std::string& proto) { return wire_[{mtu, proto}]; };
-    if (!RunSweep(target, c, stop_, &rows)) ok = false;
-    if (!ChildAlive(children_[cl_.Has("rpcbind") ? 1 : 0])) {
-      Fail("the server died during the run (log: " + work_ + "/server.log)");
+    if (!RunMtu(mtu, target)) {
       ok = false;
-      break;
+      if (server_pid_ == 0 || Interrupted()) break;
     }
   }
-  PrintTable(rows);
-  if (cl_.Has("csv")) {
-    if (WriteCsv(cl_.Get("csv"), rows)) std::printf("# csv: %s\n", cl_.Get("csv").c_str());
-    else ok = Fail("cannot write " + cl_.Get("csv"));
-  }
-  if (cl_.Has("plot")) {
-    // The most calls in flight only: a line per qd would bury the figure.
-    const int qd = *std::max_element(config_.outstanding.begin(), config_.outstanding.end());
-    std::vector<RunResult> plotted;
-    for (const RunResult& r : rows) {
-      if (r.outstanding == qd) plotted.push_back(r);
+  for (variant_ = 0; variant_ < pacing_.size(); ++variant_) {
+    const std::vector<RunResult>& rows = rows_[variant_];
+    if (!pacing_[variant_].empty()) {
+      std::printf("\n#### nfs3d [udp] pacing = %s\n", pacing_[variant_].c_str());
     }
-    std::string title = absl::StrCat("nfs3bench lab, rate ", rate_.empty() ? "unlimited" : rate_,
-                                     ", ", qd, " calls in flight");
-    std::string err = Plot(cl_.Get("plot"), title, plotted);
-    if (err.empty()) std::printf("# plot: %s\n", cl_.Get("plot").c_str());
-    else Fail("plot: " + err);
+    PrintTable(rows);
+    if (cl_.Has("csv")) {
+      const std::string csv = WithVariant(cl_.Get("csv"), variant_);
+      if (WriteCsv(csv, rows))
+        std::printf("# csv: %s\n", csv.c_str());
+      else
+        ok = Fail("cannot write " + csv);
+    }
   }
+  if (cl_.Has("plot") && !PlotRuns()) ok = false;
+  if (pacing_.size() > 1) PrintPacingComparison();
   if (Interrupted()) {
     Fail("interrupted");
     return 1;

@@ -20,7 +20,7 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
   static const std::set<std::string> kLab = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"mtu", "rate", "netem", "server-cmd", "nfs3d", "export-dir",
-                          "nuttcp-time", "rpcbind", "export-path"}) {
+                          "nuttcp-time", "rpcbind", "export-path", "udp-pacing"}) {
       s.insert(f);
     }
     return s;
@@ -164,6 +164,8 @@ lab options (root; everything lives in private namespaces and is removed at the 
   --export-dir DIR           export this directory (default: a tmpfs the lab mounts)
   --export-path PATH         path to mount (default: the export dir)
   --nuttcp-time SEC          seconds per nuttcp measurement (3)
+  --udp-pacing LIST          nfs3d's [udp] pacing, each in turn (UDP rows side by side), e.g.
+                             off,auto (default: nfs3d's default)
   -h, --help  --version      this text; the version and build options
 exit status: 0 ok, 1 a run failed (RPC/NFS error, data mismatch), 2 usage, 3 setup failed
 )";

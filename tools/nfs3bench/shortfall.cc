@@ -22,7 +22,8 @@ std::string Percent(double share) {
 
 }  // namespace
 
-std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait, int cores) {
+std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait, int cores,
+                             const std::string& drops) {
   if (r.wire_mbps <= 0 || r.xfer == 0 || !r.error.empty()) return "";
   if (r.Mbitps() >= kWireShareExplained * r.wire_mbps) return "";
 
@@ -36,7 +37,9 @@ std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait,
     }
   }
   if (r.retransmits > 0) {
-    return absl::StrFormat("loss: %d retransmits in %d calls", r.retransmits, r.calls);
+    std::string loss = absl::StrFormat("loss: %d retransmits in %d calls", r.retransmits, r.calls);
+    if (!drops.empty()) absl::StrAppend(&loss, "; dropped at: ", drops);
+    return loss;
   }
   const double server = CoreShare(r.server_cpu_sec, r.seconds);
   const double client = CoreShare(r.client_cpu_sec, r.seconds);

@@ -20,12 +20,14 @@ inline constexpr double kWireShareExplained = 0.9;
 //     r.outstanding calls of r.xfer bytes can move at most
 //     outstanding * xfer / L; below the threshold, the window is the limit;
 //  2. loss: the client retransmitted (a UDP call or reply lost, usually a
-//     fragment of it; each costs a retransmit timeout);
+//     fragment of it; each costs a retransmit timeout); `drops` (the lab's
+//     DescribeDrops of the run, may be "") names where they were lost;
 //  3. CPU: the server or the client used >= 85 % of a core, or the machine's
 //     `cores` were >= 85 % busy (whoever used them: on a shared machine other
 //     processes take CPU from both ends);
 //  4. otherwise "unexplained", with the figures that were checked.
-std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait, int cores);
+std::string ExplainShortfall(const RunResult& r, const RunResult* stop_and_wait, int cores,
+                             const std::string& drops = "");
 
 }  // namespace nfs3d::bench
 

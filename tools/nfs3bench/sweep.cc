@@ -106,11 +106,13 @@ bool RunSweep(const Target& target, const SweepConfig& c, const std::atomic<bool
           o.name = w;
           o.bs = static_cast<uint32_t>(bs);
           o.outstanding = qd;
+          if (c.before_run) c.before_run();
           RunResult r = ctx.Run(o);
           r.mtu = c.mtu;
           r.wire_mbps = wire;
           std::printf("%s\n", HumanLine(r).c_str());
           if (c.json) std::printf("%s\n", JsonLine(r).c_str());
+          if (c.after_run) c.after_run(r);
           std::fflush(stdout);
           rows->push_back(r);
           if (!r.error.empty()) ok = false;

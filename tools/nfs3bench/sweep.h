@@ -27,6 +27,9 @@ struct SweepConfig {
   uint32_t mtu = 0;                    // lab: recorded in every row
   // lab: nuttcp Mbit/s on the link for a proto ("tcp"/"udp"); 0 if unknown.
   std::function<double(const std::string& proto)> wire_mbps;
+  // lab: called just before and after every run (drop counters); may be null.
+  std::function<void()> before_run;
+  std::function<void(const RunResult&)> after_run;
 };
 
 // Runs the grid; prints each run as it finishes. Returns false if a session
