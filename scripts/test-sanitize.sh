@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the whole tree with AddressSanitizer + UndefinedBehaviorSanitizer
 # (-DNFS3D_SANITIZE=ON) in build-asan/ and runs every test except the lab VM
-# ones (ctest -LE lab): unit tests and the end-to-end tests of the binary,
+# ones and the style checks (ctest -LE "lab|style", run by scripts/test.sh):
+# unit tests and the end-to-end tests of the binary,
 # which then also runs instrumented.
 #   scripts/test-sanitize.sh [extra ctest arguments, e.g. -R drc]
 #   scripts/test-sanitize.sh --build-only   (what .ci/run makes during the lab tests)
@@ -20,4 +21,4 @@ ninja -C "$BUILD" -j"$JOBS"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$BUILD"
-ctest --output-on-failure -j"$JOBS" -LE lab --timeout 600 "$@"
+ctest --output-on-failure -j"$JOBS" -LE "lab|style" --timeout 600 "$@"
