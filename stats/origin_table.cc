@@ -143,7 +143,7 @@ void OriginTable::MergeInto(absl::flat_hash_map<OriginKey, OriginRow>* merged,
   *evictions += evictions_;
 }
 
-OriginSnapshot FinishSnapshot(absl::flat_hash_map<OriginKey, OriginRow> merged,
+OriginSnapshot FinishSnapshot(absl::flat_hash_map<OriginKey, OriginRow>&& merged,
                               OriginCounters other, uint64_t evictions, size_t keep,
                               size_t tracked_bytes) {
   OriginSnapshot out;

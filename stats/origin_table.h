@@ -119,7 +119,7 @@ class OriginTable {
 };
 
 // Merged rows of several tables, busiest `keep` first, the rest in other.
-OriginSnapshot FinishSnapshot(absl::flat_hash_map<OriginKey, OriginRow> merged,
+OriginSnapshot FinishSnapshot(absl::flat_hash_map<OriginKey, OriginRow>&& merged,
                               OriginCounters other, uint64_t evictions, size_t keep,
                               size_t tracked_bytes);
 

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
 #include "tools/nfs3bench/crowd.h"
 #include "xdr/encoder.h"
 #include "xdr/nfs3_client_codec.h"
@@ -81,29 +82,41 @@ class Pipeline {
 
 nfs3::stable_how WireStable(StableMode m) {
   switch (m) {
-    case StableMode::kUnstable: return nfs3::UNSTABLE;
-    case StableMode::kDataSync: return nfs3::DATA_SYNC;
-    default: return nfs3::FILE_SYNC;
+    case StableMode::kUnstable:
+      return nfs3::UNSTABLE;
+    case StableMode::kDataSync:
+      return nfs3::DATA_SYNC;
+    default:
+      return nfs3::FILE_SYNC;
   }
 }
 
 }  // namespace
 
 bool ParseStableMode(const std::string& text, StableMode* out) {
-  if (text == "unstable") *out = StableMode::kUnstable;
-  else if (text == "datasync") *out = StableMode::kDataSync;
-  else if (text == "filesync") *out = StableMode::kFileSync;
-  else if (text == "sync") *out = StableMode::kSyncMount;
-  else return false;
+  if (text == "unstable")
+    *out = StableMode::kUnstable;
+  else if (text == "datasync")
+    *out = StableMode::kDataSync;
+  else if (text == "filesync")
+    *out = StableMode::kFileSync;
+  else if (text == "sync")
+    *out = StableMode::kSyncMount;
+  else
+    return false;
   return true;
 }
 
 const char* StableModeName(StableMode mode) {
   switch (mode) {
-    case StableMode::kUnstable: return "unstable";
-    case StableMode::kDataSync: return "datasync";
-    case StableMode::kFileSync: return "filesync";
-    case StableMode::kSyncMount: return "sync";
+    case StableMode::kUnstable:
+      return "unstable";
+    case StableMode::kDataSync:
+      return "datasync";
+    case StableMode::kFileSync:
+      return "filesync";
+    case StableMode::kSyncMount:
+      return "sync";
   }
   return "?";
 }
@@ -144,8 +157,8 @@ double ProcessCpuSeconds(int pid) {
   if (p == nullptr) return -1;
   unsigned long long utime = 0, stime = 0;
   // After ")": state(3) ... utime(14) stime(15).
-  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
-                  &stime) != 2) {
+  if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime, &stime) !=
+      2) {
     return -1;
   }
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
@@ -199,10 +212,14 @@ void ChargeCpu(const CpuSample& start, int server_pid, RunResult* r) {
 class IoRun {
  public:
   IoRun(BenchContext* ctx, const WorkloadOptions& o, RunResult* r)
-      : ctx_(ctx), o_(o), r_(r), rpc_(&ctx->session_->rpc()),
-        pipe_(rpc_, o.stable == StableMode::kSyncMount && o.name != "read" && o.name != "randread"
-                        ? 1
-                        : o.outstanding,
+      : ctx_(ctx),
+        o_(o),
+        r_(r),
+        rpc_(&ctx->session_->rpc()),
+        pipe_(rpc_,
+              o.stable == StableMode::kSyncMount && o.name != "read" && o.name != "randread"
+                  ? 1
+                  : o.outstanding,
               ctx->stop_),
         rng_(0x5eed ^ getpid()) {}
 
@@ -215,7 +232,9 @@ class IoRun {
     pipe_.Run(
         [&]() -> bool {
           if (limit && issued_ >= limit) return false;
-          uint64_t off = random ? (rng_() % blocks) * xfer : limit ? next_ : next_ % (blocks * xfer);
+          uint64_t off = random  ? (rng_() % blocks) * xfer
+                         : limit ? next_
+                                 : next_ % (blocks * xfer);
           uint32_t count = xfer;
           if (limit) count = static_cast<uint32_t>(std::min<uint64_t>(count, limit - issued_));
           next_ += count;
@@ -235,11 +254,11 @@ class IoRun {
             const uint8_t zeros[3] = {0, 0, 0};
             e.chain()->Append(zeros, xdr::PadTo4(count) - count);
           };
-          rpc_->Start(kProg, kVers, nfs3::kWrite, encode,
-                          [this, off, count, stable](const absl::Status& s,
-                                                     absl::Span<const uint8_t> results) {
-                            OnWrite(s, results, off, count, stable);
-                          });
+          rpc_->Start(
+              kProg, kVers, nfs3::kWrite, encode,
+              [this, off, count, stable](const absl::Status& s, absl::Span<const uint8_t> results) {
+                OnWrite(s, results, off, count, stable);
+              });
           return true;
         },
         end);
@@ -261,8 +280,8 @@ class IoRun {
       } else if (res.count != count) {
         pipe_.Fail(absl::StrCat("WRITE ", where, ": short write, server wrote ", res.count));
       } else if (res.committed < stable) {
-        pipe_.Fail(absl::StrCat("WRITE ", where, ": asked stable=", stable, ", server committed=",
-                                res.committed));
+        pipe_.Fail(absl::StrCat("WRITE ", where, ": asked stable=", stable,
+                                ", server committed=", res.committed));
       } else {
         CheckVerf(res.verf, "WRITE");
         done_ += count;
@@ -284,8 +303,8 @@ class IoRun {
   void Commit() {
     if (pipe_.failed()) return;
     nfs3::COMMIT3res res;
-    absl::Status s = rpc_->CallSync(kProg, kVers, nfs3::kCommit,
-                                    nfs3::COMMIT3args{*ctx_->file_, 0, 0}, &res);
+    absl::Status s =
+        rpc_->CallSync(kProg, kVers, nfs3::kCommit, nfs3::COMMIT3args{*ctx_->file_, 0, 0}, &res);
     ++calls_;
     if (!s.ok()) {
       pipe_.Fail(absl::StrCat("COMMIT: ", s.message()));
@@ -311,11 +330,11 @@ class IoRun {
           if (limit) count = static_cast<uint32_t>(std::min<uint64_t>(count, limit - issued_));
           next_ += count;
           issued_ += count;
-          rpc_->StartCall(kProg, kVers, nfs3::kRead, nfs3::READ3args{fh, off, count},
-                          [this, off, count, verify](const absl::Status& s,
-                                                     absl::Span<const uint8_t> results) {
-                            OnRead(s, results, off, count, verify);
-                          });
+          rpc_->StartCall(
+              kProg, kVers, nfs3::kRead, nfs3::READ3args{fh, off, count},
+              [this, off, count, verify](const absl::Status& s, absl::Span<const uint8_t> results) {
+                OnRead(s, results, off, count, verify);
+              });
           return true;
         },
         end);
@@ -386,8 +405,8 @@ absl::Status BenchContext::EnsureDataFile(uint64_t size) {
   IoRun run(this, o, &r);
   run.Write(false, size, size, absl::InfiniteFuture());
   run.Commit();
-  if (run.pipe().failed()) return absl::InternalError(absl::StrCat("preparing the data file: ",
-                                                                   run.pipe().error()));
+  if (run.pipe().failed())
+    return absl::InternalError(absl::StrCat("preparing the data file: ", run.pipe().error()));
   file_pattern_size_ = size;
   return absl::OkStatus();
 }
@@ -406,13 +425,20 @@ class MetaRun {
         [&]() -> bool {
           if (limit && issued_ >= limit) return false;
           uint64_t i = issued_++;
-          if (kind == "getattr") StartGetattr();
-          else if (kind == "lookup") StartLookup(i);
-          else if (kind == "create") StartCreate(i);
-          else if (kind == "createsetattr") StartCreate(i, /*setattr=*/true);
-          else if (kind == "null") StartNull();
-          else if (kind == "readdirplus") StartReaddirplus(0, nullptr, 0);
-          else if (kind == "mkfiles") StartMkfile(i);
+          if (kind == "getattr")
+            StartGetattr();
+          else if (kind == "lookup")
+            StartLookup(i);
+          else if (kind == "create")
+            StartCreate(i);
+          else if (kind == "createsetattr")
+            StartCreate(i, /*setattr=*/true);
+          else if (kind == "null")
+            StartNull();
+          else if (kind == "readdirplus")
+            StartReaddirplus(0, nullptr, 0);
+          else if (kind == "mkfiles")
+            StartMkfile(i);
           return true;
         },
         end);
@@ -429,8 +455,7 @@ class MetaRun {
 
   void StartLookup(uint64_t i) {
     std::string name = EntryName(i % std::max<uint32_t>(ctx_->meta_entries_, 1));
-    rpc_->StartCall(kProg, kVers, nfs3::kLookup,
-                    nfs3::LOOKUP3args{{*ctx_->meta_dir_, name}},
+    rpc_->StartCall(kProg, kVers, nfs3::kLookup, nfs3::LOOKUP3args{{*ctx_->meta_dir_, name}},
                     [this, name](const absl::Status& s, absl::Span<const uint8_t> r) {
                       nfs3::LOOKUP3res res;
                       if (Check(s, r, &res, "LOOKUP", name)) ++ops_;
@@ -440,16 +465,17 @@ class MetaRun {
 
   // NFS NULL: the RPC round trip alone.
   void StartNull() {
-    rpc_->Start(kProg, kVers, nfs3::kNull, [](xdr::Encoder&) {},
-                [this](const absl::Status& s, absl::Span<const uint8_t>) {
-                  ++calls_;
-                  if (!s.ok()) {
-                    pipe_.Fail(absl::StrCat("NULL: ", s.message()));
-                  } else {
-                    ++ops_;
-                  }
-                  pipe_.Done();
-                });
+    rpc_->Start(
+        kProg, kVers, nfs3::kNull, [](xdr::Encoder&) {},
+        [this](const absl::Status& s, absl::Span<const uint8_t>) {
+          ++calls_;
+          if (!s.ok()) {
+            pipe_.Fail(absl::StrCat("NULL: ", s.message()));
+          } else {
+            ++ops_;
+          }
+          pipe_.Done();
+        });
   }
 
   // CREATE (GUARDED) then REMOVE of a fresh name: one operation. With
@@ -617,6 +643,20 @@ void BenchContext::VerifyWritten(const WorkloadOptions& o, RunResult* r) {
   if (check.pipe().failed()) r->error = absl::StrCat("read-back: ", check.pipe().error());
 }
 
+absl::Status BenchContext::Prepare(const WorkloadOptions& o, bool io, bool timed,
+                                   uint64_t* file_size) {
+  if (o.name == "read" || o.name == "randread" || o.name == "randwrite") {
+    // Reuse the file a write run left (reads wrap inside it); else make one.
+    if (file_ && file_pattern_size_ > 0) {
+      *file_size = file_pattern_size_;
+      return absl::OkStatus();
+    }
+    if (o.name == "read" && !timed && o.size) *file_size = std::min(*file_size, o.size);
+    return EnsureDataFile(*file_size);
+  }
+  return io ? absl::OkStatus() : EnsureMetaDir(o.dir_entries);
+}
+
 RunResult BenchContext::Run(const WorkloadOptions& o) {
   RunResult r;
   r.workload = o.name;
@@ -636,21 +676,8 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
       r.xfer = std::min(o.bs, writes ? session_->wtmax() : session_->rtmax());
     }
   }
-  // Preparation is not timed.
-  absl::Status prep = absl::OkStatus();
   uint64_t file_size = o.file_size;
-  if (o.name == "read" || o.name == "randread" || o.name == "randwrite") {
-    // Reuse the file a write run left (reads wrap inside it); else make one.
-    if (file_ && file_pattern_size_ > 0) {
-      file_size = file_pattern_size_;
-    } else {
-      if (o.name == "read" && !timed && o.size) file_size = std::min(file_size, o.size);
-      prep = EnsureDataFile(file_size);
-    }
-  } else if (!io) {
-    prep = EnsureMetaDir(o.dir_entries);
-  }
-  if (!prep.ok()) {
+  if (absl::Status prep = Prepare(o, io, timed, &file_size); !prep.ok()) {
     r.error = std::string(prep.message());
     return r;
   }
@@ -695,7 +722,10 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     r.error = run.pipe().error();
     if (o.name == "write" && r.error.empty()) file_pattern_size_ = run.max_end();
     if (o.name == "read" || o.name == "randread") {
-      r.verified = !o.verify ? "no" : run.verify_failed() ? "FAILED" : r.error.empty() ? "ok" : "no";
+      r.verified = !o.verify             ? "no"
+                   : run.verify_failed() ? "FAILED"
+                   : r.error.empty()     ? "ok"
+                                         : "no";
     }
     bool wrote = o.name == "write" || o.name == "randwrite";
     if (wrote && o.verify && r.error.empty() && file_pattern_size_ > 0) VerifyWritten(o, &r);

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+
 #include "tools/nfs3bench/pattern.h"
 #include "tools/nfs3bench/session.h"
 #include "xdr/nfs3_types.h"
@@ -19,10 +20,10 @@ namespace nfs3d::bench {
 
 // How WRITEs reach stable storage.
 enum class StableMode {
-  kUnstable,  // UNSTABLE writes, one COMMIT at the end (like dd conv=fsync)
-  kDataSync,  // every write DATA_SYNC
-  kFileSync,  // every write FILE_SYNC
-  kSyncMount, // FILE_SYNC, one write at a time (mount -o sync)
+  kUnstable,   // UNSTABLE writes, one COMMIT at the end (like dd conv=fsync)
+  kDataSync,   // every write DATA_SYNC
+  kFileSync,   // every write FILE_SYNC
+  kSyncMount,  // FILE_SYNC, one write at a time (mount -o sync)
 };
 bool ParseStableMode(const std::string& text, StableMode* out);
 const char* StableModeName(StableMode mode);
@@ -39,16 +40,16 @@ inline constexpr uint32_t kPreferredSize = 0;
 
 struct WorkloadOptions {
   std::string name = "write";
-  uint32_t bs = 65536;         // requested transfer size per READ/WRITE call, or kPreferredSize
-  int outstanding = 8;         // calls (metadata: operations) in flight
+  uint32_t bs = 65536;  // requested transfer size per READ/WRITE call, or kPreferredSize
+  int outstanding = 8;  // calls (metadata: operations) in flight
   StableMode stable = StableMode::kUnstable;
-  uint64_t size = 0;           // bytes to move (I/O); 0 with a time limit
-  uint64_t ops = 0;            // metadata operations; 0 with a time limit
-  absl::Duration time;         // time limit; zero: use size/ops
+  uint64_t size = 0;               // bytes to move (I/O); 0 with a time limit
+  uint64_t ops = 0;                // metadata operations; 0 with a time limit
+  absl::Duration time;             // time limit; zero: use size/ops
   uint64_t file_size = 64u << 20;  // file for read/random, wrap point of timed writes
-  bool verify = true;          // check read data / read back written data
-  uint32_t dir_entries = 1000; // files in the READDIRPLUS/LOOKUP directory
-  int server_pid = 0;          // >0: report this local process's CPU time over the timed part
+  bool verify = true;              // check read data / read back written data
+  uint32_t dir_entries = 1000;     // files in the READDIRPLUS/LOOKUP directory
+  int server_pid = 0;              // >0: report this local process's CPU time over the timed part
   // >0: getattr/null over this many TCP connections of their own, the calls
   // in flight spread over them (tools/nfs3bench/crowd.h); 0: the session's.
   int connections = 0;
@@ -58,9 +59,9 @@ struct WorkloadOptions {
 struct RunResult {
   std::string workload;
   std::string proto;
-  uint32_t mtu = 0;             // lab mode only
-  uint32_t bs = 0;              // as requested; kPreferredSize for "pref"
-  uint32_t xfer = 0;            // bytes per READ/WRITE call after the server's limit
+  uint32_t mtu = 0;   // lab mode only
+  uint32_t bs = 0;    // as requested; kPreferredSize for "pref"
+  uint32_t xfer = 0;  // bytes per READ/WRITE call after the server's limit
   int outstanding = 0;
   std::string stable;
   uint64_t bytes = 0;
@@ -110,6 +111,9 @@ class BenchContext {
   // r->verified (and r->error when the read fails).
   void VerifyWritten(const WorkloadOptions& o, RunResult* r);
   absl::Status EnsureMetaDir(uint32_t entries);
+  // The untimed preparation of a run: the data file a read or rewrite needs
+  // (its size into *file_size), or the metadata directory.
+  absl::Status Prepare(const WorkloadOptions& o, bool io, bool timed, uint64_t* file_size);
 
   Session* session_;
   nfs3::nfs_fh3 dir_;
