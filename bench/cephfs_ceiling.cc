@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
       Inode* in = nullptr;
       Fh* fh = m.Create(dir, name, &in);
       ceph_ll_close(m.cm, fh);
-      struct ceph_statx stx{};
+      struct ceph_statx stx {};
       stx.stx_mode = 0600;
       Check(ceph_ll_setattr(m.cm, in, &stx, CEPH_SETATTR_MODE | CEPH_SETATTR_MTIME_NOW, m.perms),
             "setattr " + name);

@@ -147,8 +147,8 @@ int main(int argc, char** argv) {
   }
   const int err = ok ? 0 : errno;
   const double cpu = ThreadCpuSeconds() - cpu_start;
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                          .count();
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stop.store(true);
   close(sock[0]);  // with data unread: a reset, which ends the client's send or recv
   client.join();

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+
 #include "vfs/sync_group.h"
 
 namespace {

@@ -10,7 +10,8 @@
 // unseal, wherever the two ends run. And per call, whatever the service:
 //   call_mics  the four MICs of RPCSEC_GSS (RFC 2203 §5.3.1, §5.3.3.2): the
 //              call's verifier over its header (60 bytes here) made and
-//              checked, the reply's over the sequence number made and checked bench/krb5.sh adds these to the sys
+//              checked, the reply's over the sequence number made and checked bench/krb5.sh adds
+//              these to the sys
 // row's client and server CPU per GB to bound what krb5i/krb5p can reach when
 // both ends share this machine's cores.
 //
@@ -27,6 +28,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/types/span.h"
+
 #include "rpc/gss/krb5_tokens.h"
 
 namespace {
@@ -65,8 +67,9 @@ std::pair<std::unique_ptr<krb5::Krb5Tokens>, std::unique_ptr<krb5::Krb5Tokens>> 
   keys.initiator = false;
   auto receiver = krb5::Krb5Tokens::Create(keys);
   if (!sender.ok() || !receiver.ok()) {
-    std::fprintf(stderr, "krb5_crypto_floor: no tokens: %s\n",
-                 std::string((sender.ok() ? receiver.status() : sender.status()).message()).c_str());
+    std::fprintf(
+        stderr, "krb5_crypto_floor: no tokens: %s\n",
+        std::string((sender.ok() ? receiver.status() : sender.status()).message()).c_str());
     std::exit(1);
   }
   return {std::move(*sender), std::move(*receiver)};
@@ -97,9 +100,8 @@ int main(int argc, char** argv) {
     std::fill(token.begin() + data_at, token.begin() + data_at + kMessage, 0x5a);
     seal_s += SecondsPerGb(1, [&] { return sender->Wrap(absl::MakeSpan(token), kMessage, true); });
     bool sealed = false;
-    unseal_s += SecondsPerGb(1, [&] {
-      return receiver->Unwrap(absl::MakeSpan(token), &sealed).has_value() && sealed;
-    });
+    unseal_s += SecondsPerGb(
+        1, [&] { return receiver->Unwrap(absl::MakeSpan(token), &sealed).has_value() && sealed; });
   }
   // The four MICs of one call, a million times.
   constexpr int kCalls = 1000000;

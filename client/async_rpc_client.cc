@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+
 #include "client/rpc_wire.h"
 
 namespace nfs3d::client {
@@ -31,11 +32,16 @@ absl::Status ErrnoStatus(absl::string_view what, int err) {
 
 const char* AcceptStatName(uint32_t s) {
   switch (s) {
-    case 1: return "PROG_UNAVAIL (program not served)";
-    case 2: return "PROG_MISMATCH (version not served)";
-    case 3: return "PROC_UNAVAIL (procedure not served)";
-    case 4: return "GARBAGE_ARGS (server could not decode the arguments)";
-    case 5: return "SYSTEM_ERR";
+    case 1:
+      return "PROG_UNAVAIL (program not served)";
+    case 2:
+      return "PROG_MISMATCH (version not served)";
+    case 3:
+      return "PROC_UNAVAIL (procedure not served)";
+    case 4:
+      return "GARBAGE_ARGS (server could not decode the arguments)";
+    case 5:
+      return "SYSTEM_ERR";
   }
   return "unknown accept_stat";
 }
@@ -68,10 +74,9 @@ absl::Status ParseReplyHeader(absl::Span<const uint8_t> message, uint32_t* xid,
     return absl::FailedPreconditionError(absl::StrCat("RPC ", AcceptStatName(h.accept_stat)));
   }
   if (h.reject_stat == 0) return absl::FailedPreconditionError("RPC MSG_DENIED: RPC_MISMATCH");
-  return absl::PermissionDeniedError(
-      absl::StrCat("RPC MSG_DENIED: AUTH_ERROR auth_stat=", h.auth_stat,
-                   h.auth_stat == 5 ? " (AUTH_TOOWEAK: server wants a privileged source port?)"
-                                    : ""));
+  return absl::PermissionDeniedError(absl::StrCat(
+      "RPC MSG_DENIED: AUTH_ERROR auth_stat=", h.auth_stat,
+      h.auth_stat == 5 ? " (AUTH_TOOWEAK: server wants a privileged source port?)" : ""));
 }
 
 AsyncRpcClient::AsyncRpcClient(int fd, const AsyncRpcOptions& options)
@@ -89,8 +94,8 @@ absl::StatusOr<std::unique_ptr<AsyncRpcClient>> AsyncRpcClient::Connect(
   absl::Status parsed = ParseNumericAddress(host, port, &addr, &len);
   if (!parsed.ok()) return parsed;
   bool tcp = options.transport == rpc::Transport::kTcp;
-  int fd = socket(addr.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                  0);
+  int fd =
+      socket(addr.ss_family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return ErrnoStatus("socket", errno);
   SetSocketBuffer(fd, SO_SNDBUF, SO_SNDBUFFORCE, options.socket_buffer);
   SetSocketBuffer(fd, SO_RCVBUF, SO_RCVBUFFORCE, options.socket_buffer);
@@ -205,9 +210,9 @@ absl::Status AsyncRpcClient::Flush() {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return absl::OkStatus();
       if (!tcp_ && errno == ENOBUFS) return absl::OkStatus();  // try again on the next round
       if (!tcp_ && errno == EMSGSIZE) {
-        return absl::InvalidArgumentError(absl::StrCat("UDP datagram of ",
-                                                       send_queue_.front().message->size,
-                                                       " bytes too large: use a smaller block size"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("UDP datagram of ", send_queue_.front().message->size,
+                         " bytes too large: use a smaller block size"));
       }
       if (errno == ECONNREFUSED) {
         return absl::UnavailableError("server refused (nothing listens on that port any more)");
@@ -310,8 +315,8 @@ absl::Status AsyncRpcClient::ReadTcp(int* completed) {
         fragments_.append(reinterpret_cast<const char*>(body), len);
         std::string record = std::move(fragments_);
         fragments_.clear();
-        handled = HandleReply(
-            absl::MakeSpan(reinterpret_cast<uint8_t*>(record.data()), record.size()));
+        handled =
+            HandleReply(absl::MakeSpan(reinterpret_cast<uint8_t*>(record.data()), record.size()));
       }
       if (handled) ++*completed;
     }
@@ -354,9 +359,9 @@ int AsyncRpcClient::ExpireTimers(absl::Time now) {
     pending_.erase(it);
     ++stats_.timeouts;
     ++completed;
-    p.done(absl::DeadlineExceededError(absl::StrCat(
-               "no reply within ", absl::FormatDuration(options_.call_timeout),
-               tcp_ ? "" : " (UDP, retransmitted)", ": server not answering")),
+    p.done(absl::DeadlineExceededError(
+               absl::StrCat("no reply within ", absl::FormatDuration(options_.call_timeout),
+                            tcp_ ? "" : " (UDP, retransmitted)", ": server not answering")),
            {});
   }
   return completed;

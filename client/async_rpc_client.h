@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+
 #include "client/call_security.h"
 #include "rpc/call_context.h"
 #include "xdr/buffer_chain.h"
@@ -38,23 +39,23 @@ struct AsyncRpcOptions {
   // UDP: first retransmit after udp_timeout, doubling up to udp_max_timeout.
   absl::Duration udp_timeout = absl::Seconds(1);
   absl::Duration udp_max_timeout = absl::Seconds(8);
-  rpc::Credential cred;        // kAuthNone or kAuthSys
+  rpc::Credential cred;  // kAuthNone or kAuthSys
   // RPCSEC_GSS and the like: builds every call and opens every reply (then
   // `cred` is unused). UDP retransmissions resend the same message, which
   // RPCSEC_GSS servers drop as replays: a lost datagram is a timeout.
   CallSecurity* security = nullptr;
-  bool reserved_port = false;  // source port < 1024 (root only)
-  int socket_buffer = 8 << 20; // SO_SNDBUF/SO_RCVBUF wish (forced when root)
+  bool reserved_port = false;   // source port < 1024 (root only)
+  int socket_buffer = 8 << 20;  // SO_SNDBUF/SO_RCVBUF wish (forced when root)
   // TCP: one sendmsg per call, as the Linux client sends (default: as many
   // queued calls as one sendmsg takes, which saves the client CPU).
   bool send_per_call = false;
 };
 
 struct AsyncRpcStats {
-  uint64_t calls = 0;        // started
-  uint64_t replies = 0;      // completed with a reply (any accept_stat)
-  uint64_t retransmits = 0;  // UDP datagrams sent again
-  uint64_t timeouts = 0;     // calls failed after call_timeout
+  uint64_t calls = 0;          // started
+  uint64_t replies = 0;        // completed with a reply (any accept_stat)
+  uint64_t retransmits = 0;    // UDP datagrams sent again
+  uint64_t timeouts = 0;       // calls failed after call_timeout
   uint64_t stale_replies = 0;  // replies to calls already answered (UDP duplicates)
   uint64_t bytes_sent = 0;     // RPC messages incl. TCP record marks
   uint64_t bytes_received = 0;
@@ -71,8 +72,8 @@ class AsyncRpcClient {
  public:
   // host: numeric IPv4/IPv6 address. TCP connects (bounded by connect_timeout).
   static absl::StatusOr<std::unique_ptr<AsyncRpcClient>> Connect(const std::string& host,
-                                                                  uint16_t port,
-                                                                  const AsyncRpcOptions& options);
+                                                                 uint16_t port,
+                                                                 const AsyncRpcOptions& options);
   ~AsyncRpcClient();
   AsyncRpcClient(const AsyncRpcClient&) = delete;
   AsyncRpcClient& operator=(const AsyncRpcClient&) = delete;
@@ -85,7 +86,8 @@ class AsyncRpcClient {
   template <typename Args>
   uint32_t StartCall(uint32_t prog, uint32_t vers, uint32_t proc, const Args& args,
                      ReplyCallback done) {  // NOLINT(performance-unnecessary-value-param): moved on
-    return Start(prog, vers, proc, [&](xdr::Encoder& e) { Encode(e, args); }, std::move(done));
+    return Start(
+        prog, vers, proc, [&](xdr::Encoder& e) { Encode(e, args); }, std::move(done));
   }
 
   // Sends, receives, retransmits and runs callbacks for at most max_wait

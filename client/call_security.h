@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::client {

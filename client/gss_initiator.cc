@@ -1,7 +1,6 @@
 #include "client/gss_initiator.h"
 
 #include <gssapi/gssapi_ext.h>
-#include <gssapi/gssapi_krb5.h>
 
 #include <array>
 #include <atomic>
@@ -10,6 +9,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include <gssapi/gssapi_krb5.h>
+
 #include "client/rpc_wire.h"
 #include "rpc/gss/gss_body.h"
 #include "rpc/gss/gss_util.h"
@@ -20,12 +21,12 @@
 namespace nfs3d::client {
 namespace {
 
+using rpc::gss::BigEndian;
 using rpc::gss::GssCred;
 using rpc::gss::GssInitArg;
 using rpc::gss::GssInitRes;
 using rpc::gss::GssProc;
 using rpc::gss::GssService;
-using rpc::gss::BigEndian;
 using rpc::gss::In;
 using rpc::gss::OutBuffer;
 
@@ -87,10 +88,10 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
   for (bool first = true;; first = false) {
     OutBuffer token;
     gss_buffer_desc input = In(Bytes(server_token));
-    OM_uint32 major = gss_init_sec_context(
-        &minor, *cred, &g->ctx_, *target, gss_mech_krb5, GSS_C_MUTUAL_FLAG, GSS_C_INDEFINITE,
-        GSS_C_NO_CHANNEL_BINDINGS, first ? GSS_C_NO_BUFFER : &input, nullptr, &token.b, nullptr,
-        nullptr);
+    OM_uint32 major =
+        gss_init_sec_context(&minor, *cred, &g->ctx_, *target, gss_mech_krb5, GSS_C_MUTUAL_FLAG,
+                             GSS_C_INDEFINITE, GSS_C_NO_CHANNEL_BINDINGS,
+                             first ? GSS_C_NO_BUFFER : &input, nullptr, &token.b, nullptr, nullptr);
     if (GSS_ERROR(major)) {
       status = GssFailure("gss_init_sec_context", major, minor);
       break;
@@ -104,7 +105,10 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
     xdr::Encode(ce, GssCred{.proc = first ? GssProc::kInit : GssProc::kContinueInit,
                             .handle = Bytes(g->handle_)});
     const std::string cred_body = cred_chain.Flatten();
-    xdr::Encode(e, rpc::CallHeader{.xid = xid++, .prog = prog, .vers = vers, .proc = 0,
+    xdr::Encode(e, rpc::CallHeader{.xid = xid++,
+                                   .prog = prog,
+                                   .vers = vers,
+                                   .proc = 0,
                                    .cred = {kRpcsecGss, Bytes(cred_body)}});
     xdr::Encode(e, GssInitArg{.token = token.span()});
     absl::StatusOr<std::string> reply = exchange(chain.Flatten());
@@ -116,9 +120,9 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
     absl::Span<const uint8_t> results;
     if (!DecodeReplyHeader(Bytes(*reply), &header, &results) || header.reply_stat != 0 ||
         header.accept_stat != 0) {
-      status = absl::UnauthenticatedError(absl::StrCat(
-          "context creation refused (reply_stat ", header.reply_stat, ", accept_stat ",
-          header.accept_stat, ", auth_stat ", header.auth_stat, ")"));
+      status = absl::UnauthenticatedError(
+          absl::StrCat("context creation refused (reply_stat ", header.reply_stat, ", accept_stat ",
+                       header.accept_stat, ", auth_stat ", header.auth_stat, ")"));
       break;
     }
     GssInitRes res;
@@ -139,9 +143,8 @@ absl::StatusOr<std::unique_ptr<GssInitiator>> GssInitiator::Establish(
         gss_buffer_desc rep = In(Bytes(server_token));
         OutBuffer none;
         major = gss_init_sec_context(&minor, *cred, &g->ctx_, *target, gss_mech_krb5,
-                                     GSS_C_MUTUAL_FLAG, GSS_C_INDEFINITE,
-                                     GSS_C_NO_CHANNEL_BINDINGS, &rep, nullptr, &none.b, nullptr,
-                                     nullptr);
+                                     GSS_C_MUTUAL_FLAG, GSS_C_INDEFINITE, GSS_C_NO_CHANNEL_BINDINGS,
+                                     &rep, nullptr, &none.b, nullptr, nullptr);
         if (GSS_ERROR(major)) {
           status = GssFailure("gss_init_sec_context (AP-REP)", major, minor);
           break;
@@ -187,8 +190,8 @@ void GssInitiator::EncodeCallTo(uint32_t xid, uint32_t prog, uint32_t vers, uint
   e.U32(kRpcsecGss);
   // rpc_gss_cred_vers_1_t: four words, then the handle.
   e.U32(static_cast<uint32_t>(4 * 4 + 4 + xdr::PadTo4(handle_.size())));
-  xdr::Encode(e, GssCred{.proc = gss_proc, .seq_num = seq, .service = service_,
-                         .handle = Bytes(handle_)});
+  xdr::Encode(
+      e, GssCred{.proc = gss_proc, .seq_num = seq, .service = service_, .handle = Bytes(handle_)});
   std::array<uint8_t, 8 * 4 + 4 * 4 + 4 + rpc::gss::kMaxHandle> head;
   const size_t head_len = out->size() - start;
   out->CopyTo(start, head_len, head.data());
@@ -227,8 +230,9 @@ absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::Open(absl::Span<uint8_t>
   return OpenReplyInPlace(reply, token, &header);
 }
 
-absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(
-    absl::Span<uint8_t> reply, uint32_t seq, rpc::ReplyHeader* header) {
+absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(absl::Span<uint8_t> reply,
+                                                                         uint32_t seq,
+                                                                         rpc::ReplyHeader* header) {
   absl::Span<const uint8_t> results;
   if (!DecodeReplyHeader(reply, header, &results)) {
     return absl::DataLossError("undecodable reply header");
@@ -236,9 +240,8 @@ absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(
   if (header->reply_stat != 0) return absl::Span<const uint8_t>();
   const std::array<uint8_t, 4> seq_be = BigEndian(seq);
   const absl::Span<const uint8_t> seq_piece[] = {seq_be};
-  if (header->verf.flavor != kRpcsecGss ||
-      protection_->VerifyMic(seq_piece, header->verf.body) !=
-          rpc::gss::GssProtection::Check::kGood) {
+  if (header->verf.flavor != kRpcsecGss || protection_->VerifyMic(seq_piece, header->verf.body) !=
+                                               rpc::gss::GssProtection::Check::kGood) {
     return absl::UnauthenticatedError("reply verifier does not check");
   }
   if (header->accept_stat != 0) return absl::Span<const uint8_t>();
@@ -251,7 +254,8 @@ absl::StatusOr<absl::Span<const uint8_t>> GssInitiator::OpenReplyInPlace(
     plain = rpc::gss::OpenPrivData(*protection_, seq, reply.subspan(at));
   }
   if (!plain.has_value()) {
-    return absl::UnauthenticatedError("reply body does not check or carries another sequence number");
+    return absl::UnauthenticatedError(
+        "reply body does not check or carries another sequence number");
   }
   return *plain;
 }

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+
 #include "client/call_security.h"
 #include "rpc/gss/gss_protection.h"
 #include "rpc/gss/rpcsec_gss_types.h"
@@ -43,9 +44,10 @@ class GssInitiator : public CallSecurity {
 
   // Runs context creation as NULL calls of (prog, vers) through `exchange`,
   // with xids from `first_xid` on.
-  static absl::StatusOr<std::unique_ptr<GssInitiator>> Establish(
-      const GssInitiatorOptions& options, uint32_t prog, uint32_t vers, uint32_t first_xid,
-      const Exchange& exchange);
+  static absl::StatusOr<std::unique_ptr<GssInitiator>> Establish(const GssInitiatorOptions& options,
+                                                                 uint32_t prog, uint32_t vers,
+                                                                 uint32_t first_xid,
+                                                                 const Exchange& exchange);
   ~GssInitiator() override;
   GssInitiator(const GssInitiator&) = delete;
   GssInitiator& operator=(const GssInitiator&) = delete;
@@ -85,7 +87,7 @@ class GssInitiator : public CallSecurity {
  private:
   GssInitiator() = default;
 
-  gss_ctx_id_t ctx_ = GSS_C_NO_CONTEXT;  // while establishing
+  gss_ctx_id_t ctx_ = GSS_C_NO_CONTEXT;                  // while establishing
   std::unique_ptr<rpc::gss::GssProtection> protection_;  // once established
   std::string handle_;
   uint32_t seq_window_ = 0;

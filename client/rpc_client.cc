@@ -1,18 +1,19 @@
 #include "client/rpc_client.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <fcntl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+
 #include "client/rpc_wire.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -181,9 +182,9 @@ absl::StatusOr<RpcReply> RpcClient::CallWithXid(uint32_t xid, uint32_t prog, uin
         return got.status();
       }
       RpcReply reply;
-      if (!ParseReply(absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(got->data()),
-                                                got->size()),
-                      &reply)) {
+      if (!ParseReply(
+              absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(got->data()), got->size()),
+              &reply)) {
         return absl::DataLossError("malformed reply");
       }
       if (reply.xid != xid) continue;  // a late reply to an earlier call
@@ -195,7 +196,8 @@ absl::StatusOr<RpcReply> RpcClient::CallWithXid(uint32_t xid, uint32_t prog, uin
 
 absl::StatusOr<std::string> RpcClient::SendRaw(absl::Span<const uint8_t> message,
                                                absl::Duration wait) {
-  absl::Status sent = Send(std::string(reinterpret_cast<const char*>(message.data()), message.size()));
+  absl::Status sent =
+      Send(std::string(reinterpret_cast<const char*>(message.data()), message.size()));
   if (!sent.ok()) return sent;
   return Receive(absl::Now() + wait);
 }

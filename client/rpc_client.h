@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+
 #include "client/rpc_wire.h"
 #include "rpc/call_context.h"
 
@@ -22,7 +23,7 @@ namespace nfs3d::client {
 
 struct RpcClientOptions {
   rpc::Transport transport = rpc::Transport::kTcp;
-  absl::Duration timeout = absl::Seconds(5);           // whole call, incl. retransmits
+  absl::Duration timeout = absl::Seconds(5);  // whole call, incl. retransmits
   absl::Duration udp_retransmit = absl::Milliseconds(500);
   bool reserved_port = false;  // bind a source port < 1024 (needs root)
   rpc::Credential cred;        // flavor kAuthNone or kAuthSys

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+
 #include "rpc/rpc_auth.h"
 #include "xdr/decoder.h"
 #include "xdr/encode_to_string.h"
@@ -56,8 +57,8 @@ void EncodeCallHeader(xdr::Encoder& e, uint32_t xid, uint32_t prog, uint32_t ver
   std::string body;
   if (cred.flavor == kAuthSys) {
     body = xdr::EncodeToString(cred);
-    call.cred = {kAuthSys, absl::Span<const uint8_t>(
-                                    reinterpret_cast<const uint8_t*>(body.data()), body.size())};
+    call.cred = {kAuthSys, absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(body.data()),
+                                                     body.size())};
   }
   xdr::Encode(e, call);
 }

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/types/span.h"
+
 #include "rpc/call_context.h"
 #include "rpc/rpc_message.h"
 #include "xdr/encoder.h"

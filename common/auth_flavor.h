@@ -29,12 +29,18 @@ constexpr bool IsKerberos(uint32_t flavor) { return flavor >= kKrb5 && flavor <=
 // for a flavor that has none (RPCSEC_GSS itself, unknown numbers).
 constexpr std::string_view FlavorName(uint32_t flavor) {
   switch (flavor) {
-    case kAuthNone: return "none";
-    case kAuthSys: return "sys";
-    case kKrb5: return "krb5";
-    case kKrb5i: return "krb5i";
-    case kKrb5p: return "krb5p";
-    default: return "";
+    case kAuthNone:
+      return "none";
+    case kAuthSys:
+      return "sys";
+    case kKrb5:
+      return "krb5";
+    case kKrb5i:
+      return "krb5i";
+    case kKrb5p:
+      return "krb5p";
+    default:
+      return "";
   }
 }
 

@@ -103,7 +103,8 @@ absl::StatusOr<std::vector<std::string>> Parse(int argc, char** argv,
       if (inline_value) return absl::InvalidArgumentError(absl::StrCat(shown, " takes no value"));
     } else if (!inline_value) {
       if (i + 1 >= argc) {
-        return absl::InvalidArgumentError(absl::StrCat(shown, " needs a value (", option->value, ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(shown, " needs a value (", option->value, ")"));
       }
       value = argv[++i];
     }

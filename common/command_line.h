@@ -19,7 +19,7 @@ namespace nfs3d::cli {
 
 struct Option {
   absl::string_view name;   // long name without "--", words joined by '-'
-  char letter;             // one-letter alias, or 0
+  char letter;              // one-letter alias, or 0
   absl::string_view value;  // what the value is called in the usage ("FILE"); "" = a switch
   absl::string_view help;   // one line
   // Stores the value (a switch gets ""); an error says what is wrong with it.

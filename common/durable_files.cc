@@ -82,7 +82,8 @@ class LocalFiles : public DurableFiles {
   }
 
   absl::Status Remove(const std::string& name) override {
-    if (unlink(Path(name).c_str()) != 0 && errno != ENOENT) return ErrnoError("unlink " + Path(name));
+    if (unlink(Path(name).c_str()) != 0 && errno != ENOENT)
+      return ErrnoError("unlink " + Path(name));
     return absl::OkStatus();
   }
 

@@ -13,20 +13,28 @@ std::atomic<bool> g_syslog{false};
 
 const char* LevelName(Level level) {
   switch (level) {
-    case Level::kDebug: return "DEBUG";
-    case Level::kInfo: return "INFO";
-    case Level::kWarning: return "WARNING";
-    case Level::kError: return "ERROR";
+    case Level::kDebug:
+      return "DEBUG";
+    case Level::kInfo:
+      return "INFO";
+    case Level::kWarning:
+      return "WARNING";
+    case Level::kError:
+      return "ERROR";
   }
   return "?";
 }
 
 int SyslogPriority(Level level) {
   switch (level) {
-    case Level::kDebug: return LOG_DEBUG;
-    case Level::kInfo: return LOG_INFO;
-    case Level::kWarning: return LOG_WARNING;
-    case Level::kError: return LOG_ERR;
+    case Level::kDebug:
+      return LOG_DEBUG;
+    case Level::kInfo:
+      return LOG_INFO;
+    case Level::kWarning:
+      return LOG_WARNING;
+    case Level::kError:
+      return LOG_ERR;
   }
   return LOG_INFO;
 }
@@ -41,11 +49,16 @@ void UseSyslog(bool on) {
 }
 
 bool ParseLevel(std::string_view text, Level* out) {
-  if (text == "debug") *out = Level::kDebug;
-  else if (text == "info") *out = Level::kInfo;
-  else if (text == "warning") *out = Level::kWarning;
-  else if (text == "error") *out = Level::kError;
-  else return false;
+  if (text == "debug")
+    *out = Level::kDebug;
+  else if (text == "info")
+    *out = Level::kInfo;
+  else if (text == "warning")
+    *out = Level::kWarning;
+  else if (text == "error")
+    *out = Level::kError;
+  else
+    return false;
   return true;
 }
 

@@ -137,8 +137,8 @@ std::string ParseId(std::string_view opt, std::string_view value, uint32_t* out)
   // nfs-utils uses strtol: "anonuid=-2" is the id (uid_t)-2.
   int64_t v = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size() ||
-      v < INT32_MIN || v > UINT32_MAX) {
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || v < INT32_MIN ||
+      v > UINT32_MAX) {
     return Cat("export option '", opt, "' needs a numeric id");
   }
   *out = static_cast<uint32_t>(v);
@@ -146,27 +146,28 @@ std::string ParseId(std::string_view opt, std::string_view value, uint32_t* out)
 }
 
 constexpr Valued kValued[] = {
-    {"anonuid", [](std::string_view opt, std::string_view v, OptionState* s) {
-       return ParseId(opt, v, &s->options.anonuid);
-     }},
-    {"anongid", [](std::string_view opt, std::string_view v, OptionState* s) {
-       return ParseId(opt, v, &s->options.anongid);
-     }},
+    {"anonuid", [](std::string_view opt, std::string_view v,
+                   OptionState* s) { return ParseId(opt, v, &s->options.anonuid); }},
+    {"anongid", [](std::string_view opt, std::string_view v,
+                   OptionState* s) { return ParseId(opt, v, &s->options.anongid); }},
     {"fsid", &ApplyFsid},
     {"sec", &ApplySec},
-    {"mountpoint", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"mountpoint",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        std::optional<std::string> path = NormalizeExportPath(v);
        if (!path) return Cat("'", opt, "' needs an absolute path");
        s->options.mountpoint = *path;
        return std::string();
      }},
-    {"cephfs", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"cephfs",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        std::optional<std::string> path = NormalizeExportPath(v);
        if (!path) return Cat("'", opt, "' needs an absolute CephFS path");
        s->options.cephfs = *path;
        return std::string();
      }},
-    {"cephfs_user", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"cephfs_user",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        // A cephx id: no "client." prefix, no spaces.
        if (v.empty() || v.find_first_of(" \t") != std::string_view::npos ||
            v.substr(0, 7) == "client.") {
@@ -175,26 +176,31 @@ constexpr Valued kValued[] = {
        s->options.cephfs_user = std::string(v);
        return std::string();
      }},
-    {"cephfs_keyring", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"cephfs_keyring",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        if (v.empty() || v[0] != '/') return Cat("'", opt, "' needs an absolute path");
        s->options.cephfs_keyring = std::string(v);
        return std::string();
      }},
-    {"mp", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"mp",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        std::optional<std::string> path = NormalizeExportPath(v);
        if (!path) return Cat("'", opt, "' needs an absolute path");
        s->options.mountpoint = *path;
        return std::string();
      }},
-    {"refer", [](std::string_view opt, std::string_view, OptionState* s) {
+    {"refer",
+     [](std::string_view opt, std::string_view, OptionState* s) {
        NoteNoEffect(s, Cat(opt, " (NFSv4 referral)"));
        return std::string();
      }},
-    {"replicas", [](std::string_view opt, std::string_view, OptionState* s) {
+    {"replicas",
+     [](std::string_view opt, std::string_view, OptionState* s) {
        NoteNoEffect(s, Cat(opt, " (NFSv4 fs_locations)"));
        return std::string();
      }},
-    {"xprtsec", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"xprtsec",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        // RPC-with-TLS is not served: only a list that allows plain RPC works.
        bool plain = false;
        for (std::string_view mode : text::Split(v, ':')) {
@@ -209,20 +215,23 @@ constexpr Valued kValued[] = {
        NoteNoEffect(s, Cat(opt, " (TLS is not served: plain RPC only)"));
        return std::string();
      }},
-    {"reexport", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"reexport",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        if (v != "auto-fsidnum" && v != "predefined-fsidnum" && v != "none") {
          return Cat("bad '", opt, "' (auto-fsidnum, predefined-fsidnum or none)");
        }
        NoteNoEffect(s, Cat(opt, " (re-exporting NFS mounts: give fsid= instead)"));
        return std::string();
      }},
-    {"squash_uids", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"squash_uids",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        if (!IsIdList(v)) return Cat("bad id list in '", opt, "'");
        s->in_squash_list = true;
        NoteNoEffect(s, "squash_uids= (legacy, ignored as by knfsd)");
        return std::string();
      }},
-    {"squash_gids", [](std::string_view opt, std::string_view v, OptionState* s) {
+    {"squash_gids",
+     [](std::string_view opt, std::string_view v, OptionState* s) {
        if (!IsIdList(v)) return Cat("bad id list in '", opt, "'");
        s->in_squash_list = true;
        NoteNoEffect(s, "squash_gids= (legacy, ignored as by knfsd)");
@@ -244,8 +253,9 @@ void ApplyNarrowing(const Switch& sw, OptionState* st) {
   st->root_squash = st->root_squash || wanted.root_squash;
   st->all_squash = st->all_squash || wanted.all_squash;
   if (widens) {
-    NoteNoEffect(st, Cat(sw.name, " after a second sec= list (one option set serves all "
-                                  "flavors; the more restrictive setting is kept)"));
+    NoteNoEffect(st, Cat(sw.name,
+                         " after a second sec= list (one option set serves all "
+                         "flavors; the more restrictive setting is kept)"));
   }
 }
 
@@ -298,8 +308,7 @@ std::string FinishOptions(const OptionState& st, ExportOptions* out) {
   return "";
 }
 
-void NoteOptions(const ExportOptions& o, std::string_view where,
-                 std::vector<std::string>* notes) {
+void NoteOptions(const ExportOptions& o, std::string_view where, std::vector<std::string>* notes) {
   for (const std::string& n : o.no_effect) {
     notes->push_back(Cat(where, ": accepted, no effect on NFSv3: ", n));
   }

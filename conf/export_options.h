@@ -46,8 +46,7 @@ std::string ApplyOptions(std::string_view list, OptionState* st);
 std::string FinishOptions(const OptionState& st, ExportOptions* out);
 
 // Non-fatal remarks about one client's options, for the log.
-void NoteOptions(const ExportOptions& o, std::string_view where,
-                 std::vector<std::string>* notes);
+void NoteOptions(const ExportOptions& o, std::string_view where, std::vector<std::string>* notes);
 
 }  // namespace nfs3d::conf::internal
 

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "absl/types/span.h"
+
 #include "common/auth_flavor.h"
 #include "conf/export_options.h"
 #include "conf/ini_parser.h"
@@ -21,11 +22,11 @@
 namespace nfs3d::conf {
 namespace {
 
-using text::Cat;
 using internal::ApplyOptions;
 using internal::FinishOptions;
 using internal::NoteOptions;
 using internal::OptionState;
+using text::Cat;
 
 // ---------------------------------------------------------------------------
 // Lines and tokens.
@@ -90,8 +91,7 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
 // Splits a logical line into whitespace-separated tokens. Double quotes group
 // (and are removed); whitespace inside "(...)" stays in the token; '#' at the
 // start of a token starts a comment.
-absl::StatusOr<std::vector<Token>> Tokenize(const LogicalLine& line,
-                                            std::string_view filename) {
+absl::StatusOr<std::vector<Token>> Tokenize(const LogicalLine& line, std::string_view filename) {
   std::vector<Token> tokens;
   const std::string& s = line.text;
   size_t i = 0;
@@ -121,8 +121,7 @@ absl::StatusOr<std::vector<Token>> Tokenize(const LogicalLine& line,
     }
     std::string_view raw(s.data() + start, i - start);
     if (quoted) {
-      return LineError(filename, token.line,
-                       Cat("unterminated quote in '", raw, "'"));
+      return LineError(filename, token.line, Cat("unterminated quote in '", raw, "'"));
     }
     if (depth != 0) {
       if (depth < 0) raw = std::string_view(s.data() + start, i - start + 1);
@@ -138,8 +137,8 @@ absl::StatusOr<std::vector<Token>> Tokenize(const LogicalLine& line,
 // Client specifications.
 
 bool IsHostChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '.' || c == '_';
 }
 
 bool AllDigitsAndDots(std::string_view s) {
@@ -174,8 +173,7 @@ std::string ParseNetwork(std::string_view spec, ExportClient* c) {
   std::string_view mask_text = spec.substr(slash + 1);
   std::optional<IpAddress> addr = IpAddress::Parse(addr_text);
   if (!addr) {
-    return Cat("bad network '", spec, "': '", addr_text,
-               "' is not an IP address");
+    return Cat("bad network '", spec, "': '", addr_text, "' is not an IP address");
   }
   bool written_as_v6 = addr_text.find(':') != std::string_view::npos;
   int max_len = written_as_v6 ? 128 : 32;
@@ -185,20 +183,17 @@ std::string ParseNetwork(std::string_view spec, ExportClient* c) {
     if (n <= static_cast<uint32_t>(max_len)) prefix = static_cast<int>(n);
   } else if (!written_as_v6) {
     std::optional<IpAddress> mask = IpAddress::Parse(mask_text);
-    if (mask && mask->family == AF_INET &&
-        mask_text.find(':') == std::string_view::npos) {
+    if (mask && mask->family == AF_INET && mask_text.find(':') == std::string_view::npos) {
       prefix = NetmaskToPrefix(*mask);
     }
   }
   if (prefix < 0) {
-    return Cat("bad network '", spec, "': bad prefix length or netmask '",
-               mask_text, "'");
+    return Cat("bad network '", spec, "': bad prefix length or netmask '", mask_text, "'");
   }
   if (written_as_v6 && addr->family == AF_INET) {
     // "::ffff:10.0.0.0/104" is the IPv4 network 10.0.0.0/8.
     if (prefix < 96) {
-      return Cat("bad network '", spec,
-                 "': an IPv4-mapped network needs a prefix of at least 96");
+      return Cat("bad network '", spec, "': an IPv4-mapped network needs a prefix of at least 96");
     }
     prefix -= 96;
   }
@@ -283,8 +278,7 @@ bool GlobMatch(std::string_view pattern, std::string_view name) {
   size_t star = std::string_view::npos, star_n = 0;
   while (n < name.size()) {
     size_t after_class = 0;
-    if (p < pattern.size() && pattern[p] == '[' &&
-        ClassMatch(pattern, p, name[n], &after_class)) {
+    if (p < pattern.size() && pattern[p] == '[' && ClassMatch(pattern, p, name[n], &after_class)) {
       p = after_class;
       ++n;
     } else if (p < pattern.size() && pattern[p] != '[' &&
@@ -305,8 +299,7 @@ bool GlobMatch(std::string_view pattern, std::string_view name) {
   return p == pattern.size();
 }
 
-bool PrefixMatches(const IpAddress& net, int prefix_len,
-                   const IpAddress& peer) {
+bool PrefixMatches(const IpAddress& net, int prefix_len, const IpAddress& peer) {
   if (net.family != peer.family) return false;
   int full = prefix_len / 8;
   if (std::memcmp(net.bytes.data(), peer.bytes.data(), full) != 0) return false;
@@ -388,8 +381,7 @@ SquashedIdentity ExportOptions::Squash(uint32_t uid, uint32_t gid,
     case SquashMode::kAll:
       return SquashedIdentity{anonuid, anongid, {}};
     case SquashMode::kRoot: {
-      SquashedIdentity id{uid == 0 ? anonuid : uid, gid == 0 ? anongid : gid,
-                          gids};
+      SquashedIdentity id{uid == 0 ? anonuid : uid, gid == 0 ? anongid : gid, gids};
       for (uint32_t& g : id.gids) {
         if (g == 0) g = anongid;
       }
@@ -424,8 +416,7 @@ int ExportClient::Priority() const {
   return 5;
 }
 
-bool ExportClient::Matches(const IpAddress& peer,
-                           std::string_view resolved_hostname) const {
+bool ExportClient::Matches(const IpAddress& peer, std::string_view resolved_hostname) const {
   switch (kind) {
     case Kind::kAnyone:
       return true;
@@ -434,11 +425,9 @@ bool ExportClient::Matches(const IpAddress& peer,
     case Kind::kNetwork:
       return PrefixMatches(address, prefix_len, peer);
     case Kind::kHost:
-      return !resolved_hostname.empty() &&
-             NormalizeHostname(resolved_hostname) == name;
+      return !resolved_hostname.empty() && NormalizeHostname(resolved_hostname) == name;
     case Kind::kWildcard:
-      return !resolved_hostname.empty() &&
-             GlobMatch(name, NormalizeHostname(resolved_hostname));
+      return !resolved_hostname.empty() && GlobMatch(name, NormalizeHostname(resolved_hostname));
     case Kind::kNetgroup:
       // The host part of the members, through NSS (files, NIS, LDAP).
       return !resolved_hostname.empty() &&
@@ -448,8 +437,7 @@ bool ExportClient::Matches(const IpAddress& peer,
   return false;
 }
 
-const ExportClient* Export::Match(const IpAddress& peer,
-                                  std::string_view resolved_hostname) const {
+const ExportClient* Export::Match(const IpAddress& peer, std::string_view resolved_hostname) const {
   const ExportClient* best = nullptr;
   for (const ExportClient& c : clients) {
     if (best != nullptr && c.Priority() >= best->Priority()) continue;
@@ -458,8 +446,7 @@ const ExportClient* Export::Match(const IpAddress& peer,
   return best;
 }
 
-const ExportClient* Export::Match(const sockaddr* peer,
-                                  std::string_view resolved_hostname) const {
+const ExportClient* Export::Match(const sockaddr* peer, std::string_view resolved_hostname) const {
   std::optional<IpAddress> addr = IpAddress::FromSockaddr(peer);
   if (!addr) return nullptr;
   return Match(*addr, resolved_hostname);
@@ -580,9 +567,9 @@ absl::Status SetExportId(std::string_view filename, int line, Export* exp) {
         c.options.fsid ? std::optional<std::string>(Cat(*c.options.fsid)) : c.options.fsid_uuid;
     if (!mine) continue;
     if (fsid && *fsid != *mine) {
-      return LineError(filename, line,
-                       Cat("conflicting fsid values ", *fsid, " and ", *mine, " for '",
-                           exp->path, "'"));
+      return LineError(
+          filename, line,
+          Cat("conflicting fsid values ", *fsid, " and ", *mine, " for '", exp->path, "'"));
     }
     fsid = mine;
     exp->export_id = c.options.fsid ? *c.options.fsid : HashExportPath(Cat("uuid:", *mine));
@@ -615,9 +602,9 @@ absl::Status SetBackend(std::string_view filename, int line, Export* exp) {
                        Cat("'", exp->path, "': cephfs_user=/cephfs_keyring= need cephfs="));
     }
     if (o.cephfs && o.mountpoint) {
-      return LineError(filename, line,
-                       Cat("'", exp->path,
-                           "': mountpoint applies to local directories, not cephfs="));
+      return LineError(
+          filename, line,
+          Cat("'", exp->path, "': mountpoint applies to local directories, not cephfs="));
     }
   }
   return absl::OkStatus();
@@ -638,9 +625,9 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text, std::string_view
     const Token& path_token = tokens->front();
     std::optional<std::string> path = NormalizeExportPath(path_token.text);
     if (!path) {
-      return LineError(filename, path_token.line,
-                       Cat("export path '", path_token.text,
-                           "' must be absolute, without '.' or '..'"));
+      return LineError(
+          filename, path_token.line,
+          Cat("export path '", path_token.text, "' must be absolute, without '.' or '..'"));
     }
     if (auto it = path_lines.find(*path); it != path_lines.end()) {
       return LineError(filename, path_token.line,
@@ -650,8 +637,8 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text, std::string_view
 
     Export exp;
     exp.path = *path;
-    if (absl::Status s = ParseClients(absl::MakeConstSpan(*tokens).subspan(1), filename,
-                                      path_token, &exp, &table);
+    if (absl::Status s = ParseClients(absl::MakeConstSpan(*tokens).subspan(1), filename, path_token,
+                                      &exp, &table);
         !s.ok()) {
       return s;
     }
@@ -662,10 +649,10 @@ absl::StatusOr<ExportTable> ParseExports(std::string_view text, std::string_view
                   &table.warnings);
     }
     if (auto it = id_owners.find(exp.export_id); it != id_owners.end()) {
-      return LineError(filename, path_token.line,
-                       Cat("export id ", exp.export_id, " of '", exp.path, "' collides with '",
-                           it->second.first, "' (line ", it->second.second,
-                           "); give one of them a distinct fsid="));
+      return LineError(
+          filename, path_token.line,
+          Cat("export id ", exp.export_id, " of '", exp.path, "' collides with '", it->second.first,
+              "' (line ", it->second.second, "); give one of them a distinct fsid="));
     }
     id_owners[exp.export_id] = {exp.path, path_token.line};
     table.exports.push_back(std::move(exp));
@@ -681,7 +668,8 @@ std::string DescribeOptions(const ExportOptions& o) {
                         o.acl ? "" : ",no_acl");
   if (o.fsid) out += Cat(",fsid=", *o.fsid);
   if (o.fsid_uuid) out += Cat(",fsid=", *o.fsid_uuid);
-  if (o.mountpoint) out += o.mountpoint->empty() ? ",mountpoint" : Cat(",mountpoint=", *o.mountpoint);
+  if (o.mountpoint)
+    out += o.mountpoint->empty() ? ",mountpoint" : Cat(",mountpoint=", *o.mountpoint);
   if (o.cephfs) out += Cat(",cephfs=", *o.cephfs);
   if (!o.cephfs_user.empty()) out += Cat(",cephfs_user=", o.cephfs_user);
   if (!o.cephfs_keyring.empty()) out += Cat(",cephfs_keyring=", o.cephfs_keyring);

@@ -71,13 +71,13 @@ struct ExportOptions {
   // fsid=<uuid>: 32 hex digits (lower case, separators dropped). The export
   // id and the reported file system id are derived from it.
   std::optional<std::string> fsid_uuid;
-  bool wdelay = true;         // recorded; syncs are always gathered
-  bool subtree_check = false; // recorded; handles never depend on the path
-  bool nohide = false;        // a child export is visible in its parent's
-  bool crossmnt = false;      // file systems mounted below are visible
-  bool auth_nlm = true;       // insecure_locks/no_auth_nlm: NLM skips `secure`
-  bool acl = true;            // no_acl: NFSACL answers as without ACL support
-  bool readdirplus = true;    // nordirplus: READDIRPLUS answers NOTSUPP
+  bool wdelay = true;          // recorded; syncs are always gathered
+  bool subtree_check = false;  // recorded; handles never depend on the path
+  bool nohide = false;         // a child export is visible in its parent's
+  bool crossmnt = false;       // file systems mounted below are visible
+  bool auth_nlm = true;        // insecure_locks/no_auth_nlm: NLM skips `secure`
+  bool acl = true;             // no_acl: NFSACL answers as without ACL support
+  bool readdirplus = true;     // nordirplus: READDIRPLUS answers NOTSUPP
   // mountpoint / mp[=PATH]: serve only while PATH ("" = the export path) is
   // a mount point.
   std::optional<std::string> mountpoint;
@@ -101,8 +101,7 @@ struct ExportOptions {
   // uid 0 to anonuid, gid 0 to anongid, and gid 0 in the supplementary list
   // to anongid (as knfsd does); all_squash maps everyone to anonuid/anongid
   // with no supplementary groups.
-  SquashedIdentity Squash(uint32_t uid, uint32_t gid,
-                          const std::vector<uint32_t>& gids) const;
+  SquashedIdentity Squash(uint32_t uid, uint32_t gid, const std::vector<uint32_t>& gids) const;
 
   // "secure" admits only privileged source ports (< 1024).
   bool AllowsSourcePort(uint16_t port) const { return !secure || port < 1024; }
@@ -116,7 +115,7 @@ struct ExportOptions {
 
 // A numeric address; IPv4-mapped IPv6 addresses are stored as IPv4.
 struct IpAddress {
-  int family = 0;  // AF_INET or AF_INET6
+  int family = 0;                   // AF_INET or AF_INET6
   std::array<uint8_t, 16> bytes{};  // first 4 used for AF_INET
 
   // Parses numeric text ("10.1.2.3", "fd00::1", "::ffff:10.1.2.3").
@@ -136,8 +135,8 @@ struct ExportClient {
   // kHost: lower-case name; kWildcard: lower-case pattern; kNetgroup: the
   // group (without '@')
   std::string name;
-  IpAddress address;    // kAddress / kNetwork: the (masked) address
-  int prefix_len = 0;   // kNetwork: bits that must match
+  IpAddress address;   // kAddress / kNetwork: the (masked) address
+  int prefix_len = 0;  // kNetwork: bits that must match
   ExportOptions options;
 
   // True if `peer` (and, for name entries, its reverse-resolved name, which
@@ -165,10 +164,8 @@ struct Export {
   // which the caller should have forward-confirmed (the name resolves back to
   // the peer) so a forged PTR record cannot claim a trusted name. Only kHost
   // and kWildcard entries look at it.
-  const ExportClient* Match(const sockaddr* peer,
-                            std::string_view resolved_hostname) const;
-  const ExportClient* Match(const IpAddress& peer,
-                            std::string_view resolved_hostname) const;
+  const ExportClient* Match(const sockaddr* peer, std::string_view resolved_hostname) const;
+  const ExportClient* Match(const IpAddress& peer, std::string_view resolved_hostname) const;
   // True if some entry matches by name, so the caller knows whether a reverse
   // lookup is worth doing.
   bool NeedsHostname() const;
@@ -193,8 +190,7 @@ std::string DescribeExport(const Export& exp);
 std::string DescribeOptions(const ExportOptions& options);
 
 // Parses an exports file. Errors are InvalidArgument "FILE:LINE: problem".
-absl::StatusOr<ExportTable> ParseExports(std::string_view text,
-                                         std::string_view filename);
+absl::StatusOr<ExportTable> ParseExports(std::string_view text, std::string_view filename);
 // Reads and parses `path`; the file must exist.
 absl::StatusOr<ExportTable> LoadExports(const std::string& path);
 

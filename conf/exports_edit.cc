@@ -3,8 +3,8 @@
 #include <optional>
 #include <vector>
 
-#include "conf/ini_parser.h"
 #include "conf/exports.h"
+#include "conf/ini_parser.h"
 
 namespace nfs3d::conf {
 namespace {

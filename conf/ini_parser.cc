@@ -1,9 +1,10 @@
 #include "conf/ini_parser.h"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "absl/strings/str_format.h"
 
@@ -11,8 +12,8 @@ namespace nfs3d::conf {
 namespace {
 
 bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '.';
 }
 
 bool IsValidName(std::string_view name) {
@@ -29,8 +30,7 @@ std::string_view StripTrailingComment(std::string_view s) {
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '"') quoted = !quoted;
-    if (!quoted && (c == '#' || c == ';') &&
-        (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
+    if (!quoted && (c == '#' || c == ';') && (i == 0 || s[i - 1] == ' ' || s[i - 1] == '\t')) {
       return s.substr(0, i);
     }
   }
@@ -43,13 +43,13 @@ namespace text {
 
 std::string_view Trim(std::string_view s) {
   size_t b = 0;
-  while (b < s.size() && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' ||
-                          s[b] == '\n' || s[b] == '\f' || s[b] == '\v')) {
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n' ||
+                          s[b] == '\f' || s[b] == '\v')) {
     ++b;
   }
   size_t e = s.size();
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' ||
-                   s[e - 1] == '\n' || s[e - 1] == '\f' || s[e - 1] == '\v')) {
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n' ||
+                   s[e - 1] == '\f' || s[e - 1] == '\v')) {
     --e;
   }
   return s.substr(b, e - b);
@@ -79,14 +79,11 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
 
 }  // namespace text
 
-absl::Status LineError(std::string_view filename, int line,
-                       std::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrFormat("%s:%d: %s", filename, line, problem));
+absl::Status LineError(std::string_view filename, int line, std::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrFormat("%s:%d: %s", filename, line, problem));
 }
 
-absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text,
-                                               std::string_view filename) {
+absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text, std::string_view filename) {
   std::vector<IniEntry> entries;
   std::string section;
   int line_no = 0;
@@ -105,14 +102,11 @@ absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text,
       line = text::Trim(StripTrailingComment(line));
       if (line.back() != ']') {
         return LineError(filename, line_no,
-                         text::Cat("malformed section header '", line,
-                                      "' (missing ']')"));
+                         text::Cat("malformed section header '", line, "' (missing ']')"));
       }
-      std::string_view name =
-          text::Trim(line.substr(1, line.size() - 2));
+      std::string_view name = text::Trim(line.substr(1, line.size() - 2));
       if (!IsValidName(name)) {
-        return LineError(filename, line_no,
-                         text::Cat("invalid section name '", name, "'"));
+        return LineError(filename, line_no, text::Cat("invalid section name '", name, "'"));
       }
       section = text::Lower(name);
       continue;
@@ -120,31 +114,25 @@ absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text,
 
     size_t eq = line.find('=');
     if (eq == std::string_view::npos) {
-      return LineError(filename, line_no,
-                       text::Cat("expected 'key = value', got '", line, "'"));
+      return LineError(filename, line_no, text::Cat("expected 'key = value', got '", line, "'"));
     }
     std::string_view key = text::Trim(line.substr(0, eq));
-    std::string_view value = text::Trim(
-        StripTrailingComment(line.substr(eq + 1)));
+    std::string_view value = text::Trim(StripTrailingComment(line.substr(eq + 1)));
     if (!IsValidName(key)) {
-      return LineError(filename, line_no,
-                       text::Cat("invalid key name '", key, "'"));
+      return LineError(filename, line_no, text::Cat("invalid key name '", key, "'"));
     }
     if (section.empty()) {
       return LineError(filename, line_no,
-                       text::Cat("key '", key,
-                                    "' appears before any [section] header"));
+                       text::Cat("key '", key, "' appears before any [section] header"));
     }
     if (!value.empty() && value.front() == '"') {
       if (value.size() < 2 || value.back() != '"') {
         return LineError(filename, line_no,
-                         text::Cat("unterminated quoted value for key '",
-                                      key, "'"));
+                         text::Cat("unterminated quoted value for key '", key, "'"));
       }
       value = value.substr(1, value.size() - 2);
     }
-    entries.push_back(IniEntry{section, text::Lower(key),
-                               std::string(value), line_no});
+    entries.push_back(IniEntry{section, text::Lower(key), std::string(value), line_no});
   }
   return entries;
 }
@@ -165,16 +153,14 @@ absl::StatusOr<std::string> ReadConfigFile(const std::string& path) {
     if (n < 0) {
       int err = errno;
       close(fd);
-      return absl::FailedPreconditionError(
-          text::Cat(path, ": ", std::strerror(err)));
+      return absl::FailedPreconditionError(text::Cat(path, ": ", std::strerror(err)));
     }
     if (n == 0) break;
     data.append(buf, static_cast<size_t>(n));
     // Config files are small; refuse something absurd rather than eat memory.
     if (data.size() > (16u << 20)) {
       close(fd);
-      return absl::FailedPreconditionError(
-          text::Cat(path, ": file too large for a config file"));
+      return absl::FailedPreconditionError(text::Cat(path, ": file too large for a config file"));
     }
   }
   close(fd);

@@ -29,12 +29,10 @@ struct IniEntry {
 // case-insensitive (as in nfs.conf) and returned in lower case. A value may be
 // wrapped in double quotes to keep leading/trailing spaces or a '#'. Errors
 // name `filename` and the line.
-absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text,
-                                               std::string_view filename);
+absl::StatusOr<std::vector<IniEntry>> ParseIni(std::string_view text, std::string_view filename);
 
 // absl::InvalidArgumentError("FILE:LINE: problem").
-absl::Status LineError(std::string_view filename, int line,
-                       std::string_view problem);
+absl::Status LineError(std::string_view filename, int line, std::string_view problem);
 
 // Reads a whole (small) config file. NotFound if it does not exist, other
 // errors carry strerror text and the path.
@@ -59,17 +57,12 @@ bool ParseDecimal(std::string_view s, T* out) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
-inline void AppendPiece(std::string* out, std::string_view s) {
-  out->append(s);
-}
+inline void AppendPiece(std::string* out, std::string_view s) { out->append(s); }
 inline void AppendPiece(std::string* out, const char* s) { out->append(s); }
-inline void AppendPiece(std::string* out, const std::string& s) {
-  out->append(s);
-}
+inline void AppendPiece(std::string* out, const std::string& s) { out->append(s); }
 inline void AppendPiece(std::string* out, char c) { out->push_back(c); }
 template <typename T,
-          typename = std::enable_if_t<std::is_integral_v<T> &&
-                                      !std::is_same_v<T, char>>>
+          typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, char>>>
 void AppendPiece(std::string* out, T n) {
   out->append(std::to_string(n));
 }

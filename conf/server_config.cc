@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_format.h"
+
 #include "conf/ini_parser.h"
 
 namespace nfs3d::conf {
@@ -30,12 +31,11 @@ std::string ParseBool(std::string_view text, bool* out) {
     return "";
   }
   return text::Cat("'", text,
-                      "' is not a boolean (use on/off, yes/no, true/false, "
-                      "1/0)");
+                   "' is not a boolean (use on/off, yes/no, true/false, "
+                   "1/0)");
 }
 
-std::string ParseUint(std::string_view text, uint64_t min, uint64_t max,
-                      uint64_t* out) {
+std::string ParseUint(std::string_view text, uint64_t min, uint64_t max, uint64_t* out) {
   uint64_t v = 0;
   if (!text::ParseDecimal(text, &v)) {
     return text::Cat("'", text, "' is not a non-negative integer");
@@ -58,9 +58,7 @@ Setter UintSetter(T ServerConfig::*field, uint64_t min, uint64_t max) {
 }
 
 Setter BoolSetter(bool ServerConfig::*field) {
-  return [field](ServerConfig& c, std::string_view v) {
-    return ParseBool(v, &(c.*field));
-  };
+  return [field](ServerConfig& c, std::string_view v) { return ParseBool(v, &(c.*field)); };
 }
 
 // Parses a byte count with an optional K or M suffix (binary units). A size
@@ -76,8 +74,7 @@ std::string ParseSize(std::string_view text, uint32_t max, uint32_t* out) {
   }
   uint64_t n = 0;
   if (!text::ParseDecimal(digits, &n) || n > (uint64_t{1} << 40)) {
-    return text::Cat("'", text,
-                        "' is not a size (bytes, or a number with K or M)");
+    return text::Cat("'", text, "' is not a size (bytes, or a number with K or M)");
   }
   n *= unit;
   if (n < 4096 || n > max) {
@@ -90,8 +87,8 @@ std::string ParseSize(std::string_view text, uint32_t max, uint32_t* out) {
   return "";
 }
 
-Setter SizeSetter(TransferSizes ServerConfig::*sizes,
-                  uint32_t TransferSizes::*field, uint32_t max) {
+Setter SizeSetter(TransferSizes ServerConfig::*sizes, uint32_t TransferSizes::*field,
+                  uint32_t max) {
   return [sizes, field, max](ServerConfig& c, std::string_view v) {
     return ParseSize(v, max, &((c.*sizes).*field));
   };
@@ -115,10 +112,8 @@ std::string ParseListen(ServerConfig& c, std::string_view text) {
     std::string s(part);
     in_addr a4;
     in6_addr a6;
-    if (inet_pton(AF_INET, s.c_str(), &a4) != 1 &&
-        inet_pton(AF_INET6, s.c_str(), &a6) != 1) {
-      return text::Cat("'", part,
-                          "' is not a numeric IPv4 or IPv6 address");
+    if (inet_pton(AF_INET, s.c_str(), &a4) != 1 && inet_pton(AF_INET6, s.c_str(), &a6) != 1) {
+      return text::Cat("'", part, "' is not a numeric IPv4 or IPv6 address");
     }
     addrs.push_back(std::move(s));
   }
@@ -163,9 +158,9 @@ std::string ParseUdpPacing(ServerConfig& c, std::string_view text) {
     return "";
   }
   uint64_t unit = 0;
-  for (auto [suffix, mult] : {std::pair{"gbit", uint64_t{1000000000}},
-                              std::pair{"mbit", uint64_t{1000000}},
-                              std::pair{"kbit", uint64_t{1000}}}) {
+  for (auto [suffix, mult] :
+       {std::pair{"gbit", uint64_t{1000000000}}, std::pair{"mbit", uint64_t{1000000}},
+        std::pair{"kbit", uint64_t{1000}}}) {
     const std::string_view sfx(suffix);
     if (v.size() > sfx.size() && v.compare(v.size() - sfx.size(), sfx.size(), sfx) == 0) {
       unit = mult;
@@ -216,11 +211,10 @@ Setter NameSetter(std::string ServerConfig::*field) {
 // An id that can be part of a file name: letters, digits, '.', '_', '-'.
 Setter IdSetter(std::string ServerConfig::*field) {
   return [field](ServerConfig& c, std::string_view v) -> std::string {
-    const bool ok = !v.empty() && v[0] != '.' &&
-                    std::all_of(v.begin(), v.end(), [](char ch) {
-                      return absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '.' ||
-                             ch == '_' || ch == '-';
-                    });
+    const bool ok = !v.empty() && v[0] != '.' && std::all_of(v.begin(), v.end(), [](char ch) {
+      return absl::ascii_isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' ||
+             ch == '-';
+    });
     if (!ok) return text::Cat("'", v, "' is not an id (letters, digits, '.', '_', '-')");
     c.*field = std::string(v);
     return "";
@@ -231,123 +225,112 @@ std::string ParseLogLevel(ServerConfig& c, std::string_view text) {
   std::string v = text::Lower(text);
   if (v == "warn") v = "warning";
   if (!log::ParseLevel(v, &c.log_level)) {
-    return text::Cat("'", text,
-                        "' is not a log level (debug, info, warning, error)");
+    return text::Cat("'", text, "' is not a log level (debug, info, warning, error)");
   }
   return "";
 }
 
 const std::map<std::string, std::map<std::string, Setter>>& Schema() {
-  static const auto* schema =
-      new std::map<std::string, std::map<std::string, Setter>>{
-          {"nfsd",
-           {
-               {"listen", ParseListen},
-               {"port", UintSetter(&ServerConfig::port, 0, 65535)},
-               {"mountd_port", UintSetter(&ServerConfig::mountd_port, 0, 65535)},
-               {"threads", UintSetter(&ServerConfig::threads, 1, 4096)},
-               {"metadata_threads", UintSetter(&ServerConfig::metadata_threads, 0, 4096)},
-               {"io_threads", UintSetter(&ServerConfig::io_threads, 0, 1024)},
-               {"udp", BoolSetter(&ServerConfig::udp)},
-               {"tcp", BoolSetter(&ServerConfig::tcp)},
-               {"max_record_size",
-                UintSetter(&ServerConfig::max_record_size, 8192, 64u << 20)},
-               {"portmapper", ParsePortmapper},
-               {"max_connections",
-                UintSetter(&ServerConfig::max_connections, 1, 1u << 20)},
-               {"max_requests_per_connection",
-                UintSetter(&ServerConfig::max_requests_per_connection, 1, 65536)},
-               {"max_requests", UintSetter(&ServerConfig::max_requests, 1, 1u << 20)},
-               {"manage_gids", BoolSetter(&ServerConfig::manage_gids)},
-               {"manage_gids_ttl", UintSetter(&ServerConfig::manage_gids_ttl, 0, 86400 * 7)},
-               {"manage_gids_cache", UintSetter(&ServerConfig::manage_gids_cache, 0, 1u << 24)},
-           }},
-          {"tcp",
-           {
-               {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
-               {"splice_writes", ParseSpliceWrites},
-               {"rsize_max", SizeSetter(&ServerConfig::tcp_sizes,
-                                        &TransferSizes::rsize_max,
-                                        kMaxTcpTransferSize)},
-               {"rsize_pref", SizeSetter(&ServerConfig::tcp_sizes,
-                                         &TransferSizes::rsize_pref,
-                                         kMaxTcpTransferSize)},
-               {"wsize_max", SizeSetter(&ServerConfig::tcp_sizes,
-                                        &TransferSizes::wsize_max,
-                                        kMaxTcpTransferSize)},
-               {"wsize_pref", SizeSetter(&ServerConfig::tcp_sizes,
-                                         &TransferSizes::wsize_pref,
-                                         kMaxTcpTransferSize)},
-           }},
-          {"udp",
-           {
-               {"rsize_max", SizeSetter(&ServerConfig::udp_sizes,
-                                        &TransferSizes::rsize_max,
-                                        kMaxUdpTransferSize)},
-               {"rsize_pref", UdpPrefSetter(&TransferSizes::rsize_pref,
-                                            &TransferSizes::rsize_pref_auto)},
-               {"wsize_max", SizeSetter(&ServerConfig::udp_sizes,
-                                        &TransferSizes::wsize_max,
-                                        kMaxUdpTransferSize)},
-               {"wsize_pref", UdpPrefSetter(&TransferSizes::wsize_pref,
-                                            &TransferSizes::wsize_pref_auto)},
-               {"udp_fragments",
-                UintSetter(&ServerConfig::udp_fragments, 1, 64)},
-               {"pacing", ParseUdpPacing},
-           }},
-          {"paths",
-           {
-               {"state_dir", PathSetter(&ServerConfig::state_dir)},
-               {"exports", PathSetter(&ServerConfig::exports_path)},
-               {"exports_poll", UintSetter(&ServerConfig::exports_poll, 0, 3600)},
-           }},
-          {"log",
-           {
-               {"level", ParseLogLevel},
-               {"syslog", BoolSetter(&ServerConfig::syslog)},
-               {"slow_call_ms", UintSetter(&ServerConfig::slow_call_ms, 0, 3600000)},
-           }},
-          {"metrics",
-           {
-               {"enable", BoolSetter(&ServerConfig::metrics)},
-               {"listen", ParseMetricsListen},
-               {"port", UintSetter(&ServerConfig::metrics_port, 0, 65535)},
-               {"control_socket", BoolSetter(&ServerConfig::control_socket)},
-               {"top_clients", UintSetter(&ServerConfig::top_clients, 0, 4096)},
-               {"top_exports", UintSetter(&ServerConfig::top_exports, 1, 4096)},
-               {"top_users", UintSetter(&ServerConfig::top_users, 1, 4096)},
-           }},
-          {"nlm",
-           {
-               {"enable", BoolSetter(&ServerConfig::nlm)},
-               {"grace_period", UintSetter(&ServerConfig::nlm_grace_period, 0, 3600)},
-               {"max_locks", UintSetter(&ServerConfig::nlm_max_locks, 1, 1u << 24)},
-               {"max_locks_per_client",
-                UintSetter(&ServerConfig::nlm_max_locks_per_client, 1, 1u << 24)},
-           }},
-          {"ceph",
-           {
-               {"conf", PathSetter(&ServerConfig::ceph_conf)},
-               {"client_id", NameSetter(&ServerConfig::ceph_client_id)},
-               {"keyring", PathSetter(&ServerConfig::ceph_keyring)},
-               {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
-               {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
-               {"session_check", UintSetter(&ServerConfig::ceph_session_check, 0, 3600)},
-           }},
-          {"cluster",
-           {
-               {"node_id", IdSetter(&ServerConfig::cluster_node_id)},
-               {"name", IdSetter(&ServerConfig::cluster_name)},
-               {"shared_dir", PathSetter(&ServerConfig::cluster_shared_dir)},
-               {"shared_exports", BoolSetter(&ServerConfig::cluster_shared_exports)},
-               {"exports_poll", UintSetter(&ServerConfig::cluster_exports_poll, 1, 3600)},
-           }},
-          {"kerberos",
-           {
-               {"keytab", PathSetter(&ServerConfig::krb5_keytab)},
-               {"principal", NameSetter(&ServerConfig::krb5_principal)},
-           }},
-      };
+  static const auto* schema = new std::map<std::string, std::map<std::string, Setter>>{
+      {"nfsd",
+       {
+           {"listen", ParseListen},
+           {"port", UintSetter(&ServerConfig::port, 0, 65535)},
+           {"mountd_port", UintSetter(&ServerConfig::mountd_port, 0, 65535)},
+           {"threads", UintSetter(&ServerConfig::threads, 1, 4096)},
+           {"metadata_threads", UintSetter(&ServerConfig::metadata_threads, 0, 4096)},
+           {"io_threads", UintSetter(&ServerConfig::io_threads, 0, 1024)},
+           {"udp", BoolSetter(&ServerConfig::udp)},
+           {"tcp", BoolSetter(&ServerConfig::tcp)},
+           {"max_record_size", UintSetter(&ServerConfig::max_record_size, 8192, 64u << 20)},
+           {"portmapper", ParsePortmapper},
+           {"max_connections", UintSetter(&ServerConfig::max_connections, 1, 1u << 20)},
+           {"max_requests_per_connection",
+            UintSetter(&ServerConfig::max_requests_per_connection, 1, 65536)},
+           {"max_requests", UintSetter(&ServerConfig::max_requests, 1, 1u << 20)},
+           {"manage_gids", BoolSetter(&ServerConfig::manage_gids)},
+           {"manage_gids_ttl", UintSetter(&ServerConfig::manage_gids_ttl, 0, 86400 * 7)},
+           {"manage_gids_cache", UintSetter(&ServerConfig::manage_gids_cache, 0, 1u << 24)},
+       }},
+      {"tcp",
+       {
+           {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
+           {"splice_writes", ParseSpliceWrites},
+           {"rsize_max",
+            SizeSetter(&ServerConfig::tcp_sizes, &TransferSizes::rsize_max, kMaxTcpTransferSize)},
+           {"rsize_pref",
+            SizeSetter(&ServerConfig::tcp_sizes, &TransferSizes::rsize_pref, kMaxTcpTransferSize)},
+           {"wsize_max",
+            SizeSetter(&ServerConfig::tcp_sizes, &TransferSizes::wsize_max, kMaxTcpTransferSize)},
+           {"wsize_pref",
+            SizeSetter(&ServerConfig::tcp_sizes, &TransferSizes::wsize_pref, kMaxTcpTransferSize)},
+       }},
+      {"udp",
+       {
+           {"rsize_max",
+            SizeSetter(&ServerConfig::udp_sizes, &TransferSizes::rsize_max, kMaxUdpTransferSize)},
+           {"rsize_pref",
+            UdpPrefSetter(&TransferSizes::rsize_pref, &TransferSizes::rsize_pref_auto)},
+           {"wsize_max",
+            SizeSetter(&ServerConfig::udp_sizes, &TransferSizes::wsize_max, kMaxUdpTransferSize)},
+           {"wsize_pref",
+            UdpPrefSetter(&TransferSizes::wsize_pref, &TransferSizes::wsize_pref_auto)},
+           {"udp_fragments", UintSetter(&ServerConfig::udp_fragments, 1, 64)},
+           {"pacing", ParseUdpPacing},
+       }},
+      {"paths",
+       {
+           {"state_dir", PathSetter(&ServerConfig::state_dir)},
+           {"exports", PathSetter(&ServerConfig::exports_path)},
+           {"exports_poll", UintSetter(&ServerConfig::exports_poll, 0, 3600)},
+       }},
+      {"log",
+       {
+           {"level", ParseLogLevel},
+           {"syslog", BoolSetter(&ServerConfig::syslog)},
+           {"slow_call_ms", UintSetter(&ServerConfig::slow_call_ms, 0, 3600000)},
+       }},
+      {"metrics",
+       {
+           {"enable", BoolSetter(&ServerConfig::metrics)},
+           {"listen", ParseMetricsListen},
+           {"port", UintSetter(&ServerConfig::metrics_port, 0, 65535)},
+           {"control_socket", BoolSetter(&ServerConfig::control_socket)},
+           {"top_clients", UintSetter(&ServerConfig::top_clients, 0, 4096)},
+           {"top_exports", UintSetter(&ServerConfig::top_exports, 1, 4096)},
+           {"top_users", UintSetter(&ServerConfig::top_users, 1, 4096)},
+       }},
+      {"nlm",
+       {
+           {"enable", BoolSetter(&ServerConfig::nlm)},
+           {"grace_period", UintSetter(&ServerConfig::nlm_grace_period, 0, 3600)},
+           {"max_locks", UintSetter(&ServerConfig::nlm_max_locks, 1, 1u << 24)},
+           {"max_locks_per_client",
+            UintSetter(&ServerConfig::nlm_max_locks_per_client, 1, 1u << 24)},
+       }},
+      {"ceph",
+       {
+           {"conf", PathSetter(&ServerConfig::ceph_conf)},
+           {"client_id", NameSetter(&ServerConfig::ceph_client_id)},
+           {"keyring", PathSetter(&ServerConfig::ceph_keyring)},
+           {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
+           {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
+           {"session_check", UintSetter(&ServerConfig::ceph_session_check, 0, 3600)},
+       }},
+      {"cluster",
+       {
+           {"node_id", IdSetter(&ServerConfig::cluster_node_id)},
+           {"name", IdSetter(&ServerConfig::cluster_name)},
+           {"shared_dir", PathSetter(&ServerConfig::cluster_shared_dir)},
+           {"shared_exports", BoolSetter(&ServerConfig::cluster_shared_exports)},
+           {"exports_poll", UintSetter(&ServerConfig::cluster_exports_poll, 1, 3600)},
+       }},
+      {"kerberos",
+       {
+           {"keytab", PathSetter(&ServerConfig::krb5_keytab)},
+           {"principal", NameSetter(&ServerConfig::krb5_principal)},
+       }},
+  };
   return *schema;
 }
 
@@ -372,54 +355,47 @@ class KeyLines {
   std::map<std::string, int> lines_;
 };
 
-absl::Status CheckSizes(const TransferSizes& s, std::string_view section,
-                        const KeyLines& lines, std::string_view filename) {
+absl::Status CheckSizes(const TransferSizes& s, std::string_view section, const KeyLines& lines,
+                        std::string_view filename) {
   std::string sec(section);
   if (!s.rsize_pref_auto && s.rsize_pref > s.rsize_max) {
-    return LineError(filename,
-                     lines.Latest({sec + ".rsize_pref", sec + ".rsize_max"}),
-                     absl::StrFormat("[%s] rsize_pref %u exceeds rsize_max %u",
-                                     section, s.rsize_pref, s.rsize_max));
+    return LineError(filename, lines.Latest({sec + ".rsize_pref", sec + ".rsize_max"}),
+                     absl::StrFormat("[%s] rsize_pref %u exceeds rsize_max %u", section,
+                                     s.rsize_pref, s.rsize_max));
   }
   if (!s.wsize_pref_auto && s.wsize_pref > s.wsize_max) {
-    return LineError(filename,
-                     lines.Latest({sec + ".wsize_pref", sec + ".wsize_max"}),
-                     absl::StrFormat("[%s] wsize_pref %u exceeds wsize_max %u",
-                                     section, s.wsize_pref, s.wsize_max));
+    return LineError(filename, lines.Latest({sec + ".wsize_pref", sec + ".wsize_max"}),
+                     absl::StrFormat("[%s] wsize_pref %u exceeds wsize_max %u", section,
+                                     s.wsize_pref, s.wsize_max));
   }
   return absl::OkStatus();
 }
 
 // Checks that involve more than one key.
-absl::Status Validate(ServerConfig& c, const KeyLines& lines,
-                      std::string_view filename) {
+absl::Status Validate(ServerConfig& c, const KeyLines& lines, std::string_view filename) {
   if (!c.udp && !c.tcp) {
     return LineError(filename, lines.Latest({"nfsd.udp", "nfsd.tcp"}),
                      "udp and tcp are both off: nothing to serve on");
   }
   if (c.port != 0 && c.port == c.mountd_port) {
     return LineError(filename, lines.Latest({"nfsd.port", "nfsd.mountd_port"}),
-                     absl::StrFormat("port and mountd_port are both %u",
-                                     c.port));
+                     absl::StrFormat("port and mountd_port are both %u", c.port));
   }
-  if (absl::Status s = CheckSizes(c.tcp_sizes, "tcp", lines, filename);
-      !s.ok()) {
+  if (absl::Status s = CheckSizes(c.tcp_sizes, "tcp", lines, filename); !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckSizes(c.udp_sizes, "udp", lines, filename);
-      !s.ok()) {
+  if (absl::Status s = CheckSizes(c.udp_sizes, "udp", lines, filename); !s.ok()) {
     return s;
   }
   // A WRITE of wsize_max bytes must fit in one record with its RPC header,
   // AUTH_SYS credential (up to 400 bytes), verifier and file handle.
   constexpr uint32_t kHeaderRoom = 4096;
   if (c.max_record_size < c.tcp_sizes.wsize_max + kHeaderRoom) {
-    return LineError(
-        filename, lines.Latest({"nfsd.max_record_size", "tcp.wsize_max"}),
-        absl::StrFormat("max_record_size %u is too small for [tcp] wsize_max "
-                        "%u plus RPC headers (need at least %u)",
-                        c.max_record_size, c.tcp_sizes.wsize_max,
-                        c.tcp_sizes.wsize_max + kHeaderRoom));
+    return LineError(filename, lines.Latest({"nfsd.max_record_size", "tcp.wsize_max"}),
+                     absl::StrFormat("max_record_size %u is too small for [tcp] wsize_max "
+                                     "%u plus RPC headers (need at least %u)",
+                                     c.max_record_size, c.tcp_sizes.wsize_max,
+                                     c.tcp_sizes.wsize_max + kHeaderRoom));
   }
   // The fallback for "auto" never exceeds the configured maximum.
   TransferSizes& u = c.udp_sizes;
@@ -476,8 +452,7 @@ std::string_view PortmapperModeName(PortmapperMode mode) {
   return "?";
 }
 
-absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text,
-                                               std::string_view filename) {
+absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view filename) {
   absl::StatusOr<std::vector<IniEntry>> entries = ParseIni(text, filename);
   if (!entries.ok()) return entries.status();
 
@@ -487,25 +462,20 @@ absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text,
   for (const IniEntry& e : *entries) {
     auto sec = schema.find(e.section);
     if (sec == schema.end()) {
-      return LineError(filename, e.line,
-                       text::Cat("unknown section [", e.section, "]"));
+      return LineError(filename, e.line, text::Cat("unknown section [", e.section, "]"));
     }
     auto key = sec->second.find(e.key);
     if (key == sec->second.end()) {
       return LineError(filename, e.line,
-                       text::Cat("unknown key '", e.key, "' in [",
-                                    e.section, "]"));
+                       text::Cat("unknown key '", e.key, "' in [", e.section, "]"));
     }
     if (int prev = lines.Latest({e.section + "." + e.key}); prev != 0) {
       return LineError(filename, e.line,
-                       text::Cat("duplicate key '", e.key, "' in [",
-                                    e.section, "] (first set on line ", prev,
-                                    ")"));
+                       text::Cat("duplicate key '", e.key, "' in [", e.section,
+                                 "] (first set on line ", prev, ")"));
     }
     if (std::string problem = key->second(config, e.value); !problem.empty()) {
-      return LineError(filename, e.line,
-                       text::Cat("[", e.section, "] ", e.key, ": ",
-                                    problem));
+      return LineError(filename, e.line, text::Cat("[", e.section, "] ", e.key, ": ", problem));
     }
     lines.Set(e.section, e.key, e.line);
   }
@@ -528,24 +498,22 @@ std::string Describe(const ServerConfig& c) {
     transports += text::Cat(" udp(", SizesSummary(c.udp_sizes), ")");
   }
   return text::Cat(
-      "listen=", Join(c.listen), " port=", c.port,
-      " mountd_port=", c.mountd_port, transports, " threads=", c.threads, "+",
+      "listen=", Join(c.listen), " port=", c.port, " mountd_port=", c.mountd_port, transports,
+      " threads=", c.threads, "+",
       c.metadata_threads == 0 ? std::string("auto") : text::Cat(c.metadata_threads),
-      " io_threads=",
-      c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
-      " max_connections=", c.max_connections,
-      " max_requests=", c.max_requests, "(", c.max_requests_per_connection, "/conn)",
-      " max_record=", c.max_record_size, c.tcp_sendfile ? " tcp_sendfile" : "",
-      c.manage_gids ? text::Cat(" manage_gids(ttl ", c.manage_gids_ttl, "s, ",
-                                c.manage_gids_cache, " uids)")
-                    : std::string(),
-      c.tcp_splice_writes != 0 ? text::Cat(" tcp_splice_writes=", c.tcp_splice_writes) : std::string(),
-      " portmapper=", PortmapperModeName(c.portmapper),
-      " exports=", c.exports_path, " state_dir=", c.state_dir,
-      " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "",
+      " io_threads=", c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
+      " max_connections=", c.max_connections, " max_requests=", c.max_requests, "(",
+      c.max_requests_per_connection, "/conn)", " max_record=", c.max_record_size,
+      c.tcp_sendfile ? " tcp_sendfile" : "",
+      c.manage_gids
+          ? text::Cat(" manage_gids(ttl ", c.manage_gids_ttl, "s, ", c.manage_gids_cache, " uids)")
+          : std::string(),
+      c.tcp_splice_writes != 0 ? text::Cat(" tcp_splice_writes=", c.tcp_splice_writes)
+                               : std::string(),
+      " portmapper=", PortmapperModeName(c.portmapper), " exports=", c.exports_path,
+      " state_dir=", c.state_dir, " log=", LevelName(c.log_level), c.syslog ? "(syslog)" : "",
       " metrics=",
-      c.metrics ? text::Cat(Join(c.metrics_listen), " port ", c.metrics_port)
-                : std::string("off"),
+      c.metrics ? text::Cat(Join(c.metrics_listen), " port ", c.metrics_port) : std::string("off"),
       " nlm=", c.nlm ? text::Cat("grace ", c.nlm_grace_period, "s") : std::string("off"));
 }
 

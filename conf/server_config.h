@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+
 #include "common/log.h"
 
 namespace nfs3d::conf {
@@ -43,12 +44,12 @@ struct TransferSizes {
 struct ServerConfig {
   // [nfsd]
   std::vector<std::string> listen = {"0.0.0.0", "::"};  // numeric addresses
-  uint16_t port = 2049;          // NFS; 0 = ephemeral (tests)
-  uint16_t mountd_port = 20048;  // MOUNT; 0 = ephemeral
-  uint32_t threads = 16;         // worker threads running procedures
+  uint16_t port = 2049;                                 // NFS; 0 = ephemeral (tests)
+  uint16_t mountd_port = 20048;                         // MOUNT; 0 = ephemeral
+  uint32_t threads = 16;                                // worker threads running procedures
   // Threads of the NFSv3 metadata pool; 0 = auto (2 per core, at least 4).
   uint32_t metadata_threads = 0;
-  uint32_t io_threads = 0;       // network io_contexts; 0 = number of cores
+  uint32_t io_threads = 0;  // network io_contexts; 0 = number of cores
   bool udp = true;
   bool tcp = true;
   uint32_t max_record_size = 1114112;  // cap on one TCP record, in bytes
@@ -103,7 +104,7 @@ struct ServerConfig {
 
   // [metrics]: Prometheus text format over HTTP, and the unix socket
   // <state_dir>/nfs3d.sock that `nfs3stat` reads by default.
-  bool metrics = false;                                 // serve over TCP
+  bool metrics = false;                                     // serve over TCP
   std::vector<std::string> metrics_listen = {"127.0.0.1"};  // numeric addresses
   uint16_t metrics_port = 9049;
   bool control_socket = true;
@@ -162,8 +163,7 @@ ServerConfig DefaultServerConfig();
 absl::StatusOr<ServerConfig> LoadServerConfig(const std::string& path);
 
 // Parses config text. Errors are InvalidArgument "FILENAME:LINE: problem".
-absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text,
-                                               std::string_view filename);
+absl::StatusOr<ServerConfig> ParseServerConfig(std::string_view text, std::string_view filename);
 
 // One line for the startup log.
 std::string Describe(const ServerConfig& config);

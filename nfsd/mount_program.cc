@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+
 #include "common/auth_flavor.h"
 #include "common/log.h"
 #include "vfs/mount_point.h"
@@ -49,11 +50,17 @@ const conf::Export* FindExportFor(const conf::ExportTable& table, const std::str
 
 mountstat3 ToMountStat(const absl::Status& status) {
   switch (vfs::ErrnoOf(status)) {
-    case ENOENT: return mount3::MNT3ERR_NOENT;
-    case EACCES: case EPERM: return mount3::MNT3ERR_ACCES;
-    case ENOTDIR: return mount3::MNT3ERR_NOTDIR;
-    case ENAMETOOLONG: return mount3::MNT3ERR_NAMETOOLONG;
-    default: return mount3::MNT3ERR_IO;
+    case ENOENT:
+      return mount3::MNT3ERR_NOENT;
+    case EACCES:
+    case EPERM:
+      return mount3::MNT3ERR_ACCES;
+    case ENOTDIR:
+      return mount3::MNT3ERR_NOTDIR;
+    case ENAMETOOLONG:
+      return mount3::MNT3ERR_NAMETOOLONG;
+    default:
+      return mount3::MNT3ERR_IO;
   }
 }
 
@@ -86,8 +93,8 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   // mountd does ("illegal port"), with MNT3ERR_ACCES rather than an RPC
   // AUTH_ERROR, so the client reports "access denied" for this export only.
   if (client->options.secure && !NfsServer::PrivilegedPort(*ctx.transport)) {
-    NFS3D_LOG_WARNING("refused MNT of %s from %s: unprivileged port on a secure export",
-                      exp->path, PeerName(ctx));
+    NFS3D_LOG_WARNING("refused MNT of %s from %s: unprivileged port on a secure export", exp->path,
+                      PeerName(ctx));
     return mount3::MNT3ERR_ACCES;
   }
   if (const std::optional<std::string>& mp = client->options.mountpoint) {
@@ -101,8 +108,7 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
       return mount3::MNT3ERR_NOENT;
     }
     // Started before the disk was mounted: serve the disk, not what it covers.
-    if (absl::Status refreshed = s.nfs().backend().RefreshExport(exp->export_id);
-        !refreshed.ok()) {
+    if (absl::Status refreshed = s.nfs().backend().RefreshExport(exp->export_id); !refreshed.ok()) {
       NFS3D_LOG_WARNING("MNT %s: %s", exp->path, refreshed.ToString());
       return mount3::MNT3ERR_SERVERFAULT;
     }
@@ -173,8 +179,8 @@ void Export(MountService& s, const rpc::CallContext&, const nfs3::Void&, mount3:
   }
 }
 
-template <typename Args, typename Res, void (*Fn)(MountService&, const rpc::CallContext&,
-                                                   const Args&, Res*)>
+template <typename Args, typename Res,
+          void (*Fn)(MountService&, const rpc::CallContext&, const Args&, Res*)>
 constexpr rpc::ProcFn Proc() {
   return &rpc::TypedProc<MountService, Args, Res, Fn>;
 }

@@ -10,6 +10,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+
 #include "nfsd/nfs_server.h"
 #include "rpc/program.h"
 

@@ -7,13 +7,20 @@ namespace nfs3d::nfsd {
 
 nfs3::ftype3 ToFtype3(vfs::FileType type) {
   switch (type) {
-    case vfs::FileType::kRegular: return nfs3::NF3REG;
-    case vfs::FileType::kDirectory: return nfs3::NF3DIR;
-    case vfs::FileType::kBlock: return nfs3::NF3BLK;
-    case vfs::FileType::kChar: return nfs3::NF3CHR;
-    case vfs::FileType::kSymlink: return nfs3::NF3LNK;
-    case vfs::FileType::kSocket: return nfs3::NF3SOCK;
-    case vfs::FileType::kFifo: return nfs3::NF3FIFO;
+    case vfs::FileType::kRegular:
+      return nfs3::NF3REG;
+    case vfs::FileType::kDirectory:
+      return nfs3::NF3DIR;
+    case vfs::FileType::kBlock:
+      return nfs3::NF3BLK;
+    case vfs::FileType::kChar:
+      return nfs3::NF3CHR;
+    case vfs::FileType::kSymlink:
+      return nfs3::NF3LNK;
+    case vfs::FileType::kSocket:
+      return nfs3::NF3SOCK;
+    case vfs::FileType::kFifo:
+      return nfs3::NF3FIFO;
   }
   return nfs3::NF3REG;
 }
@@ -59,9 +66,12 @@ nfs3::wcc_data ToWccData(const vfs::Wcc& w) {
 namespace {
 vfs::SetTime ToSetTime(nfs3::time_how how) {
   switch (how) {
-    case nfs3::SET_TO_SERVER_TIME: return vfs::SetTime::kServerTime;
-    case nfs3::SET_TO_CLIENT_TIME: return vfs::SetTime::kClientTime;
-    default: return vfs::SetTime::kDontChange;
+    case nfs3::SET_TO_SERVER_TIME:
+      return vfs::SetTime::kServerTime;
+    case nfs3::SET_TO_CLIENT_TIME:
+      return vfs::SetTime::kClientTime;
+    default:
+      return vfs::SetTime::kDontChange;
   }
 }
 }  // namespace

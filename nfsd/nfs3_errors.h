@@ -5,6 +5,7 @@
 #define NFS3D_NFSD_NFS3_ERRORS_H_
 
 #include "absl/status/status.h"
+
 #include "xdr/nfs3_types.h"
 
 namespace nfs3d::nfsd {

@@ -10,11 +10,16 @@ nfs3::nfsstat3 CheckName(std::string_view name, NameUse use) {
   const bool dot = name == ".";
   if (!dot && name != "..") return nfs3::NFS3_OK;
   switch (use) {
-    case NameUse::kLookup: return nfs3::NFS3_OK;
-    case NameUse::kCreate: return nfs3::NFS3ERR_EXIST;
-    case NameUse::kRemove: return nfs3::NFS3ERR_ACCES;
-    case NameUse::kRmdir: return dot ? nfs3::NFS3ERR_INVAL : nfs3::NFS3ERR_NOTEMPTY;
-    case NameUse::kRename: return nfs3::NFS3ERR_INVAL;
+    case NameUse::kLookup:
+      return nfs3::NFS3_OK;
+    case NameUse::kCreate:
+      return nfs3::NFS3ERR_EXIST;
+    case NameUse::kRemove:
+      return nfs3::NFS3ERR_ACCES;
+    case NameUse::kRmdir:
+      return dot ? nfs3::NFS3ERR_INVAL : nfs3::NFS3ERR_NOTEMPTY;
+    case NameUse::kRename:
+      return nfs3::NFS3ERR_INVAL;
   }
   return nfs3::NFS3ERR_INVAL;
 }

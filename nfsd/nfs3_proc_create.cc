@@ -30,15 +30,16 @@ void Finish(const absl::StatusOr<vfs::CreateResult>& r, const vfs::Wcc& dir_wcc,
 
 }  // namespace
 
-void Create(NfsServer& s, const CallContext& ctx, const n3::CREATE3args& args,
-            n3::diropres3* res) {
+void Create(NfsServer& s, const CallContext& ctx, const n3::CREATE3args& args, n3::diropres3* res) {
   CallAuth auth;
   if (!Begin(s, ctx, args.where, &auth, res)) return;
   vfs::CreateMode mode = vfs::CreateMode::kUnchecked;
   vfs::SetAttributes attrs;
   vfs::Verifier verf{};
   switch (args.mode) {
-    case n3::UNCHECKED: attrs = ToSetAttributes(args.obj_attributes); break;
+    case n3::UNCHECKED:
+      attrs = ToSetAttributes(args.obj_attributes);
+      break;
     case n3::GUARDED:
       mode = vfs::CreateMode::kGuarded;
       attrs = ToSetAttributes(args.obj_attributes);
@@ -48,7 +49,9 @@ void Create(NfsServer& s, const CallContext& ctx, const n3::CREATE3args& args,
       mode = vfs::CreateMode::kExclusive;
       std::copy(std::begin(args.verf), std::end(args.verf), verf.begin());
       break;
-    default: res->status = n3::NFS3ERR_INVAL; return;
+    default:
+      res->status = n3::NFS3ERR_INVAL;
+      return;
   }
   vfs::Wcc dir_wcc;
   Finish(s.backend().Create(auth.cred, auth.handle, args.where.name, mode, attrs, verf, &dir_wcc),
@@ -84,10 +87,20 @@ void Mknod(NfsServer& s, const CallContext& ctx, const n3::MKNOD3args& args, n3:
   vfs::FileType type;
   const n3::sattr3* sattr = &args.pipe_attributes;
   switch (args.type) {
-    case n3::NF3CHR: type = vfs::FileType::kChar; sattr = &args.dev_attributes; break;
-    case n3::NF3BLK: type = vfs::FileType::kBlock; sattr = &args.dev_attributes; break;
-    case n3::NF3SOCK: type = vfs::FileType::kSocket; break;
-    case n3::NF3FIFO: type = vfs::FileType::kFifo; break;
+    case n3::NF3CHR:
+      type = vfs::FileType::kChar;
+      sattr = &args.dev_attributes;
+      break;
+    case n3::NF3BLK:
+      type = vfs::FileType::kBlock;
+      sattr = &args.dev_attributes;
+      break;
+    case n3::NF3SOCK:
+      type = vfs::FileType::kSocket;
+      break;
+    case n3::NF3FIFO:
+      type = vfs::FileType::kFifo;
+      break;
     default:
       // Regular files, directories and symlinks have their own procedures.
       res->status = n3::NFS3ERR_BADTYPE;

@@ -41,8 +41,7 @@ void PadOpaque(xdr::Encoder& out, uint32_t count) {
 // krb5p calls, sendfile off) it is read into a pooled buffer of its own and
 // attached to the reply chain by reference after the head: one pread into
 // memory that goes to sendmsg as is.
-rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in,
-                     xdr::Encoder& out) {
+rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
   n3::READ3args args;
   if (!xdr::Decode(in, &args) || !in.ok()) return rpc::ProcResult::kGarbageArgs;
   NfsServer& s = *static_cast<NfsServer*>(service);

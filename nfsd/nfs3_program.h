@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "absl/types/span.h"
+
 #include "nfsd/nfs_server.h"
 #include "rpc/program.h"
 

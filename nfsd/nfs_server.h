@@ -17,6 +17,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+
 #include "conf/exports.h"
 #include "nfsd/managed_gids.h"
 #include "nfsd/transfer_sizes.h"
@@ -29,11 +30,11 @@ namespace nfs3d::nfsd {
 // What Authorize established for one call.
 struct CallAuth {
   uint32_t export_id = 0;
-  vfs::Cred cred;          // after squashing: what the backend call runs with
-  bool read_only = true;   // the export is ro for this client
-  bool readdirplus = true; // false: `nordirplus`
-  bool acl = true;         // false: `no_acl`
-  vfs::FileHandle handle;  // the call's (first) handle, in vfs form
+  vfs::Cred cred;           // after squashing: what the backend call runs with
+  bool read_only = true;    // the export is ro for this client
+  bool readdirplus = true;  // false: `nordirplus`
+  bool acl = true;          // false: `no_acl`
+  vfs::FileHandle handle;   // the call's (first) handle, in vfs form
 };
 
 class NfsServer {
@@ -77,8 +78,8 @@ class NfsServer {
   // results with that refusal, and returns NFS3ERR_PERM for callers that run
   // the procedure without a dispatcher.
   static constexpr uint32_t kAuthTooWeak = 5;  // RFC 5531 auth_stat
-  nfs3::nfsstat3 Authorize(const rpc::CallContext& ctx, const nfs3::nfs_fh3& fh,
-                           CallAuth* auth, bool lock_request = false) const;
+  nfs3::nfsstat3 Authorize(const rpc::CallContext& ctx, const nfs3::nfs_fh3& fh, CallAuth* auth,
+                           bool lock_request = false) const;
   // For RENAME/LINK: `fh` must be authentic and in the same export as the
   // already authorized one (else XDEV).
   nfs3::nfsstat3 AuthorizeSecond(const nfs3::nfs_fh3& fh, const CallAuth& first,
@@ -92,8 +93,7 @@ class NfsServer {
   // The identity a call runs with: squashed per the export's options, with
   // the supplementary groups from the server's name service when
   // manage_gids is on (AUTH_SYS only).
-  vfs::Cred SquashCredential(const rpc::Credential& cred,
-                             const conf::ExportOptions& options) const;
+  vfs::Cred SquashCredential(const rpc::Credential& cred, const conf::ExportOptions& options) const;
 
   // `[nfsd] manage_gids`; configured by the daemon (and again on SIGHUP).
   ManagedGids& managed_gids() const { return managed_gids_; }

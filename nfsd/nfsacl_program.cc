@@ -100,8 +100,12 @@ static_assert(std::size(kProcedures) == na::kNumProcs);
 
 bool KnownTag(uint32_t tag) {
   switch (tag) {
-    case vfs::kAclUserObj: case vfs::kAclUser: case vfs::kAclGroupObj:
-    case vfs::kAclGroup: case vfs::kAclMask: case vfs::kAclOther:
+    case vfs::kAclUserObj:
+    case vfs::kAclUser:
+    case vfs::kAclGroupObj:
+    case vfs::kAclGroup:
+    case vfs::kAclMask:
+    case vfs::kAclOther:
       return true;
     default:
       return false;

@@ -15,6 +15,7 @@
 #define NFS3D_NFSD_NFSACL_PROGRAM_H_
 
 #include "absl/status/statusor.h"
+
 #include "nfsd/nfs_server.h"
 #include "rpc/program.h"
 #include "vfs/posix_acl.h"

@@ -6,11 +6,15 @@ namespace nfs3d::nfsd {
 
 nlm::nlm4_stats NlmStatusFor(nfs3::nfsstat3 status) {
   switch (status) {
-    case nfs3::NFS3_OK: return nlm::NLM4_GRANTED;
+    case nfs3::NFS3_OK:
+      return nlm::NLM4_GRANTED;
     case nfs3::NFS3ERR_STALE:
-    case nfs3::NFS3ERR_BADHANDLE: return nlm::NLM4_STALE_FH;
-    case nfs3::NFS3ERR_ROFS: return nlm::NLM4_ROFS;
-    default: return nlm::NLM4_FAILED;  // not allowed to use the file at all
+    case nfs3::NFS3ERR_BADHANDLE:
+      return nlm::NLM4_STALE_FH;
+    case nfs3::NFS3ERR_ROFS:
+      return nlm::NLM4_ROFS;
+    default:
+      return nlm::NLM4_FAILED;  // not allowed to use the file at all
   }
 }
 

@@ -18,10 +18,9 @@ constexpr absl::string_view kPrefix = "grace.";
 
 absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, absl::Time until) {
   // Unix seconds, rounded up: a reader must not see the period end early.
-  return shared.Write(absl::StrCat(kPrefix, node_id),
-                      absl::StrCat(absl::ToUnixSeconds(until + absl::Seconds(1) -
-                                                       absl::Nanoseconds(1)),
-                                   "\n"));
+  return shared.Write(
+      absl::StrCat(kPrefix, node_id),
+      absl::StrCat(absl::ToUnixSeconds(until + absl::Seconds(1) - absl::Nanoseconds(1)), "\n"));
 }
 
 absl::StatusOr<absl::Time> LatestGraceEnd(DurableFiles& shared) {

@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "absl/status/statusor.h"
+
 #include "nlm/lock_mirror.h"
 
 namespace nfs3d::nlm {

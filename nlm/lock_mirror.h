@@ -21,8 +21,8 @@ class LockMirror {
   // (exclusive, shared, or nullopt: unlocked). False when a lock held
   // outside NLM conflicts; then nothing changed. A file the mirror cannot
   // use (e.g. not a regular file) is not mirrored: true.
-  virtual bool Set(const std::string& file, const LockOwner& owner, uint64_t first,
-                   uint64_t last, std::optional<bool> exclusive) = 0;
+  virtual bool Set(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last,
+                   std::optional<bool> exclusive) = 0;
   // A lock held outside NLM that conflicts with owner taking [first, last].
   virtual std::optional<Lock> Conflict(const std::string& file, const LockOwner& owner,
                                        uint64_t first, uint64_t last, bool exclusive) = 0;

@@ -25,8 +25,9 @@ void ToNlmRange(uint64_t first, uint64_t last, uint64_t* offset, uint64_t* len) 
   *len = last == kToEnd ? 0 : last - first + 1;
 }
 
-std::vector<nlm::Lock> LockTable::Replace(const std::vector<nlm::Lock>& mine, const LockOwner& owner,
-                                     uint64_t first, uint64_t last, std::optional<bool> mode) {
+std::vector<nlm::Lock> LockTable::Replace(const std::vector<nlm::Lock>& mine,
+                                          const LockOwner& owner, uint64_t first, uint64_t last,
+                                          std::optional<bool> mode) {
   std::vector<nlm::Lock> out;
   // Cut [first, last] out of every range of the owner.
   for (const nlm::Lock& l : mine) {
@@ -96,7 +97,7 @@ LockResult LockTable::Lock(const std::string& file, const LockOwner& owner, uint
 }
 
 std::optional<nlm::Lock> LockTable::Test(const std::string& file, const LockOwner& owner,
-                                    uint64_t first, uint64_t last, bool exclusive) const {
+                                         uint64_t first, uint64_t last, bool exclusive) const {
   auto it = files_.find(file);
   if (it == files_.end()) return std::nullopt;
   for (const nlm::Lock& l : it->second) {

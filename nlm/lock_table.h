@@ -45,8 +45,8 @@ void NlmRange(uint64_t offset, uint64_t len, uint64_t* first, uint64_t* last);
 void ToNlmRange(uint64_t first, uint64_t last, uint64_t* offset, uint64_t* len);
 
 struct LockLimits {
-  size_t max_total = 65536;     // lock records in the table
-  size_t max_per_host = 4096;   // lock records held by one host
+  size_t max_total = 65536;    // lock records in the table
+  size_t max_per_host = 4096;  // lock records held by one host
 };
 
 enum class LockResult {
@@ -67,8 +67,7 @@ class LockTable {
                                 uint64_t last, bool exclusive) const;
   // Drops owner's locks in [first, last]. kNoLocks only if splitting a range
   // would exceed a limit.
-  LockResult Unlock(const std::string& file, const LockOwner& owner, uint64_t first,
-                    uint64_t last);
+  LockResult Unlock(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last);
   // True if owner holds all of [first, last] in exactly that mode.
   bool Holds(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last,
              bool exclusive) const;
@@ -83,10 +82,9 @@ class LockTable {
  private:
   // owner's locks after setting [first, last] to `mode` (nullopt: unlocked).
   static std::vector<nlm::Lock> Replace(const std::vector<nlm::Lock>& mine, const LockOwner& owner,
-                                        uint64_t first, uint64_t last,
-                                        std::optional<bool> mode);
-  LockResult Change(const std::string& file, const LockOwner& owner, uint64_t first,
-                    uint64_t last, std::optional<bool> mode);
+                                        uint64_t first, uint64_t last, std::optional<bool> mode);
+  LockResult Change(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last,
+                    std::optional<bool> mode);
 
   LockLimits limits_;
   std::unordered_map<std::string, std::vector<nlm::Lock>> files_;

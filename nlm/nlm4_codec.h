@@ -24,7 +24,7 @@ inline nlm4_stats ToV1Stat(nlm4_stats s) {
 // NOLINTBEGIN(bugprone-macro-parentheses)
 #define NFS3D_NLM_XDR(T4, T1)                                                              \
   template <typename V, typename S, bool kWide = std::same_as<std::remove_const_t<S>, T4>> \
-    requires xdr::OneOf<std::remove_const_t<S>, T4, T1>                                    \
+  requires xdr::OneOf<std::remove_const_t<S>, T4, T1>                                      \
   void Xdr(V& v, S& x)
 // NOLINTEND(bugprone-macro-parentheses)
 
@@ -52,7 +52,9 @@ nlm4_stats Stat(V& v, S& stat) {
   }
 }
 template <typename V, typename S>
-void Netobj(V& v, S& n) { v(xdr::Bounded(n, kMaxNetobj)); }
+void Netobj(V& v, S& n) {
+  v(xdr::Bounded(n, kMaxNetobj));
+}
 
 template <bool kWide, typename V, typename S>
 void Lock(V& v, S& x) {

@@ -20,11 +20,28 @@ inline constexpr uint32_t kMaxStrLen = 1024;   // LM_MAXSTRLEN
 inline constexpr uint32_t kMaxNameLen = 1025;  // MAXNAMELEN (nlm4_notify.name)
 
 enum Proc : uint32_t {
-  kNull = 0, kTest = 1, kLock = 2, kCancel = 3, kUnlock = 4, kGranted = 5,
-  kTestMsg = 6, kLockMsg = 7, kCancelMsg = 8, kUnlockMsg = 9, kGrantedMsg = 10,
-  kTestRes = 11, kLockRes = 12, kCancelRes = 13, kUnlockRes = 14, kGrantedRes = 15,
+  kNull = 0,
+  kTest = 1,
+  kLock = 2,
+  kCancel = 3,
+  kUnlock = 4,
+  kGranted = 5,
+  kTestMsg = 6,
+  kLockMsg = 7,
+  kCancelMsg = 8,
+  kUnlockMsg = 9,
+  kGrantedMsg = 10,
+  kTestRes = 11,
+  kLockRes = 12,
+  kCancelRes = 13,
+  kUnlockRes = 14,
+  kGrantedRes = 15,
   // 16..19 are unused by the protocol (Linux uses 16 privately for statd).
-  kShare = 20, kUnshare = 21, kNmLock = 22, kFreeAll = 23, kNumProcs = 24,
+  kShare = 20,
+  kUnshare = 21,
+  kNmLock = 22,
+  kFreeAll = 23,
+  kNumProcs = 24,
 };
 
 enum nlm4_stats : uint32_t {

@@ -121,7 +121,8 @@ void NmLock(NlmService& s, const CallContext& ctx, const typename V::LockArgs& a
 
 void FreeAll(NlmService& s, const CallContext&, const nlm4_notify& a, Void*) { s.FreeAll(a.name); }
 
-template <typename Args, typename Res, void (*Fn)(NlmService&, const CallContext&, const Args&, Res*)>
+template <typename Args, typename Res,
+          void (*Fn)(NlmService&, const CallContext&, const Args&, Res*)>
 constexpr rpc::ProcFn Proc() {
   return &rpc::TypedProc<NlmService, Args, Res, Fn>;
 }

@@ -13,8 +13,8 @@
 #include "nlm/nsm_codec.h"
 #include "nlm/nsm_types.h"
 #include "xdr/buffer_chain.h"
-#include "xdr/encoder.h"
 #include "xdr/encode_to_string.h"
+#include "xdr/encoder.h"
 
 namespace nfs3d::nlm {
 namespace {
@@ -83,8 +83,9 @@ void NlmService::Start(bool grace) {
     }
   }
   if (grace) {
-    NFS3D_LOG_INFO("lock manager: grace period of %s for %d clients to reclaim locks (NSM state %d)",
-                   absl::FormatDuration(options_.grace_period), previous.size(), nsm_state());
+    NFS3D_LOG_INFO(
+        "lock manager: grace period of %s for %d clients to reclaim locks (NSM state %d)",
+        absl::FormatDuration(options_.grace_period), previous.size(), nsm_state());
   }
   for (const MonitoredHost& h : previous) {
     if (!runner_.Post([this, h] { SendNotify(h); })) {
@@ -156,8 +157,7 @@ nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& 
     return res;
   }
   absl::MutexLock lock(&mu_);
-  std::optional<nlm::Lock> conflict =
-      table_.Test(file, owner, first, last, args.exclusive);
+  std::optional<nlm::Lock> conflict = table_.Test(file, owner, first, last, args.exclusive);
   if (!conflict && mirror_ != nullptr) {
     conflict = mirror_->Conflict(file, owner, first, last, args.exclusive);
   }
@@ -171,8 +171,7 @@ nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& 
   return res;
 }
 
-nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args,
-                          bool monitored) {
+nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args, bool monitored) {
   nlm4_res res;
   res.cookie = args.cookie;
   LockTarget target;
@@ -201,8 +200,8 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
       }
       blocked_.remove_if(same_request);
       if (args.reclaim) {
-        NFS3D_LOG_INFO("lock manager: %s reclaimed a lock (svid %d, %u+%u)", owner.host,
-                       owner.svid, args.alock.l_offset, args.alock.l_len);
+        NFS3D_LOG_INFO("lock manager: %s reclaimed a lock (svid %d, %u+%u)", owner.host, owner.svid,
+                       args.alock.l_offset, args.alock.l_len);
       }
       res.stat = NLM4_GRANTED;
       return res;
@@ -396,8 +395,7 @@ void NlmService::ForgetUnreclaimedLocked() {
 void NlmService::GrantWaiters(const std::string& file) {
   for (auto it = blocked_.begin(); it != blocked_.end();) {
     if (it->file != file ||
-        LockMirrored(file, it->owner, it->first, it->last, it->exclusive) !=
-            LockResult::kGranted) {
+        LockMirrored(file, it->owner, it->first, it->last, it->exclusive) != LockResult::kGranted) {
       ++it;
       continue;
     }
@@ -448,8 +446,8 @@ void NlmService::SetMirror(LockMirror* mirror) {
   mirror_ = mirror;
 }
 
-LockResult NlmService::LockMirrored(const std::string& file, const LockOwner& owner,
-                                    uint64_t first, uint64_t last, bool exclusive) {
+LockResult NlmService::LockMirrored(const std::string& file, const LockOwner& owner, uint64_t first,
+                                    uint64_t last, bool exclusive) {
   if (mirror_ != nullptr && !mirror_->Set(file, owner, first, last, exclusive)) {
     return LockResult::kConflict;  // held by a process on the server
   }
@@ -546,8 +544,8 @@ void NlmService::SendNotify(const MonitoredHost& host) {
       NFS3D_LOG_INFO("lock manager: told %s (%s) to reclaim its locks", host.name, host.address);
       return;
     }
-    NFS3D_LOG_WARNING("lock manager: SM_NOTIFY to %s (%s), attempt %d: %s", host.name,
-                      host.address, attempt, reply.status().ToString());
+    NFS3D_LOG_WARNING("lock manager: SM_NOTIFY to %s (%s), attempt %d: %s", host.name, host.address,
+                      attempt, reply.status().ToString());
     absl::Time until = absl::Now() + options_.notify_retry;
     while (!stopping_ && absl::Now() < until) absl::SleepFor(absl::Milliseconds(50));
   }

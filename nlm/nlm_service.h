@@ -34,6 +34,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+
 #include "nlm/lock_mirror.h"
 #include "nlm/lock_table.h"
 #include "nlm/nlm4_types.h"
@@ -49,11 +50,11 @@ struct NlmOptions {
   absl::Duration grace_period = absl::Seconds(90);
   LockLimits limits;
   size_t max_shares = 4096;
-  size_t max_blocked = 4096;          // queued blocking LOCKs, all clients
+  size_t max_blocked = 4096;  // queued blocking LOCKs, all clients
   size_t max_blocked_per_host = 256;
-  size_t max_hosts = 4096;            // distinct client names known at once
+  size_t max_hosts = 4096;  // distinct client names known at once
   size_t callback_threads = 2;
-  int notify_attempts = 5;            // SM_NOTIFY tries per host after a restart
+  int notify_attempts = 5;  // SM_NOTIFY tries per host after a restart
   absl::Duration notify_retry = absl::Seconds(2);
 };
 
@@ -153,8 +154,8 @@ class NlmService {
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True if owner waiting for [first, last] of file would close a cycle of
   // NLM owners each waiting for a lock the next one holds (NLM4_DEADLCK).
-  bool WouldDeadlock(const std::string& file, const LockOwner& owner, uint64_t first,
-                     uint64_t last, bool exclusive) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool WouldDeadlock(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last,
+                     bool exclusive) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // LockTable::Lock and Unlock, mirrored: a lock is taken on the mirror
   // first (a local conflict is a conflict), and the mirror is made to show
   // the table's state again whenever the table did not change as asked.
@@ -163,8 +164,8 @@ class NlmService {
   LockResult UnlockMirrored(const std::string& file, const LockOwner& owner, uint64_t first,
                             uint64_t last) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sets the mirror over [first, last] to what the table holds for owner.
-  void SyncMirror(const std::string& file, const LockOwner& owner, uint64_t first,
-                  uint64_t last) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void SyncMirror(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ReleaseHostLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetUnreclaimedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendGranted(uint64_t grant_id, const Blocked& blocked);

@@ -63,7 +63,8 @@ void Notify(NsmService& s, const CallContext& ctx, const stat_chge& change, Void
   s.Notify(change, ctx.transport ? &ctx.transport->peer : nullptr);
 }
 
-template <typename Args, typename Res, void (*Fn)(NsmService&, const CallContext&, const Args&, Res*)>
+template <typename Args, typename Res,
+          void (*Fn)(NsmService&, const CallContext&, const Args&, Res*)>
 constexpr rpc::ProcFn Proc() {
   return &rpc::TypedProc<NsmService, Args, Res, Fn>;
 }

@@ -12,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+
 #include "nlm/nlm_service.h"
 #include "nlm/nsm_types.h"
 #include "rpc/program.h"

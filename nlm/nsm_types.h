@@ -17,7 +17,13 @@ inline constexpr uint32_t kMaxStrLen = 1024;  // SM_MAXSTRLEN
 inline constexpr size_t kPrivSize = 16;
 
 enum Proc : uint32_t {
-  kNull = 0, kStat = 1, kMon = 2, kUnmon = 3, kUnmonAll = 4, kSimuCrash = 5, kNotify = 6,
+  kNull = 0,
+  kStat = 1,
+  kMon = 2,
+  kUnmon = 3,
+  kUnmonAll = 4,
+  kSimuCrash = 5,
+  kNotify = 6,
   kNumProcs = 7,
 };
 

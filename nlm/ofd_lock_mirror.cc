@@ -43,9 +43,10 @@ int OfdLockMirror::Descriptor(const std::string& file, const LockOwner& owner) {
   if (it != fds_.end()) return it->second;
   if (fds_.size() >= max_descriptors_) {
     if (!warned_full_) {
-      NFS3D_LOG_WARNING("lock manager: %zu lock owners mirrored onto files; further NLM locks "
-                        "are not visible to local processes",
-                        fds_.size());
+      NFS3D_LOG_WARNING(
+          "lock manager: %zu lock owners mirrored onto files; further NLM locks "
+          "are not visible to local processes",
+          fds_.size());
       warned_full_ = true;
     }
     return -1;

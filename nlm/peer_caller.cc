@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+
 #include "client/rpc_client.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -72,8 +73,8 @@ absl::StatusOr<std::string> RpcPeerCaller::Call(const PeerCall& call) {
   xdr::Decoder d(Bytes(port_reply->results));
   uint32_t port = d.U32();
   if (!d.ok() || port == 0 || port > 65535) {
-    return absl::NotFoundError(absl::StrCat("program ", call.prog, " v", call.vers,
-                                            " not registered at ", host));
+    return absl::NotFoundError(
+        absl::StrCat("program ", call.prog, " v", call.vers, " not registered at ", host));
   }
 
   client::RpcClientOptions options;

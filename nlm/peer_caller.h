@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+
 #include "rpc/call_context.h"
 
 namespace nfs3d::nlm {

@@ -36,9 +36,10 @@ void ShareTable::Unshare(const std::string& file, const std::string& host, const
   if (it == files_.end()) return;
   std::vector<ShareReservation>& list = it->second;
   size_t before = list.size();
-  list.erase(std::remove_if(list.begin(), list.end(),
-                            [&](const ShareReservation& s) { return s.host == host && s.oh == oh; }),
-             list.end());
+  list.erase(
+      std::remove_if(list.begin(), list.end(),
+                     [&](const ShareReservation& s) { return s.host == host && s.oh == oh; }),
+      list.end());
   total_ -= before - list.size();
   if (list.empty()) files_.erase(it);
 }

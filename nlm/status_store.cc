@@ -66,8 +66,8 @@ absl::Status StatusStore::AddHost(const MonitoredHost& host) {
   if (host.name.find('\n') != std::string::npos) {
     return absl::InvalidArgumentError("host name contains a newline");
   }
-  return hosts_->Write(HostFile(host.name), absl::StrCat(host.name, "\n", host.address, "\n",
-                                                         host.local_address, "\n"));
+  return hosts_->Write(HostFile(host.name),
+                       absl::StrCat(host.name, "\n", host.address, "\n", host.local_address, "\n"));
 }
 
 absl::Status StatusStore::RemoveHost(const std::string& name) {

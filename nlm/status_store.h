@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "common/durable_files.h"
 
 namespace nfs3d::nlm {

@@ -31,9 +31,8 @@ void TaskRunner::Stop() {
 void TaskRunner::Drain() {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
-      +[](TaskRunner* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
-        return r->queue_.empty() && r->running_ == 0;
-      },
+      +[](TaskRunner* r)
+           ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) { return r->queue_.empty() && r->running_ == 0; },
       this));
 }
 
@@ -43,9 +42,8 @@ void TaskRunner::Loop() {
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
-          +[](TaskRunner* r) ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) {
-            return r->stopping_ || !r->queue_.empty();
-          },
+          +[](TaskRunner* r)
+               ABSL_EXCLUSIVE_LOCKS_REQUIRED(r->mu_) { return r->stopping_ || !r->queue_.empty(); },
           this));
       if (stopping_) return;
       task = std::move(queue_.front());

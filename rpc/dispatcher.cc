@@ -16,8 +16,8 @@ namespace {
 
 // Runs one row, turning an escaping exception into SYSTEM_ERR: procedures
 // must not throw, but a bad_alloc must not take the worker thread down.
-ProcResult RunRow(const Procedure& row, void* service, const CallContext& ctx,
-                  xdr::Decoder& args, xdr::Encoder& results) {
+ProcResult RunRow(const Procedure& row, void* service, const CallContext& ctx, xdr::Decoder& args,
+                  xdr::Encoder& results) {
   try {
     return row.run(service, ctx, args, results);
   } catch (const std::exception& e) {
@@ -39,8 +39,8 @@ Dispatcher::~Dispatcher() {
   if (drc_ == nullptr) return;
   // Until there are metrics, the counters go to the log once, at shutdown.
   DuplicateCacheStats s = drc_->stats();
-  NFS3D_LOG_INFO("drc: %d hits, %d in-progress drops, %d evictions, %d calls cached",
-                 s.hits, s.in_progress_drops, s.evictions, s.insertions);
+  NFS3D_LOG_INFO("drc: %d hits, %d in-progress drops, %d evictions, %d calls cached", s.hits,
+                 s.in_progress_drops, s.evictions, s.insertions);
 }
 
 void Dispatcher::AddProgram(const Program* program) {
@@ -138,7 +138,7 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
       case WrappingFlavor::Verdict::kRun:
         break;
     }
-    ctx.cred = std::move(call->cred);  // Seal needs the call, not its credential
+    ctx.cred = std::move(call->cred);        // Seal needs the call, not its credential
     std::optional<TransportInfo> in_memory;  // made only when needed: most calls splice as is
     if (call->seal_reads_results && transport.file_segments) {
       in_memory.emplace(transport);
@@ -171,8 +171,8 @@ namespace {
 
 // The row of `program` a call names; nullptr once the PROG_UNAVAIL,
 // PROG_MISMATCH or PROC_UNAVAIL reply is in `reply`.
-const Procedure* FindRow(const Program* program, const CallHeader& header,
-                         stats::CallRecorder& rec, xdr::BufferChain* reply) {
+const Procedure* FindRow(const Program* program, const CallHeader& header, stats::CallRecorder& rec,
+                         xdr::BufferChain* reply) {
   const uint32_t xid = header.xid;
   if (program == nullptr || program->versions.empty()) {
     xdr::Encoder out(reply);
@@ -207,8 +207,8 @@ const Procedure* FindRow(const Program* program, const CallHeader& header,
 }  // namespace
 
 bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> args,
-                          CallContext& ctx, std::string_view drc_identity,
-                          stats::CallRecorder& rec, xdr::BufferChain* reply) {
+                          CallContext& ctx, std::string_view drc_identity, stats::CallRecorder& rec,
+                          xdr::BufferChain* reply) {
   const uint32_t xid = header.xid;
   const TransportInfo& transport = *ctx.transport;
   const Program* program = FindProgram(header.prog);
@@ -273,9 +273,9 @@ bool Dispatcher::Dispatch(const CallHeader& header, absl::Span<const uint8_t> ar
                                                    : stats::RpcEvent::kSystemErr);
       reply->Clear();
       xdr::Encoder out(reply);
-      EncodeAcceptedReply(out, xid,
-                          result == ProcResult::kGarbageArgs ? AcceptStat::kGarbageArgs
-                                                             : AcceptStat::kSystemErr);
+      EncodeAcceptedReply(
+          out, xid,
+          result == ProcResult::kGarbageArgs ? AcceptStat::kGarbageArgs : AcceptStat::kSystemErr);
       return true;
     }
     case ProcResult::kDrop:

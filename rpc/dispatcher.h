@@ -55,8 +55,7 @@ class Dispatcher : public RpcService {
   // Everything after authentication: program lookup, the duplicate request
   // cache and the procedure. `drc_identity` joins the cache key.
   bool Dispatch(const CallHeader& header, absl::Span<const uint8_t> args, CallContext& ctx,
-                std::string_view drc_identity, stats::CallRecorder& rec,
-                xdr::BufferChain* reply);
+                std::string_view drc_identity, stats::CallRecorder& rec, xdr::BufferChain* reply);
 
   std::vector<const Program*> programs_;  // few entries: linear search wins
   std::unique_ptr<DuplicateCache> drc_;   // null when disabled

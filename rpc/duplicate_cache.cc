@@ -65,8 +65,8 @@ DrcKey DuplicateCache::MakeKey(const TransportInfo& transport, uint32_t xid, uin
   if (n <= kHead + kTail) {
     key.checksum = absl::HashOf(absl::string_view(p, n));
   } else {
-    key.checksum = absl::HashOf(n, absl::string_view(p, kHead),
-                                absl::string_view(p + n - kTail, kTail));
+    key.checksum =
+        absl::HashOf(n, absl::string_view(p, kHead), absl::string_view(p + n - kTail, kTail));
   }
   return key;
 }

@@ -43,6 +43,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
+
 #include "rpc/call_context.h"
 
 namespace nfs3d::rpc {
@@ -74,8 +75,8 @@ class DuplicateCache {
   DuplicateCache(const DuplicateCache&) = delete;
   DuplicateCache& operator=(const DuplicateCache&) = delete;
 
-  static DrcKey MakeKey(const TransportInfo& transport, uint32_t xid, uint32_t prog,
-                        uint32_t vers, uint32_t proc, absl::Span<const uint8_t> args);
+  static DrcKey MakeKey(const TransportInfo& transport, uint32_t xid, uint32_t prog, uint32_t vers,
+                        uint32_t proc, absl::Span<const uint8_t> args);
 
   enum class Outcome : uint8_t {
     kNew,         // an in-progress entry was inserted: run the call, then Complete/Abandon

@@ -51,8 +51,7 @@ uint32_t MtuAttribute(const nlmsghdr* h) {
 }  // namespace
 
 MtuCache::MtuCache()
-    : ioctl_fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)),
-      netlink_fd_(OpenLinkListener()) {
+    : ioctl_fd_(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)), netlink_fd_(OpenLinkListener()) {
   if (netlink_fd_ < 0) {
     NFS3D_LOG_WARNING("rtnetlink unavailable (%s): MTU changes are seen within 30 s",
                       std::strerror(errno));

@@ -43,7 +43,7 @@ class MtuCache {
 
   int ioctl_fd_ = -1;
   int netlink_fd_ = -1;
-  int stop_fd_ = -1;  // eventfd: written once to stop the listener
+  int stop_fd_ = -1;                    // eventfd: written once to stop the listener
   std::atomic<bool> following_{false};  // the listener runs and has lost nothing
   std::thread listener_;
   std::mutex mu_;

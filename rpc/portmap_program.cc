@@ -112,8 +112,8 @@ ProcResult RpcbUnset(void* service, const CallContext& ctx, xdr::Decoder& in, xd
   return ProcResult::kSuccess;
 }
 
-ProcResult GetAddrCommon(void* service, const CallContext& ctx, xdr::Decoder& in,
-                         xdr::Encoder& out, bool any_version) {
+ProcResult GetAddrCommon(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out,
+                         bool any_version) {
   RpcbArgs a;
   if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
   // An empty netid means "the transport this call came over".

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+
 #include "rpc/call_context.h"
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
@@ -30,10 +31,10 @@ using ProcFn = ProcResult (*)(void* service, const CallContext& ctx, xdr::Decode
 struct Procedure {
   uint32_t number = 0;
   const char* name = "";
-  ProcFn run = nullptr;     // nullptr: PROC_UNAVAIL
-  bool idempotent = true;   // false: the reply is kept in the duplicate request cache
-  bool modifies = false;    // true: refused on read-only exports
-  uint32_t max_reply = 0;   // upper bound of the encoded results, bytes (0: small)
+  ProcFn run = nullptr;    // nullptr: PROC_UNAVAIL
+  bool idempotent = true;  // false: the reply is kept in the duplicate request cache
+  bool modifies = false;   // true: refused on read-only exports
+  uint32_t max_reply = 0;  // upper bound of the encoded results, bytes (0: small)
 };
 
 struct ProgramVersion {

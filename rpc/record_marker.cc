@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+
 #include "xdr/buffer_pool.h"
 
 namespace nfs3d::rpc {
@@ -27,7 +28,7 @@ void EncodeRecordMark(uint32_t length, bool last, uint8_t out[4]) {
 }
 
 RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data,
-                                                   size_t* consumed) {
+                                                  size_t* consumed) {
   size_t pos = 0;
   *consumed = 0;
   if (failed_) return Result::kError;
@@ -47,8 +48,8 @@ RecordReassembler::Result RecordReassembler::Feed(absl::Span<const uint8_t> data
       // Checked before reserving anything: a hostile length costs nothing.
       if (fragment_left_ > max_record_size_ - len_) {
         failed_ = true;
-        error_ = absl::StrCat("record exceeds ", max_record_size_, " bytes (have ",
-                              len_, ", fragment of ", fragment_left_, ")");
+        error_ = absl::StrCat("record exceeds ", max_record_size_, " bytes (have ", len_,
+                              ", fragment of ", fragment_left_, ")");
         *consumed = pos;
         return Result::kError;
       }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+
 #include "xdr/describe.h"
 
 namespace nfs3d::rpc {
@@ -68,11 +69,11 @@ NFS3D_XDR(CallHeader) {
 struct ReplyHeader {
   uint32_t xid = 0;
   MsgType type = MsgType::kReply;
-  uint32_t reply_stat = 0;   // ReplyStat
-  OpaqueAuth verf;           // accepted
-  uint32_t accept_stat = 0;  // accepted: AcceptStat
-  uint32_t reject_stat = 0;  // denied: RejectStat
-  uint32_t auth_stat = 0;    // AUTH_ERROR: AuthStat
+  uint32_t reply_stat = 0;                       // ReplyStat
+  OpaqueAuth verf;                               // accepted
+  uint32_t accept_stat = 0;                      // accepted: AcceptStat
+  uint32_t reject_stat = 0;                      // denied: RejectStat
+  uint32_t auth_stat = 0;                        // AUTH_ERROR: AuthStat
   uint32_t mismatch_low = 0, mismatch_high = 0;  // PROG_MISMATCH, RPC_MISMATCH
 };
 NFS3D_XDR(ReplyHeader) {

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio/ip/address.hpp"
+
 #include "common/log.h"
 
 namespace nfs3d::rpc {
@@ -82,9 +83,9 @@ absl::StatusOr<uint16_t> RpcServer::ListenTcp(const std::string& address, uint16
   if (!addr.ok()) return addr.status();
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return absl::FailedPreconditionError("server stopped");
-  auto listener = TcpListener::Create(NextContext(), asio::ip::tcp::endpoint(*addr, port),
-                                      [this]() -> asio::io_context& { return NextContext(); },
-                                      &tcp_context_);
+  auto listener = TcpListener::Create(
+      NextContext(), asio::ip::tcp::endpoint(*addr, port),
+      [this]() -> asio::io_context& { return NextContext(); }, &tcp_context_);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
   if (started_) (*listener)->Start();
@@ -99,8 +100,8 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return absl::FailedPreconditionError("server stopped");
   auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
-                                      pools_, &mtu_cache_, options_.udp_buffer_bytes,
-                                      &inflight_, options_.receive_count, options_.udp_pacing);
+                                      pools_, &mtu_cache_, options_.udp_buffer_bytes, &inflight_,
+                                      options_.receive_count, options_.udp_pacing);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
   const std::string described = (*listener)->Describe();

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,6 +24,7 @@
 #include "boost/asio/executor_work_guard.hpp"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/thread_pool.hpp"
+
 #include "rpc/extra_workers.h"
 #include "rpc/service.h"
 #include "rpc/tcp_server.h"
@@ -43,10 +44,10 @@ struct RpcServerOptions {
   // Calls queued for or running on the workers, all listeners together: UDP
   // datagrams beyond it are dropped, TCP connections pause reading.
   size_t max_inflight_total = 1024;
-  size_t udp_buffer_bytes = 4 << 20;        // SO_RCVBUF / SO_SNDBUF of UDP sockets
-  UdpPacingOptions udp_pacing;              // replies that span frames (rpc/udp_pacer.h)
-  bool tcp_sendfile = false;                // TCP replies may carry file segments
-  size_t tcp_splice_writes = 0;             // TcpOptions::splice_writes
+  size_t udp_buffer_bytes = 4 << 20;  // SO_RCVBUF / SO_SNDBUF of UDP sockets
+  UdpPacingOptions udp_pacing;        // replies that span frames (rpc/udp_pacer.h)
+  bool tcp_sendfile = false;          // TCP replies may carry file segments
+  size_t tcp_splice_writes = 0;       // TcpOptions::splice_writes
   // Whether a busy connection's inline calls may spread to the metadata pool
   // (InlineBudget): unset = while the machine has a core to spare (SpareCores).
   std::optional<bool> spread_inline_calls;
@@ -111,8 +112,8 @@ class RpcServer {
   std::vector<std::unique_ptr<UdpListener>> udp_listeners_;
   std::unique_ptr<boost::asio::thread_pool> workers_;
   std::unique_ptr<boost::asio::thread_pool> metadata_workers_;  // may be null
-  std::unique_ptr<ExtraWorkers> extra_workers_;           // for workers_
-  std::unique_ptr<ExtraWorkers> extra_metadata_workers_;  // may be null
+  std::unique_ptr<ExtraWorkers> extra_workers_;                 // for workers_
+  std::unique_ptr<ExtraWorkers> extra_metadata_workers_;        // may be null
   SpareCores spare_cores_;  // started and stopped with the io threads
   WorkerPools pools_;
   std::vector<std::thread> io_threads_;

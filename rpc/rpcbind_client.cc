@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+
 #include "common/log.h"
 #include "rpc/portmap_program.h"
 #include "rpc/portmap_registry.h"

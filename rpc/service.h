@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+
 #include "rpc/call_context.h"
 #include "xdr/buffer_chain.h"
 

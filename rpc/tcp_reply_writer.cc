@@ -98,8 +98,8 @@ TcpReplyWriter::Progress TcpReplyWriter::SendFile(int socket_fd, int* error) {
   const size_t left = p.len - next_off_;  // of this piece, not yet on the socket
   if (in_pipe_ < left) {
     loff_t offset = static_cast<loff_t>(p.file_offset + next_off_ + in_pipe_);
-    const ssize_t n = splice(p.fd, &offset, pipe_.write_fd(), nullptr, left - in_pipe_,
-                             SPLICE_F_NONBLOCK);
+    const ssize_t n =
+        splice(p.fd, &offset, pipe_.write_fd(), nullptr, left - in_pipe_, SPLICE_F_NONBLOCK);
     if (n > 0) {
       in_pipe_ += static_cast<size_t>(n);
     } else if (n == 0 && in_pipe_ == 0) {

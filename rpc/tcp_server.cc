@@ -1,7 +1,7 @@
 #include "rpc/tcp_server.h"
 
-#include <netinet/in.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
 #include "boost/asio/strand.hpp"
+
 #include "common/log.h"
 #include "rpc/inline_calls.h"
 #include "rpc/write_splice.h"
@@ -219,10 +220,9 @@ void TcpConnection::ReadMore() {
   // Around spliced WRITEs (this record's, the last one's) reads stay small, so
   // the next WRITE's data is spliced and not read here.
   const size_t want = after_splice_ || splice_.hole.size > 0 ? kHeadRead : read_buf_.size();
-  socket_.async_read_some(asio::buffer(read_buf_.data(), want),
-                          [self = shared_from_this()](const error_code& ec, size_t n) {
-                            self->OnRead(ec, n);
-                          });
+  socket_.async_read_some(
+      asio::buffer(read_buf_.data(), want),
+      [self = shared_from_this()](const error_code& ec, size_t n) { self->OnRead(ec, n); });
 }
 
 bool TcpConnection::ProcessBuffered() {
@@ -373,16 +373,16 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
 void TcpConnection::FlushMetadataBatch() {
   if (metadata_batch_.empty()) return;
   asio::thread_pool* pool = context_->workers().metadata;
-  asio::post(*pool, [self = shared_from_this(), batch = std::move(metadata_batch_), pool]() mutable {
-    self->RunBatch(std::move(batch), pool);
-  });
+  asio::post(*pool, [self = shared_from_this(), batch = std::move(metadata_batch_),
+                     pool]() mutable { self->RunBatch(std::move(batch), pool); });
   metadata_batch_.clear();
 }
 
 void TcpConnection::RunBatch(Batch batch, asio::thread_pool* pool) {
   std::vector<Finished> finished(batch.size());
   for (size_t i = 0; i < batch.size(); ++i) {
-    finished[i].outcome = RunCall(std::move(batch[i]), &finished[i].reply, nullptr, pool, &batch, i);
+    finished[i].outcome =
+        RunCall(std::move(batch[i]), &finished[i].reply, nullptr, pool, &batch, i);
     if (finished[i].outcome == Outcome::kAnsweredEarly) {
       finished.resize(i + 1);  // the rest of the batch went with it (AnswerEarly)
       break;
@@ -397,7 +397,8 @@ void TcpConnection::AnswerEarly(RunningCall& call) {
   std::vector<uint8_t> copy(call.message().begin(), call.message().end());
   Batch rest;
   if (Batch* batch = static_cast<Batch*>(call.batch())) {
-    for (size_t i = call.index() + 1; i < batch->size(); ++i) rest.push_back(std::move((*batch)[i]));
+    for (size_t i = call.index() + 1; i < batch->size(); ++i)
+      rest.push_back(std::move((*batch)[i]));
   }
   asio::thread_pool* pool = call.pool();
   if (ExtraWorkers* extra = context_->workers().ExtraFor(pool)) extra->Held();
@@ -432,10 +433,9 @@ void TcpConnection::FlushBatches() {
   FlushInlineReplies();
 }
 
-TcpConnection::Outcome TcpConnection::RunCall(std::vector<uint8_t> record,
-                                              xdr::BufferChain* reply, PipedHole* piped,
-                                              asio::thread_pool* pool, Batch* batch,
-                                              size_t index) {
+TcpConnection::Outcome TcpConnection::RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
+                                              PipedHole* piped, asio::thread_pool* pool,
+                                              Batch* batch, size_t index) {
   std::optional<RunningCall> running;
   if (pool != nullptr && context_->workers().late != nullptr) {
     running.emplace(this, record, pool, batch, index);
@@ -632,12 +632,13 @@ absl::StatusOr<std::unique_ptr<TcpListener>> TcpListener::Create(
     return absl::UnavailableError(absl::StrCat("tcp listen on ", endpoint.address().to_string(),
                                                " port ", endpoint.port(), ": ", ec.message()));
   }
-  std::unique_ptr<TcpListener> listener(new TcpListener(std::move(acceptor), std::move(pick), context));
+  std::unique_ptr<TcpListener> listener(
+      new TcpListener(std::move(acceptor), std::move(pick), context));
   return listener;
 }
 
-TcpListener::TcpListener(asio::ip::tcp::acceptor acceptor,
-                         std::function<asio::io_context&()> pick, TcpContext* context)
+TcpListener::TcpListener(asio::ip::tcp::acceptor acceptor, std::function<asio::io_context&()> pick,
+                         TcpContext* context)
     : acceptor_(std::move(acceptor)),
       retry_timer_(acceptor_.get_executor()),
       pick_(std::move(pick)),
@@ -663,7 +664,8 @@ void TcpListener::Accept() {
       return;
     }
     {
-      auto conn = std::make_shared<TcpConnection>(TcpConnection::Socket(std::move(socket)), context_);
+      auto conn =
+          std::make_shared<TcpConnection>(TcpConnection::Socket(std::move(socket)), context_);
       if (context_->Add(conn.get(), conn)) {
         conn->Start();
       } else {

@@ -26,6 +26,7 @@
 #include "boost/asio/ip/v6_only.hpp"
 #include "boost/asio/steady_timer.hpp"
 #include "boost/asio/thread_pool.hpp"
+
 #include "rpc/call_context.h"
 #include "rpc/record_marker.h"
 #include "rpc/running_call.h"
@@ -164,9 +165,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
     size_t size = 0;
   };
   enum class SpliceStep : uint8_t {
-    kNo,          // this record's data is not spliced (any more): read on as usual
-    kShortHead,   // a WRITE's head is not all in memory yet: read a little more
-    kWaiting,     // a wait is pending, or the connection ended
+    kNo,         // this record's data is not spliced (any more): read on as usual
+    kShortHead,  // a WRITE's head is not all in memory yet: read a little more
+    kWaiting,    // a wait is pending, or the connection ended
   };
 
   // ---- Reading, on the strand.
@@ -213,9 +214,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   void FlushBatches();
   // Runs one call. `pool`: the worker pool running it (null: the strand;
   // never answered early), `batch` and `index`: its metadata batch.
-  Outcome RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply,
-                  PipedHole* piped = nullptr, boost::asio::thread_pool* pool = nullptr,
-                  Batch* batch = nullptr, size_t index = 0);
+  Outcome RunCall(std::vector<uint8_t> record, xdr::BufferChain* reply, PipedHole* piped = nullptr,
+                  boost::asio::thread_pool* pool = nullptr, Batch* batch = nullptr,
+                  size_t index = 0);
   // Runs a metadata batch on `pool` and delivers its replies together.
   void RunBatch(Batch batch, boost::asio::thread_pool* pool);
   // Runs a call answered early through WorkerPools::late; false: no reply.
@@ -280,7 +281,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
     size_t stop = 0;
     PipedHole hole;
   } splice_;
-  bool after_splice_ = false;  // the last record had a hole: read in small pieces
+  bool after_splice_ = false;   // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
   // Inline replies queued while the reader holds the writer's turn
   // (writer_busy_) for them; 0: it does not hold it.

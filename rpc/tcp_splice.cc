@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+
 #include "common/log.h"
 #include "rpc/tcp_server.h"
 #include "rpc/write_splice.h"

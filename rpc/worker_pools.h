@@ -13,6 +13,7 @@
 
 #include "absl/types/span.h"
 #include "boost/asio/thread_pool.hpp"
+
 #include "rpc/extra_workers.h"
 #include "rpc/inline_calls.h"
 #include "rpc/service.h"
@@ -23,7 +24,7 @@ namespace nfs3d::rpc {
 struct WorkerPools {
   boost::asio::thread_pool* main = nullptr;
   boost::asio::thread_pool* metadata = nullptr;  // null: main runs everything
-  const SpareCores* spare_cores = nullptr;        // null: never spread inline calls
+  const SpareCores* spare_cores = nullptr;       // null: never spread inline calls
   // True for an inline call (rpc/inline_calls.h) that may wait on something
   // remote and so must run on a worker instead; null: none does.
   const std::function<bool(absl::Span<const uint8_t> call)>* may_block = nullptr;

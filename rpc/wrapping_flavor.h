@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "absl/types/span.h"
+
 #include "rpc/call_context.h"
 #include "rpc/rpc_message.h"
 #include "xdr/buffer_chain.h"
@@ -43,8 +44,8 @@ class WrappingFlavor {
     kReplied,      // *reply holds the complete reply (a control call)
     kRefused,      // *reply holds an AUTH_ERROR refusal (counted as an auth error)
     kGarbageArgs,  // *reply holds a GARBAGE_ARGS reply (protection did not check)
-    kDrop,     // send nothing (replay, sequence number outside the window)
-    kRun,      // *call is set: run the procedure, then Seal the reply
+    kDrop,         // send nothing (replay, sequence number outside the window)
+    kRun,          // *call is set: run the procedure, then Seal the reply
   };
 
   virtual uint32_t flavor() const = 0;

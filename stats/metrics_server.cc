@@ -12,6 +12,7 @@
 #include "boost/asio.hpp"
 #include "boost/beast/core.hpp"
 #include "boost/beast/http.hpp"
+
 #include "common/log.h"
 
 namespace nfs3d::stats {
@@ -73,9 +74,8 @@ class Session : public std::enable_shared_from_this<Session<Socket>> {
     response->prepare_payload();
     if (request_.method() == http::verb::head) response->body().clear();
     auto self = this->shared_from_this();
-    http::async_write(socket_, *response, [self, response](const error_code&, size_t) {
-      self->Close();
-    });
+    http::async_write(socket_, *response,
+                      [self, response](const error_code&, size_t) { self->Close(); });
   }
 
   void Close() {
@@ -98,8 +98,7 @@ void AcceptLoop(Acceptor* acceptor, const MetricsServer::Render* render) {
                                             typename Acceptor::protocol_type::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (!ec) {
-      std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket),
-                                                                          render)
+      std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket), render)
           ->Start();
     }
     AcceptLoop(acceptor, render);
@@ -157,8 +156,7 @@ absl::Status MetricsServer::ListenUnix(const std::string& path) {
     local_stream::socket probe(impl_->io);
     probe.connect(local_stream::endpoint(path), ec);
     if (!ec) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("metrics: another server answers on ", path));
+      return absl::AlreadyExistsError(absl::StrCat("metrics: another server answers on ", path));
     }
     unlink(path.c_str());
   }
@@ -166,8 +164,9 @@ absl::Status MetricsServer::ListenUnix(const std::string& path) {
   acceptor->open(local_stream(), ec);
   if (!ec) acceptor->bind(local_stream::endpoint(path), ec);
   if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("metrics: cannot listen on ", path, ": ",
-                                                     ec.message()));
+  if (ec)
+    return absl::UnavailableError(
+        absl::StrCat("metrics: cannot listen on ", path, ": ", ec.message()));
   chmod(path.c_str(), 0600);
   impl_->unix_sockets.push_back(std::move(acceptor));
   impl_->unix_paths.push_back(path);
@@ -235,8 +234,8 @@ absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string
     local_stream::socket socket(io);
     socket.connect(local_stream::endpoint(socket_path), ec);
     if (ec) {
-      return absl::UnavailableError(absl::StrCat("cannot connect to ", socket_path, ": ",
-                                                 ec.message()));
+      return absl::UnavailableError(
+          absl::StrCat("cannot connect to ", socket_path, ": ", ec.message()));
     }
     return Exchange(socket, "localhost", path);
   }

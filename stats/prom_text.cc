@@ -73,7 +73,8 @@ absl::StatusOr<std::vector<Sample>> ParsePrometheusText(std::string_view text) {
     size_t i = 0;
     while (i < line.size() && IsNameChar(line[i])) ++i;
     s.name = std::string(line.substr(0, i));
-    if (s.name.empty() || (i < line.size() && line[i] == '{' && !ParseLabels(line, &i, &s.labels))) {
+    if (s.name.empty() ||
+        (i < line.size() && line[i] == '{' && !ParseLabels(line, &i, &s.labels))) {
       return absl::InvalidArgumentError(absl::StrCat("metrics line ", line_no, ": bad sample"));
     }
     while (i < line.size() && line[i] == ' ') ++i;

@@ -26,8 +26,8 @@ std::string Number(double v) {
 }
 
 std::string ProcLabels(const ProcSnapshot& p) {
-  return absl::StrCat("program=\"", EscapeLabel(p.program), "\",version=\"", p.vers,
-                      "\",proc=\"", EscapeLabel(p.name), "\"");
+  return absl::StrCat("program=\"", EscapeLabel(p.program), "\",version=\"", p.vers, "\",proc=\"",
+                      EscapeLabel(p.name), "\"");
 }
 
 // One histogram series: cumulative _bucket lines, _sum and _count.
@@ -115,8 +115,8 @@ std::string RenderPrometheus(const Snapshot& s, const std::vector<Family>& extra
     for (int e = 1; e < kNumRpcEvents; ++e) {
       const auto event = static_cast<RpcEvent>(e);
       if (!IsRpcError(event)) continue;
-      absl::StrAppend(&out, "nfs3d_rpc_rejected_total{proto=\"", kTransportNames[t],
-                      "\",reason=\"", RpcEventName(event), "\"} ", s.events[t][e], "\n");
+      absl::StrAppend(&out, "nfs3d_rpc_rejected_total{proto=\"", kTransportNames[t], "\",reason=\"",
+                      RpcEventName(event), "\"} ", s.events[t][e], "\n");
     }
   }
   Header(&out, "nfs3d_rpc_retransmits_total", "counter",

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+
 #include "vfs/posix_acl.h"
 #include "vfs/vfs_error.h"
 
@@ -232,9 +233,9 @@ class Backend {
     (void)cred, (void)fh, (void)offset, (void)count;
     return absl::UnimplementedError("no file slices");
   }
-  virtual absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh,
-                                            uint64_t offset, absl::Span<const uint8_t> data,
-                                            StableHow stable, Wcc* wcc) = 0;
+  virtual absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                            absl::Span<const uint8_t> data, StableHow stable,
+                                            Wcc* wcc) = 0;
   // Write with `piped` bytes of data in a pipe; same results as Write. A
   // backend with file descriptors splices them into the file (no copy in
   // user space); this default reads them into memory and calls Write.
@@ -260,9 +261,9 @@ class Backend {
                                                const SetAttributes& attrs, Wcc* dir_wcc) = 0;
   // type: kChar, kBlock (with major/minor), kSocket, kFifo; others kErrBadType.
   virtual absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir,
-                                             std::string_view name, FileType type,
-                                             uint32_t major, uint32_t minor,
-                                             const SetAttributes& attrs, Wcc* dir_wcc) = 0;
+                                             std::string_view name, FileType type, uint32_t major,
+                                             uint32_t minor, const SetAttributes& attrs,
+                                             Wcc* dir_wcc) = 0;
   virtual absl::Status Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                               Wcc* dir_wcc) = 0;
   virtual absl::Status Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
@@ -279,9 +280,8 @@ class Backend {
   // returns false to stop (reply full); *eof is true when the listing ended
   // without emit refusing. "." and ".." are included.
   virtual absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
-                               Verifier* verifier,
-                               const std::function<bool(const DirEntry&)>& emit, bool* eof,
-                               std::optional<Attributes>* dir_attributes) = 0;
+                               Verifier* verifier, const std::function<bool(const DirEntry&)>& emit,
+                               bool* eof, std::optional<Attributes>* dir_attributes) = 0;
   virtual absl::StatusOr<FsStat> StatFs(const Cred& cred, const FileHandle& fh,
                                         std::optional<Attributes>* attributes) = 0;
   virtual absl::StatusOr<PathConf> GetPathConf(const Cred& cred, const FileHandle& fh,

@@ -12,13 +12,20 @@ namespace nfs3d::vfs {
 
 FileType FileTypeOf(uint32_t mode) {
   switch (mode & S_IFMT) {
-    case S_IFDIR: return FileType::kDirectory;
-    case S_IFBLK: return FileType::kBlock;
-    case S_IFCHR: return FileType::kChar;
-    case S_IFLNK: return FileType::kSymlink;
-    case S_IFSOCK: return FileType::kSocket;
-    case S_IFIFO: return FileType::kFifo;
-    default: return FileType::kRegular;
+    case S_IFDIR:
+      return FileType::kDirectory;
+    case S_IFBLK:
+      return FileType::kBlock;
+    case S_IFCHR:
+      return FileType::kChar;
+    case S_IFLNK:
+      return FileType::kSymlink;
+    case S_IFSOCK:
+      return FileType::kSocket;
+    case S_IFIFO:
+      return FileType::kFifo;
+    default:
+      return FileType::kRegular;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+
 #include "vfs/backend.h"
 
 namespace nfs3d::vfs {

@@ -86,13 +86,12 @@ absl::StatusOr<CreateResult> BackendRouter::Create(const Cred& cred, const FileH
   return For(dir)->Create(cred, dir, name, mode, attrs, verifier, dir_wcc);
 }
 absl::StatusOr<CreateResult> BackendRouter::Mkdir(const Cred& cred, const FileHandle& dir,
-                                                  std::string_view name,
-                                                  const SetAttributes& attrs, Wcc* dir_wcc) {
+                                                  std::string_view name, const SetAttributes& attrs,
+                                                  Wcc* dir_wcc) {
   return For(dir)->Mkdir(cred, dir, name, attrs, dir_wcc);
 }
 absl::StatusOr<CreateResult> BackendRouter::Symlink(const Cred& cred, const FileHandle& dir,
-                                                    std::string_view name,
-                                                    std::string_view target,
+                                                    std::string_view name, std::string_view target,
                                                     const SetAttributes& attrs, Wcc* dir_wcc) {
   return For(dir)->Symlink(cred, dir, name, target, attrs, dir_wcc);
 }
@@ -118,8 +117,8 @@ absl::Status BackendRouter::Rename(const Cred& cred, const FileHandle& from_dir,
   return backend->Rename(cred, from_dir, from_name, to_dir, to_name, from_wcc, to_wcc);
 }
 absl::Status BackendRouter::Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
-                                 std::string_view name,
-                                 std::optional<Attributes>* file_attributes, Wcc* dir_wcc) {
+                                 std::string_view name, std::optional<Attributes>* file_attributes,
+                                 Wcc* dir_wcc) {
   Backend* backend = For(fh);
   if (For(dir) != backend) return ErrnoError(EXDEV, "link between backends");
   return backend->Link(cred, fh, dir, name, file_attributes, dir_wcc);
@@ -150,8 +149,7 @@ absl::StatusOr<AclPair> BackendRouter::GetAcl(const Cred& cred, const FileHandle
   return For(fh)->GetAcl(cred, fh, attributes);
 }
 absl::Status BackendRouter::SetAcl(const Cred& cred, const FileHandle& fh, const Acl* access,
-                                   const Acl* default_acl,
-                                   std::optional<Attributes>* attributes) {
+                                   const Acl* default_acl, std::optional<Attributes>* attributes) {
   return For(fh)->SetAcl(cred, fh, access, default_acl, attributes);
 }
 

@@ -48,24 +48,21 @@ class BackendRouter : public Backend {
   absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                     absl::Span<const uint8_t> data, StableHow stable,
                                     Wcc* wcc) override;
-  absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh,
-                                           uint64_t offset, absl::Span<const uint8_t> data,
-                                           const PipedBytes& piped, StableHow stable,
-                                           Wcc* wcc) override;
+  absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                           absl::Span<const uint8_t> data, const PipedBytes& piped,
+                                           StableHow stable, Wcc* wcc) override;
   absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,
                                       std::string_view name, CreateMode mode,
                                       const SetAttributes& attrs, const Verifier& verifier,
                                       Wcc* dir_wcc) override;
-  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, const SetAttributes& attrs,
-                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     const SetAttributes& attrs, Wcc* dir_wcc) override;
   absl::StatusOr<CreateResult> Symlink(const Cred& cred, const FileHandle& dir,
                                        std::string_view name, std::string_view target,
                                        const SetAttributes& attrs, Wcc* dir_wcc) override;
-  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, FileType type, uint32_t major,
-                                     uint32_t minor, const SetAttributes& attrs,
-                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     FileType type, uint32_t major, uint32_t minor,
+                                     const SetAttributes& attrs, Wcc* dir_wcc) override;
   absl::Status Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                       Wcc* dir_wcc) override;
   absl::Status Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
@@ -76,9 +73,9 @@ class BackendRouter : public Backend {
   absl::Status Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                     std::string_view name, std::optional<Attributes>* file_attributes,
                     Wcc* dir_wcc) override;
-  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
-                       Verifier* verifier, const std::function<bool(const DirEntry&)>& emit,
-                       bool* eof, std::optional<Attributes>* dir_attributes) override;
+  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie, Verifier* verifier,
+                       const std::function<bool(const DirEntry&)>& emit, bool* eof,
+                       std::optional<Attributes>* dir_attributes) override;
   absl::StatusOr<FsStat> StatFs(const Cred& cred, const FileHandle& fh,
                                 std::optional<Attributes>* attributes) override;
   absl::StatusOr<PathConf> GetPathConf(const Cred& cred, const FileHandle& fh,

@@ -1,7 +1,7 @@
 #include "vfs/file_handle_codec.h"
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "vfs/vfs_error.h"
@@ -39,9 +39,7 @@ HandleCodec::HandleCodec(const HandleSecret& secret) {
   for (size_t i = 0; i < key_.size(); ++i) key_[i] = secret[i] ^ secret[i + key_.size()];
 }
 
-uint64_t HandleCodec::Mac(absl::Span<const uint8_t> bytes) const {
-  return SipHash24(key_, bytes);
-}
+uint64_t HandleCodec::Mac(absl::Span<const uint8_t> bytes) const { return SipHash24(key_, bytes); }
 
 absl::StatusOr<FileHandle> HandleCodec::Encode(uint32_t export_id, int32_t handle_type,
                                                absl::Span<const uint8_t> kernel_handle) const {
@@ -58,7 +56,8 @@ absl::StatusOr<FileHandle> HandleCodec::Encode(uint32_t export_id, int32_t handl
   }
   size_t body = kHandleHeaderSize + kernel_handle.size();
   uint64_t mac = Mac({fh.data, body});
-  for (size_t i = 0; i < kHandleMacSize; ++i) fh.data[body + i] = static_cast<uint8_t>(mac >> (8 * i));
+  for (size_t i = 0; i < kHandleMacSize; ++i)
+    fh.data[body + i] = static_cast<uint8_t>(mac >> (8 * i));
   fh.len = static_cast<uint8_t>(body + kHandleMacSize);
   return fh;
 }

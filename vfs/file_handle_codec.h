@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+
 #include "vfs/backend.h"
 #include "vfs/siphash.h"
 #include "vfs/state_dir.h"

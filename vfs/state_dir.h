@@ -7,9 +7,9 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
-#include <memory>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"

@@ -35,8 +35,8 @@ class SyncGroup {
 
   absl::Mutex mu_;
   bool running_ ABSL_GUARDED_BY(mu_) = false;
-  uint64_t started_ ABSL_GUARDED_BY(mu_) = 0;   // syncs begun
-  uint64_t finished_ ABSL_GUARDED_BY(mu_) = 0;  // the last sync that ended
+  uint64_t started_ ABSL_GUARDED_BY(mu_) = 0;    // syncs begun
+  uint64_t finished_ ABSL_GUARDED_BY(mu_) = 0;   // the last sync that ended
   uint64_t leader_of_ ABSL_GUARDED_BY(mu_) = 0;  // the sync a waiter will start
   uint64_t last_failed_ ABSL_GUARDED_BY(mu_) = 0;
   int last_errno_ ABSL_GUARDED_BY(mu_) = 0;

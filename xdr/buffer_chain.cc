@@ -52,7 +52,8 @@ void BufferChain::Commit(size_t len) {
   AddSegment(start, len);
 }
 
-void BufferChain::AppendExternal(std::shared_ptr<const void> owner, const uint8_t* data, size_t len) {
+void BufferChain::AppendExternal(std::shared_ptr<const void> owner, const uint8_t* data,
+                                 size_t len) {
   if (len == 0) return;
   owners_.push_back(std::move(owner));
   segments_.push_back(Segment{data, len});
@@ -79,8 +80,8 @@ bool BufferChain::ReadFileBytes(const Segment& s, size_t skip, size_t end, uint8
   size_t done = skip;
   bool ok = true;
   while (done < end) {
-    ssize_t got = pread(s.fd, out + done - skip, end - done,
-                        static_cast<off_t>(s.file_offset + done));
+    ssize_t got =
+        pread(s.fd, out + done - skip, end - done, static_cast<off_t>(s.file_offset + done));
     if (got < 0 && errno == EINTR) continue;
     ok = got >= 0;
     if (got <= 0) break;
@@ -157,9 +158,8 @@ uint8_t* BufferChain::ResizeRange(size_t offset, size_t old_len, size_t new_len)
   if (segments_.size() != 1 || blocks_.size() != 1 || !owners_.empty()) return nullptr;
   Block& block = blocks_[0];
   Segment& segment = segments_[0];
-  if (segment.data != block.bytes.get() || segment.len != block.used ||
-      offset > segment.len || old_len > segment.len - offset ||
-      new_len > block.capacity - block.used + old_len) {
+  if (segment.data != block.bytes.get() || segment.len != block.used || offset > segment.len ||
+      old_len > segment.len - offset || new_len > block.capacity - block.used + old_len) {
     return nullptr;
   }
   uint8_t* at = block.bytes.get() + offset;

@@ -29,7 +29,8 @@ class Decoder {
   size_t remaining() const { return failed_ ? 0 : size_ - pos_; }
   // The undecoded tail of the buffer (e.g. procedure arguments after the RPC header).
   absl::Span<const uint8_t> Rest() const {
-    return failed_ ? absl::Span<const uint8_t>() : absl::Span<const uint8_t>(data_ + pos_, size_ - pos_);
+    return failed_ ? absl::Span<const uint8_t>()
+                   : absl::Span<const uint8_t>(data_ + pos_, size_ - pos_);
   }
 
   uint32_t U32();

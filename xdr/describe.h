@@ -18,14 +18,15 @@
 #include <vector>
 
 #include "absl/types/span.h"
+
 #include "xdr/decoder.h"
 #include "xdr/encoder.h"
 
 // Opens the description of one type, or of several that share it: a template
 // over the visitor V and the possibly-const type S, with parameters v and x.
-#define NFS3D_XDR(...)                                                  \
-  template <typename V, typename S>                                     \
-    requires ::nfs3d::xdr::OneOf<std::remove_const_t<S>, __VA_ARGS__>   \
+#define NFS3D_XDR(...)                                              \
+  template <typename V, typename S>                                 \
+  requires ::nfs3d::xdr::OneOf<std::remove_const_t<S>, __VA_ARGS__> \
   void Xdr(V& v, S& x)
 
 namespace nfs3d::xdr {
@@ -46,7 +47,9 @@ struct Var {
   uint32_t max;
 };
 template <typename S>
-Var<S> Bounded(S& s, uint32_t max) { return {s, max}; }
+Var<S> Bounded(S& s, uint32_t max) {
+  return {s, max};
+}
 
 // A sequence: Counted is T array<max> (a count, then the elements; a
 // hostile count is refused against min_size bytes per element left); Chain
@@ -84,7 +87,9 @@ struct InlineOpaque {
   L& len;
 };
 template <typename D, typename L>
-InlineOpaque<D, L> Inline(D& data, L& len) { return {data, len}; }
+InlineOpaque<D, L> Inline(D& data, L& len) {
+  return {data, len};
+}
 
 class DecodeVisitor;
 template <typename Out>
@@ -92,7 +97,9 @@ class WriteVisitor;
 
 // A type is described when its namespace has an Xdr() for it.
 template <typename T>
-concept Described = requires(DecodeVisitor& v, T& x) { Xdr(v, x); };
+concept Described = requires(DecodeVisitor& v, T& x) {
+  Xdr(v, x);
+};
 
 template <typename E>
 concept RangedEnum = std::is_enum_v<E> && requires(E e) {
@@ -105,7 +112,9 @@ class DecodeVisitor {
   explicit DecodeVisitor(Decoder& d) : d_(d) {}
 
   template <typename... F>
-  void operator()(F&&... fields) { (Field(fields), ...); }
+  void operator()(F&&... fields) {
+    (Field(fields), ...);
+  }
   void Check(bool cond) {
     if (!cond) d_.Fail();
   }
@@ -116,16 +125,20 @@ class DecodeVisitor {
   void Field(int64_t& f) { f = d_.I64(); }
   void Field(bool& f) { f = d_.Bool(); }
   template <typename E>
-    requires std::is_enum_v<E>
+  requires std::is_enum_v<E>
   void Field(E& f) {
     const uint32_t raw = d_.U32();
     if constexpr (RangedEnum<E>) Check(raw >= XdrRange(E{}).lo && raw <= XdrRange(E{}).hi);
     f = static_cast<E>(raw);
   }
   template <size_t N>
-  void Field(uint8_t (&f)[N]) { Fixed(f, N); }
+  void Field(uint8_t (&f)[N]) {
+    Fixed(f, N);
+  }
   template <size_t N>
-  void Field(std::array<uint8_t, N>& f) { Fixed(f.data(), N); }
+  void Field(std::array<uint8_t, N>& f) {
+    Fixed(f.data(), N);
+  }
   template <typename T>
   void Field(std::optional<T>& f) {
     if (d_.Bool()) {
@@ -135,7 +148,9 @@ class DecodeVisitor {
     }
   }
   template <Described T>
-  void Field(T& f) { Xdr(*this, f); }
+  void Field(T& f) {
+    Xdr(*this, f);
+  }
 
   template <typename S>
   void Field(Var<S> f) {
@@ -233,7 +248,9 @@ class WriteVisitor {
   explicit WriteVisitor(Out& out) : out_(out) {}
 
   template <typename... F>
-  void operator()(const F&... fields) { (Field(fields), ...); }
+  void operator()(const F&... fields) {
+    (Field(fields), ...);
+  }
   void Check(bool) {}
 
   void Field(uint32_t f) { out_.U32(f); }
@@ -242,19 +259,25 @@ class WriteVisitor {
   void Field(int64_t f) { out_.U64(static_cast<uint64_t>(f)); }
   void Field(bool f) { out_.Bool(f); }
   template <typename E>
-    requires std::is_enum_v<E>
+  requires std::is_enum_v<E>
   void Field(E f) { out_.U32(static_cast<uint32_t>(f)); }
   template <size_t N>
-  void Field(const uint8_t (&f)[N]) { out_.FixedOpaque(absl::Span<const uint8_t>(f, N)); }
+  void Field(const uint8_t (&f)[N]) {
+    out_.FixedOpaque(absl::Span<const uint8_t>(f, N));
+  }
   template <size_t N>
-  void Field(const std::array<uint8_t, N>& f) { out_.FixedOpaque(f); }
+  void Field(const std::array<uint8_t, N>& f) {
+    out_.FixedOpaque(f);
+  }
   template <typename T>
   void Field(const std::optional<T>& f) {
     out_.Bool(f.has_value());
     if (f) Field(*f);
   }
   template <Described T>
-  void Field(const T& f) { Xdr(*this, f); }
+  void Field(const T& f) {
+    Xdr(*this, f);
+  }
 
   template <typename S>
   void Field(Var<S> f) {
@@ -278,7 +301,9 @@ class WriteVisitor {
     out_.Bool(false);
   }
   template <typename D, typename L>
-  void Field(InlineOpaque<D, L> f) { out_.Opaque(absl::Span<const uint8_t>(f.data, f.len)); }
+  void Field(InlineOpaque<D, L> f) {
+    out_.Opaque(absl::Span<const uint8_t>(f.data, f.len));
+  }
 
  private:
   Out& out_;
@@ -300,7 +325,9 @@ void AsU32(V& v, S& x) {
 // The entry points, found by argument-dependent lookup through Decoder and
 // Encoder (and re-exported into each program's namespace for qualified calls).
 template <typename T>
-concept Visitable = requires(DecodeVisitor& v, T& x) { v.Field(x); };
+concept Visitable = requires(DecodeVisitor& v, T& x) {
+  v.Field(x);
+};
 
 // Decode starts from T{}, so arms and optionals the input leaves out are
 // empty even when *x is reused.

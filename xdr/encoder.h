@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/types/span.h"
+
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::xdr {

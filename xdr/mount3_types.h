@@ -20,17 +20,36 @@ inline constexpr uint32_t kMntNameLen = 255;   // MNTNAMLEN
 inline constexpr uint32_t kFhSizeV1 = 32;      // FHSIZE (v1 fhandle)
 
 enum Proc : uint32_t {
-  kNull = 0, kMnt = 1, kDump = 2, kUmnt = 3, kUmntAll = 4, kExport = 5, kNumProcs = 6,
+  kNull = 0,
+  kMnt = 1,
+  kDump = 2,
+  kUmnt = 3,
+  kUmntAll = 4,
+  kExport = 5,
+  kNumProcs = 6,
 };
 
-#define NFS3D_MOUNTSTAT3(X)                                                                  \
-  X(MNT3_OK, 0) X(MNT3ERR_PERM, 1) X(MNT3ERR_NOENT, 2) X(MNT3ERR_IO, 5) X(MNT3ERR_ACCES, 13) \
-  X(MNT3ERR_NOTDIR, 20) X(MNT3ERR_INVAL, 22) X(MNT3ERR_NAMETOOLONG, 63)                      \
-  X(MNT3ERR_NOTSUPP, 10004) X(MNT3ERR_SERVERFAULT, 10006)
+// A table, one status a line (clang-format 14 reflows it differently
+// on every run).
+// clang-format off
+#define NFS3D_MOUNTSTAT3(X)     \
+  X(MNT3_OK, 0)                 \
+  X(MNT3ERR_PERM, 1)            \
+  X(MNT3ERR_NOENT, 2)           \
+  X(MNT3ERR_IO, 5)              \
+  X(MNT3ERR_ACCES, 13)          \
+  X(MNT3ERR_NOTDIR, 20)         \
+  X(MNT3ERR_INVAL, 22)          \
+  X(MNT3ERR_NAMETOOLONG, 63)    \
+  X(MNT3ERR_NOTSUPP, 10004)     \
+  X(MNT3ERR_SERVERFAULT, 10006)
 NFS3D_STATUS_ENUM(mountstat3, NFS3D_MOUNTSTAT3, "MNT3ERR_(unknown)")
+// clang-format on
 
 // dirpath argument of MNT and UMNT.
-struct DirpathArgs { std::string_view dirpath; };
+struct DirpathArgs {
+  std::string_view dirpath;
+};
 
 struct MountRes3 {
   mountstat3 status = MNT3_OK;
@@ -46,12 +65,22 @@ struct MountRes1 {
 };
 
 // DUMP result: list of (hostname, directory).
-struct MountEntry { std::string hostname; std::string directory; };
-struct MountList { std::vector<MountEntry> entries; };
+struct MountEntry {
+  std::string hostname;
+  std::string directory;
+};
+struct MountList {
+  std::vector<MountEntry> entries;
+};
 
 // EXPORT result: list of (directory, groups).
-struct ExportEntry { std::string dir; std::vector<std::string> groups; };
-struct ExportList { std::vector<ExportEntry> entries; };
+struct ExportEntry {
+  std::string dir;
+  std::vector<std::string> groups;
+};
+struct ExportList {
+  std::vector<ExportEntry> entries;
+};
 
 }  // namespace nfs3d::mount3
 

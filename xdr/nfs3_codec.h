@@ -53,7 +53,9 @@ NFS3D_XDR(READLINK3args) { v(x.symlink); }
 NFS3D_XDR(READ3args) { v(x.file, x.offset, x.count); }
 // Everything of a WRITE's arguments before the data (EncodeWriteHeader).
 template <typename V, typename S>
-void WriteHead(V& v, S& x) { v(x.file, x.offset, x.count, x.stable); }
+void WriteHead(V& v, S& x) {
+  v(x.file, x.offset, x.count, x.stable);
+}
 NFS3D_XDR(WRITE3args) {
   WriteHead(v, x);
   v(xdr::Bounded(x.data, kMaxData));
@@ -133,7 +135,9 @@ NFS3D_XDR(RENAME3res) { v(x.status, x.fromdir_wcc, x.todir_wcc); }
 NFS3D_XDR(LINK3res) { v(x.status, x.file_attributes, x.linkdir_wcc); }
 // The part of a directory entry that counts against READDIRPLUS dircount.
 template <typename V, typename S>
-void EntryHead(V& v, S& x) { v(x.fileid, xdr::Bounded(x.name, kNameDecodeLimit), x.cookie); }
+void EntryHead(V& v, S& x) {
+  v(x.fileid, xdr::Bounded(x.name, kNameDecodeLimit), x.cookie);
+}
 NFS3D_XDR(entry3) { EntryHead(v, x); }
 NFS3D_XDR(entryplus3) {
   EntryHead(v, x);
@@ -145,13 +149,14 @@ NFS3D_XDR(READDIR3res, READDIRPLUS3res) {
 }
 NFS3D_XDR(FSSTAT3res) {
   v(x.status, x.obj_attributes);
-  if (x.status == NFS3_OK) v(x.tbytes, x.fbytes, x.abytes, x.tfiles, x.ffiles, x.afiles, x.invarsec);
+  if (x.status == NFS3_OK)
+    v(x.tbytes, x.fbytes, x.abytes, x.tfiles, x.ffiles, x.afiles, x.invarsec);
 }
 NFS3D_XDR(FSINFO3res) {
   v(x.status, x.obj_attributes);
   if (x.status != NFS3_OK) return;
-  v(x.rtmax, x.rtpref, x.rtmult, x.wtmax, x.wtpref, x.wtmult, x.dtpref, x.maxfilesize,
-    x.time_delta, x.properties);
+  v(x.rtmax, x.rtpref, x.rtmult, x.wtmax, x.wtpref, x.wtmult, x.dtpref, x.maxfilesize, x.time_delta,
+    x.properties);
 }
 NFS3D_XDR(PATHCONF3res) {
   v(x.status, x.obj_attributes);

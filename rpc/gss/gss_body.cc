@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+
 #include "rpc/gss/gss_util.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "xdr/decoder.h"

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "absl/types/span.h"
+
 #include "rpc/gss/gss_protection.h"
 #include "xdr/buffer_chain.h"
 

@@ -20,6 +20,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+
 #include "rpc/gss/gss_protection.h"
 #include "rpc/gss/seq_window.h"
 

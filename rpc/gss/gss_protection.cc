@@ -1,7 +1,6 @@
 #include "rpc/gss/gss_protection.h"
 
 #include <gssapi/gssapi_ext.h>
-#include <gssapi/gssapi_krb5.h>
 #include <openssl/crypto.h>
 
 #include <array>
@@ -12,6 +11,8 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include <gssapi/gssapi_krb5.h>
+
 #include "rpc/gss/gss_util.h"
 
 namespace nfs3d::rpc::gss {
@@ -122,15 +123,14 @@ class GssApiProtection : public GssProtection {
     if (at != token.data() + token.size()) return false;
     OM_uint32 minor = 0;
     int confidential = 0;
-    return !GSS_ERROR(gss_wrap_iov(&minor, ctx_, 1, GSS_C_QOP_DEFAULT, &confidential,
-                                   iov->data(), static_cast<int>(iov->size()))) &&
+    return !GSS_ERROR(gss_wrap_iov(&minor, ctx_, 1, GSS_C_QOP_DEFAULT, &confidential, iov->data(),
+                                   static_cast<int>(iov->size()))) &&
            confidential != 0;
   }
 
   std::optional<absl::Span<uint8_t>> Unseal(absl::Span<uint8_t> token) override {
     std::array<gss_iov_buffer_desc, 2> iov = {
-        Iov(GSS_IOV_BUFFER_TYPE_STREAM, token.data(), token.size()),
-        Iov(GSS_IOV_BUFFER_TYPE_DATA)};
+        Iov(GSS_IOV_BUFFER_TYPE_STREAM, token.data(), token.size()), Iov(GSS_IOV_BUFFER_TYPE_DATA)};
     OM_uint32 minor = 0;
     int confidential = 0;
     absl::MutexLock lock(&mu_);
@@ -153,8 +153,8 @@ class GssApiProtection : public GssProtection {
         Iov(GSS_IOV_BUFFER_TYPE_PADDING), Iov(GSS_IOV_BUFFER_TYPE_TRAILER)};
     OM_uint32 minor = 0;
     int confidential = 0;
-    if (GSS_ERROR(gss_wrap_iov_length(&minor, ctx_, 1, GSS_C_QOP_DEFAULT, &confidential,
-                                      iov.data(), static_cast<int>(iov.size())))) {
+    if (GSS_ERROR(gss_wrap_iov_length(&minor, ctx_, 1, GSS_C_QOP_DEFAULT, &confidential, iov.data(),
+                                      static_cast<int>(iov.size())))) {
       return std::nullopt;
     }
     return iov;

@@ -21,6 +21,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+
 #include "rpc/gss/krb5_tokens.h"
 
 namespace nfs3d::rpc::gss {

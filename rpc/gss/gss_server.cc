@@ -1,7 +1,6 @@
 #include "rpc/gss/gss_server.h"
 
 #include <gssapi/gssapi_ext.h>
-#include <gssapi/gssapi_krb5.h>
 
 #include <algorithm>
 #include <array>
@@ -11,6 +10,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include <gssapi/gssapi_krb5.h>
+
 #include "common/log.h"
 #include "rpc/gss/gss_body.h"
 #include "rpc/gss/gss_identity.h"
@@ -55,8 +56,7 @@ absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions op
     const bool hostbased = !absl::StrContains(options.principal, "/");
     gss_buffer_desc text{options.principal.size(), options.principal.data()};
     OM_uint32 major = gss_import_name(
-        &minor, &text, hostbased ? GSS_C_NT_HOSTBASED_SERVICE : GSS_KRB5_NT_PRINCIPAL_NAME,
-        &name);
+        &minor, &text, hostbased ? GSS_C_NT_HOSTBASED_SERVICE : GSS_KRB5_NT_PRINCIPAL_NAME, &name);
     if (GSS_ERROR(major)) {
       return absl::InvalidArgumentError(absl::StrCat("kerberos principal '", options.principal,
                                                      "': ", GssErrorText(major, minor)));
@@ -65,16 +65,15 @@ absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions op
   gss_key_value_element_desc element{"keytab", options.keytab.c_str()};
   gss_key_value_set_desc store{1, &element};
   gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
-  OM_uint32 major = gss_acquire_cred_from(&minor, name, GSS_C_INDEFINITE, GSS_C_NO_OID_SET,
-                                          GSS_C_ACCEPT, options.keytab.empty() ? nullptr : &store,
-                                          &cred, nullptr, nullptr);
+  OM_uint32 major =
+      gss_acquire_cred_from(&minor, name, GSS_C_INDEFINITE, GSS_C_NO_OID_SET, GSS_C_ACCEPT,
+                            options.keytab.empty() ? nullptr : &store, &cred, nullptr, nullptr);
   if (name != GSS_C_NO_NAME) gss_release_name(&minor, &name);
   if (GSS_ERROR(major)) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("kerberos: no acceptor credential for '",
-                     options.principal.empty() ? "any principal" : options.principal,
-                     "' in keytab '", options.keytab.empty() ? "(default)" : options.keytab,
-                     "': ", GssErrorText(major, minor)));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kerberos: no acceptor credential for '",
+        options.principal.empty() ? "any principal" : options.principal, "' in keytab '",
+        options.keytab.empty() ? "(default)" : options.keytab, "': ", GssErrorText(major, minor)));
   }
   if (!options.map) options.map = MapInitiator;
   return std::unique_ptr<GssServer>(new GssServer(std::move(options), cred));
@@ -118,9 +117,8 @@ WrappingFlavor::Verdict GssServer::Accept(absl::Span<const uint8_t> message,
   return Verdict::kDrop;
 }
 
-WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
-                                        absl::Span<const uint8_t> handle, bool first,
-                                        absl::Span<const uint8_t> args,
+WrappingFlavor::Verdict GssServer::Init(const CallHeader& header, absl::Span<const uint8_t> handle,
+                                        bool first, absl::Span<const uint8_t> args,
                                         xdr::BufferChain* reply) {
   const absl::Time now = options_.now();
   std::shared_ptr<GssContext> ctx =
@@ -184,15 +182,16 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header,
     res.handle = ctx->handle;
   }
   xdr::Encoder out(reply);
-  AcceptedHeader(out, header.xid, ctx->established.load() ? mic.span() : absl::Span<const uint8_t>(),
+  AcceptedHeader(out, header.xid,
+                 ctx->established.load() ? mic.span() : absl::Span<const uint8_t>(),
                  static_cast<uint32_t>(AcceptStat::kSuccess));
   xdr::Encode(out, res);
   return Verdict::kReplied;
 }
 
-WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message,
-                                        const CallHeader& header, size_t args_offset, bool rerun,
-                                        std::unique_ptr<Call>* call, xdr::BufferChain* reply) {
+WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message, const CallHeader& header,
+                                        size_t args_offset, bool rerun, std::unique_ptr<Call>* call,
+                                        xdr::BufferChain* reply) {
   GssCred cred;
   xdr::Decoder cred_in(header.cred.body);
   xdr::Decode(cred_in, &cred);  // Accept checked it

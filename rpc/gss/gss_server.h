@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+
 #include "rpc/gss/gss_context_table.h"
 #include "rpc/wrapping_flavor.h"
 

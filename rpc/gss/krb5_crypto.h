@@ -30,7 +30,7 @@ namespace nfs3d::rpc::gss::krb5 {
 
 constexpr int32_t kAes128CtsHmacSha1 = 17;
 constexpr int32_t kAes256CtsHmacSha1 = 18;
-constexpr size_t kBlock = 16;       // AES block = confounder length
+constexpr size_t kBlock = 16;        // AES block = confounder length
 constexpr size_t kChecksumLen = 12;  // HMAC-SHA1 truncated to 96 bits
 
 // A message in pieces, checksummed in order where they lie.

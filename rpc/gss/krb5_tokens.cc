@@ -55,8 +55,8 @@ absl::StatusOr<std::unique_ptr<Krb5Tokens>> Krb5Tokens::Create(const ContextKeys
     if (!a.ok()) return a.status();
     acceptor.emplace(std::move(*a));
   }
-  return std::unique_ptr<Krb5Tokens>(new Krb5Tokens(keys.initiator, keys.send_seq,
-                                                    std::move(*context), std::move(acceptor)));
+  return std::unique_ptr<Krb5Tokens>(
+      new Krb5Tokens(keys.initiator, keys.send_seq, std::move(*context), std::move(acceptor)));
 }
 
 Krb5Tokens::Krb5Tokens(bool initiator, uint64_t send_seq, KeySet context,

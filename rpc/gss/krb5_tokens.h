@@ -28,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+
 #include "rpc/gss/krb5_crypto.h"
 
 namespace nfs3d::rpc::gss::krb5 {

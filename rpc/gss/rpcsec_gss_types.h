@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+
 #include "common/auth_flavor.h"
 #include "xdr/describe.h"
 
@@ -77,9 +78,7 @@ struct GssIntegData {
   absl::Span<const uint8_t> body;
   absl::Span<const uint8_t> checksum;
 };
-NFS3D_XDR(GssIntegData) {
-  v(xdr::Bounded(x.body, kMaxBody), xdr::Bounded(x.checksum, kMaxToken));
-}
+NFS3D_XDR(GssIntegData) { v(xdr::Bounded(x.body, kMaxBody), xdr::Bounded(x.checksum, kMaxToken)); }
 
 // rpc_gss_priv_data: GSS_Wrap of (seq_num, arguments or results).
 struct GssPrivData {

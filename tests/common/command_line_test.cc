@@ -59,7 +59,8 @@ TEST(CommandLineTest, MistakesAreOneLineSayingWhat) {
             "--count: 'x' is not a whole number from 1 to 10");
   EXPECT_EQ(ParseArgs({"-c", "11"}, &v).status().message(),
             "--count: '11' is not a whole number from 1 to 10");
-  EXPECT_EQ(ParseArgs({"--interval=0.1"}, &v).status().message(), "--interval: '0.1' is not a number >= 0.5");
+  EXPECT_EQ(ParseArgs({"--interval=0.1"}, &v).status().message(),
+            "--interval: '0.1' is not a number >= 0.5");
   EXPECT_EQ(ParseArgs({"--state-dir"}, &v).status().message(), "--state-dir needs a value (DIR)");
   EXPECT_EQ(ParseArgs({"--quiet=yes"}, &v).status().message(), "--quiet takes no value");
 }

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/durable_files_contract.h"
 #include "tests/support/temp_dir.h"
 

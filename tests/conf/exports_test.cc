@@ -62,13 +62,10 @@ Peer V6(const char* text) {
   return p;
 }
 
-Peer Any(const char* text) {
-  return std::strchr(text, ':') != nullptr ? V6(text) : V4(text);
-}
+Peer Any(const char* text) { return std::strchr(text, ':') != nullptr ? V6(text) : V4(text); }
 
 // True if the single-client export "/x SPEC" admits `addr` (named `name`).
-bool Admits(const std::string& spec, const char* addr,
-            std::string_view name = "") {
+bool Admits(const std::string& spec, const char* addr, std::string_view name = "") {
   ExportTable t = ParseOk("/x " + spec + "\n");
   if (t.exports.size() != 1) return false;
   return t.exports[0].Match(Any(addr).sa(), name) != nullptr;
@@ -208,8 +205,7 @@ TEST(ExportsTest, PathWithoutClientExportsToEveryoneWithWarning) {
   EXPECT_FALSE(t.exports[0].clients[0].options.read_only);
   EXPECT_TRUE(t.exports[1].clients[0].options.read_only);
   ASSERT_EQ(t.warnings.size(), 2u);
-  EXPECT_EQ(t.warnings[0].rfind("/etc/nfs3d/exports:2: no client", 0), 0u)
-      << t.warnings[0];
+  EXPECT_EQ(t.warnings[0].rfind("/etc/nfs3d/exports:2: no client", 0), 0u) << t.warnings[0];
   EXPECT_NE(t.exports[0].Match(V4("192.0.2.1").sa(), ""), nullptr);
 }
 
@@ -247,8 +243,7 @@ TEST(ExportsTest, ContinuationLines) {
   EXPECT_EQ(t.exports[1].clients[0].spec, "h");
   EXPECT_EQ(t.exports[2].clients.size(), 1u);
   // Errors on a continued line name the physical line.
-  ExpectError("# c\n/a host1(rw) \\\n  host2(bogus)\n", 3,
-              "unknown export option 'bogus'");
+  ExpectError("# c\n/a host1(rw) \\\n  host2(bogus)\n", 3, "unknown export option 'bogus'");
 }
 
 TEST(ExportsTest, ExportIds) {
@@ -261,8 +256,7 @@ TEST(ExportsTest, ExportIds) {
   // Pinned: ids end up in clients' file handles, so the hash must not change.
   EXPECT_EQ(HashExportPath("/a"), 0x70d2182du);
   ExpectError("/a h(fsid=1) g(fsid=2)\n", 1, "conflicting fsid values 1 and 2");
-  ExpectError("/a h(fsid=1)\n/b h(fsid=1)\n", 2,
-              "export id 1 of '/b' collides with '/a' (line 1)");
+  ExpectError("/a h(fsid=1)\n/b h(fsid=1)\n", 2, "export id 1 of '/b' collides with '/a' (line 1)");
 }
 
 TEST(ExportsTest, Errors) {
@@ -445,10 +439,8 @@ TEST(ExportsTest, MatchPriority) {
   // Non-IP peers never match.
   sockaddr_storage unix_peer{};
   unix_peer.ss_family = AF_UNIX;
-  EXPECT_EQ(t.exports[0].Match(reinterpret_cast<sockaddr*>(&unix_peer), ""),
-            nullptr);
-  EXPECT_EQ(t.exports[0].Match(static_cast<const sockaddr*>(nullptr), ""),
-            nullptr);
+  EXPECT_EQ(t.exports[0].Match(reinterpret_cast<sockaddr*>(&unix_peer), ""), nullptr);
+  EXPECT_EQ(t.exports[0].Match(static_cast<const sockaddr*>(nullptr), ""), nullptr);
 }
 
 struct SquashCase {
@@ -461,19 +453,13 @@ struct SquashCase {
 
 TEST(ExportsTest, SquashTable) {
   const std::vector<SquashCase> cases = {
-      {"root_squash root", SquashMode::kRoot, 0, 0, {0, 10, 0},
-       {1001, 1002, {1002, 10, 1002}}},
-      {"root_squash user", SquashMode::kRoot, 500, 500, {500, 20},
-       {500, 500, {500, 20}}},
-      {"root_squash uid0 other gid", SquashMode::kRoot, 0, 100, {100},
-       {1001, 100, {100}}},
-      {"root_squash gid0 only", SquashMode::kRoot, 500, 0, {},
-       {500, 1002, {}}},
-      {"no_root_squash root", SquashMode::kNone, 0, 0, {0, 1},
-       {0, 0, {0, 1}}},
+      {"root_squash root", SquashMode::kRoot, 0, 0, {0, 10, 0}, {1001, 1002, {1002, 10, 1002}}},
+      {"root_squash user", SquashMode::kRoot, 500, 500, {500, 20}, {500, 500, {500, 20}}},
+      {"root_squash uid0 other gid", SquashMode::kRoot, 0, 100, {100}, {1001, 100, {100}}},
+      {"root_squash gid0 only", SquashMode::kRoot, 500, 0, {}, {500, 1002, {}}},
+      {"no_root_squash root", SquashMode::kNone, 0, 0, {0, 1}, {0, 0, {0, 1}}},
       {"no_root_squash user", SquashMode::kNone, 7, 8, {9}, {7, 8, {9}}},
-      {"all_squash user", SquashMode::kAll, 500, 500, {500, 20},
-       {1001, 1002, {}}},
+      {"all_squash user", SquashMode::kAll, 500, 500, {500, 20}, {1001, 1002, {}}},
       {"all_squash root", SquashMode::kAll, 0, 0, {0}, {1001, 1002, {}}},
   };
   for (const SquashCase& c : cases) {
@@ -484,8 +470,7 @@ TEST(ExportsTest, SquashTable) {
     EXPECT_EQ(o.Squash(c.uid, c.gid, c.gids), c.want) << c.name;
   }
   // Defaults map to nobody (65534).
-  EXPECT_EQ(ExportOptions{}.Squash(0, 0, {0}),
-            (SquashedIdentity{65534, 65534, {65534}}));
+  EXPECT_EQ(ExportOptions{}.Squash(0, 0, {0}), (SquashedIdentity{65534, 65534, {65534}}));
 }
 
 TEST(ExportsTest, SecurePorts) {
@@ -535,8 +520,7 @@ TEST(ExportsTest, QuickExport) {
   ExportTable rel = MakeQuickExport("some/dir/../dir2");
   char cwd[4096];
   ASSERT_NE(getcwd(cwd, sizeof(cwd)), nullptr);
-  std::string want = std::string(cwd) == "/" ? "/some/dir2"
-                                             : std::string(cwd) + "/some/dir2";
+  std::string want = std::string(cwd) == "/" ? "/some/dir2" : std::string(cwd) + "/some/dir2";
   EXPECT_EQ(rel.exports[0].path, want);
 }
 
@@ -592,8 +576,7 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
 
   // Security flavors in the line's order; per-flavor options after a
   // second list only narrow the one set (ro wins).
-  EXPECT_EQ(OptionsOf(t, "/data").sec,
-            (std::vector<std::string>{"krb5p", "krb5i", "krb5", "sys"}));
+  EXPECT_EQ(OptionsOf(t, "/data").sec, (std::vector<std::string>{"krb5p", "krb5i", "krb5", "sys"}));
   EXPECT_TRUE(OptionsOf(t, "/mixed").read_only);
   EXPECT_EQ(OptionsOf(t, "/mixed").squash, SquashMode::kRoot);
   EXPECT_FALSE(OptionsOf(t, "/home").acl);
@@ -634,9 +617,10 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
 TEST(ExportsTest, FlavorSpecificOptionsFollowSec) {
   // After a second sec= list, per-flavor options only narrow: /a's krb5p
   // "ro" makes the client read-only, its no_root_squash is noted, not used.
-  ExportTable t = ParseOk("/a h(sec=sys,rw,sec=krb5p,ro,no_root_squash)\n"
-                          "/b -sec=krb5:sys,rw h\n"
-                          "/c h(rw,sec=none)\n");
+  ExportTable t = ParseOk(
+      "/a h(sec=sys,rw,sec=krb5p,ro,no_root_squash)\n"
+      "/b -sec=krb5:sys,rw h\n"
+      "/c h(rw,sec=none)\n");
   EXPECT_TRUE(OptionsOf(t, "/a").read_only);
   EXPECT_EQ(OptionsOf(t, "/a").squash, SquashMode::kRoot);
   EXPECT_TRUE(HasWarning(t, "no_root_squash after a second sec= list"));
@@ -678,8 +662,7 @@ TEST(ExportsTest, LoadFromFile) {
   t = LoadExports(path);
   ASSERT_TRUE(t.ok()) << t.status();
   EXPECT_NE(t->exports[0].Match(V4("127.0.0.1").sa(), ""), nullptr);
-  EXPECT_EQ(LoadExports(dir + "/missing").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(LoadExports(dir + "/missing").status().code(), absl::StatusCode::kNotFound);
   unlink(path.c_str());
   rmdir(dir.c_str());
 }

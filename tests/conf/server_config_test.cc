@@ -59,8 +59,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_FALSE(c.manage_gids);
   EXPECT_EQ(c.manage_gids_ttl, 1800u);
   EXPECT_EQ(c.manage_gids_cache, 65536u);
-  EXPECT_EQ(c.tcp_sizes,
-            (TransferSizes{1048576, 1048576, 1048576, 1048576, false}));
+  EXPECT_EQ(c.tcp_sizes, (TransferSizes{1048576, 1048576, 1048576, 1048576, false}));
   // UDP preferred sizes follow the MTU unless set (32K while it is unknown).
   EXPECT_EQ(c.udp_sizes, (TransferSizes{32768, 32768, 32768, 32768, true, true}));
   EXPECT_EQ(c.udp_fragments, 6u);
@@ -72,8 +71,7 @@ TEST(ServerConfigTest, Defaults) {
 
 TEST(ServerConfigTest, EmptyAndCommentOnlyTextGiveDefaults) {
   EXPECT_EQ(ParseOk(""), DefaultServerConfig());
-  EXPECT_EQ(ParseOk("# nothing\n; nothing either\n\n[nfsd]\n[tcp]\n"),
-            DefaultServerConfig());
+  EXPECT_EQ(ParseOk("# nothing\n; nothing either\n\n[nfsd]\n[tcp]\n"), DefaultServerConfig());
 }
 
 TEST(ServerConfigTest, ShippedFileParsesToDefaults) {
@@ -239,13 +237,10 @@ TEST(ServerConfigTest, WritePreferenceTakesAutoAndSizes) {
 }
 
 TEST(ServerConfigTest, PortmapperModes) {
-  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = auto").portmapper,
-            PortmapperMode::kAuto);
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = auto").portmapper, PortmapperMode::kAuto);
   EXPECT_EQ(ParseOk("[nfsd]\nportmapper = on").portmapper, PortmapperMode::kOn);
-  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = YES").portmapper,
-            PortmapperMode::kOn);
-  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = off").portmapper,
-            PortmapperMode::kOff);
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = YES").portmapper, PortmapperMode::kOn);
+  EXPECT_EQ(ParseOk("[nfsd]\nportmapper = off").portmapper, PortmapperMode::kOff);
   ExpectError("[nfsd]\nportmapper = maybe", 2, "not auto, on or off");
 }
 
@@ -289,19 +284,15 @@ TEST(ServerConfigTest, SyntaxErrors) {
 }
 
 TEST(ServerConfigTest, UnknownSectionAndKey) {
-  ExpectError("[nfsd]\nport = 1\n[nfsdd]\nport = 2\n", 4,
-              "unknown section [nfsdd]");
-  ExpectError(
-      "[nfsd]\nport = 2049\n\n\n\n\n\n\n\n\n\n[tcp]\nrsize_maxx = 4096\n", 13,
-      "unknown key 'rsize_maxx' in [tcp]");
+  ExpectError("[nfsd]\nport = 1\n[nfsdd]\nport = 2\n", 4, "unknown section [nfsdd]");
+  ExpectError("[nfsd]\nport = 2049\n\n\n\n\n\n\n\n\n\n[tcp]\nrsize_maxx = 4096\n", 13,
+              "unknown key 'rsize_maxx' in [tcp]");
   // The exact message from the brief.
-  absl::StatusOr<ServerConfig> c = ParseServerConfig(
-      "[tcp]\n\n\n\n\n\n\n\n\n\n\nrsize_maxx = 1\n", "/etc/nfs3d/nfs3d.conf");
-  EXPECT_EQ(c.status().message(),
-            "/etc/nfs3d/nfs3d.conf:12: unknown key 'rsize_maxx' in [tcp]");
+  absl::StatusOr<ServerConfig> c =
+      ParseServerConfig("[tcp]\n\n\n\n\n\n\n\n\n\n\nrsize_maxx = 1\n", "/etc/nfs3d/nfs3d.conf");
+  EXPECT_EQ(c.status().message(), "/etc/nfs3d/nfs3d.conf:12: unknown key 'rsize_maxx' in [tcp]");
   // udp_fragments lives in [udp] only.
-  ExpectError("[tcp]\nudp_fragments = 2\n", 2,
-              "unknown key 'udp_fragments' in [tcp]");
+  ExpectError("[tcp]\nudp_fragments = 2\n", 2, "unknown key 'udp_fragments' in [tcp]");
 }
 
 TEST(ServerConfigTest, UdpPacing) {
@@ -326,8 +317,8 @@ TEST(ServerConfigTest, MetricsSection) {
   EXPECT_FALSE(d.metrics);  // off by default, loopback when turned on
   EXPECT_EQ(d.metrics_listen, std::vector<std::string>{"127.0.0.1"});
   EXPECT_TRUE(d.control_socket);
-  ServerConfig c = ParseOk(
-      "[metrics]\nenable = on\nlisten = 127.0.0.1, ::1\nport = 0\ncontrol_socket = off\n");
+  ServerConfig c =
+      ParseOk("[metrics]\nenable = on\nlisten = 127.0.0.1, ::1\nport = 0\ncontrol_socket = off\n");
   EXPECT_TRUE(c.metrics);
   EXPECT_EQ(c.metrics_listen, (std::vector<std::string>{"127.0.0.1", "::1"}));
   EXPECT_EQ(c.metrics_port, 0);
@@ -360,8 +351,7 @@ TEST(ServerConfigTest, NumberErrors) {
   ExpectError("[nfsd]\nport = 65536", 2, "out of range [0, 65535]");
   ExpectError("[nfsd]\nport = -1", 2, "'-1' is not a non-negative integer");
   ExpectError("[nfsd]\nport = 20x", 2, "'20x' is not a non-negative integer");
-  ExpectError("[nfsd]\nmountd_port = 99999999999999999999999", 2,
-              "is not a non-negative integer");
+  ExpectError("[nfsd]\nmountd_port = 99999999999999999999999", 2, "is not a non-negative integer");
   ExpectError("[nfsd]\nthreads = 0", 2, "[nfsd] threads: 0 is out of range");
   ExpectError("[nfsd]\nio_threads = 5000", 2, "out of range");
   ExpectError("[nfsd]\nmax_connections = 0", 2, "out of range");
@@ -386,20 +376,16 @@ TEST(ServerConfigTest, CrossKeyErrors) {
   ExpectError("[tcp]\nrsize_max = 64K\nrsize_pref = 128K\n", 3,
               "[tcp] rsize_pref 131072 exceeds rsize_max 65536");
   // Line of the later of the two keys, whichever order they come in.
-  ExpectError("[tcp]\nrsize_pref = 128K\nrsize_max = 64K\n", 3,
-              "exceeds rsize_max");
+  ExpectError("[tcp]\nrsize_pref = 128K\nrsize_max = 64K\n", 3, "exceeds rsize_max");
   ExpectError("[udp]\nwsize_max = 8K\nwsize_pref = 16K\n", 3,
               "[udp] wsize_pref 16384 exceeds wsize_max 8192");
   ExpectError("[nfsd]\nudp = off\n\ntcp = no\n", 4, "both off");
-  ExpectError("[nfsd]\nport = 2000\nmountd_port = 2000\n", 3,
-              "port and mountd_port are both 2000");
-  ExpectError("[nfsd]\nmax_record_size = 1048576\n", 2,
-              "too small for [tcp] wsize_max 1048576");
-  EXPECT_EQ(
-      ParseOk("[nfsd]\nmax_record_size = 65536\n[tcp]\nwsize_max = 60K\n"
-              "wsize_pref = 32K\n")
-          .max_record_size,
-      65536u);
+  ExpectError("[nfsd]\nport = 2000\nmountd_port = 2000\n", 3, "port and mountd_port are both 2000");
+  ExpectError("[nfsd]\nmax_record_size = 1048576\n", 2, "too small for [tcp] wsize_max 1048576");
+  EXPECT_EQ(ParseOk("[nfsd]\nmax_record_size = 65536\n[tcp]\nwsize_max = 60K\n"
+                    "wsize_pref = 32K\n")
+                .max_record_size,
+            65536u);
   // Both ports 0 (ephemeral) is fine.
   ParseOk("[nfsd]\nport = 0\nmountd_port = 0\n");
 }
@@ -409,8 +395,7 @@ TEST(ServerConfigTest, ListenErrors) {
               "'localhost' is not a numeric IPv4 or IPv6 address");
   ExpectError("[nfsd]\nlisten = 10.0.0.256\n", 2, "not a numeric");
   ExpectError("[nfsd]\nlisten = ,\n", 2, "at least one address");
-  EXPECT_EQ(ParseOk("[nfsd]\nlisten = ::1,\n").listen,
-            std::vector<std::string>{"::1"});
+  EXPECT_EQ(ParseOk("[nfsd]\nlisten = ::1,\n").listen, std::vector<std::string>{"::1"});
 }
 
 TEST(ServerConfigTest, PathErrors) {
@@ -429,8 +414,7 @@ TEST(ServerConfigTest, LoadFromFile) {
   }
   absl::StatusOr<ServerConfig> c = LoadServerConfig(path);
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.status().message(),
-            path + ":4: unknown key 'wsize_maxx' in [tcp]");
+  EXPECT_EQ(c.status().message(), path + ":4: unknown key 'wsize_maxx' in [tcp]");
   {
     std::ofstream out(path);
     out << "[nfsd]\nport = 4049\n";
@@ -441,8 +425,7 @@ TEST(ServerConfigTest, LoadFromFile) {
 
   absl::StatusOr<ServerConfig> missing = LoadServerConfig(dir + "/nope.conf");
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(missing.status().message().find("nope.conf"),
-            absl::string_view::npos);
+  EXPECT_NE(missing.status().message().find("nope.conf"), absl::string_view::npos);
   // A directory is not a config file.
   EXPECT_FALSE(LoadServerConfig(dir).ok());
 
@@ -454,9 +437,8 @@ TEST(ServerConfigTest, DescribeMentionsTheEssentials) {
   std::string d = Describe(DefaultServerConfig());
   for (const char* part :
        {"listen=0.0.0.0,::", "port=2049", "mountd_port=20048",
-        "tcp(r1048576/1048576 w1048576/1048576)", "udp(r32768/auto w32768/auto)",
-        "threads=16", "io_threads=auto", "portmapper=auto",
-        "exports=/etc/nfs3d/exports", "log=info"}) {
+        "tcp(r1048576/1048576 w1048576/1048576)", "udp(r32768/auto w32768/auto)", "threads=16",
+        "io_threads=auto", "portmapper=auto", "exports=/etc/nfs3d/exports", "log=info"}) {
     EXPECT_NE(d.find(part), std::string::npos) << d << " lacks " << part;
   }
   EXPECT_EQ(d.find('\n'), std::string::npos);
@@ -464,8 +446,7 @@ TEST(ServerConfigTest, DescribeMentionsTheEssentials) {
   d = Describe(c);
   EXPECT_EQ(d.find("udp("), std::string::npos) << d;
   c = ParseOk("[udp]\nrsize_pref = auto\n");
-  EXPECT_NE(Describe(c).find("udp(r32768/auto"), std::string::npos)
-      << Describe(c);
+  EXPECT_NE(Describe(c).find("udp(r32768/auto"), std::string::npos) << Describe(c);
 }
 
 }  // namespace

@@ -50,8 +50,12 @@ void Fuzz(const uint8_t* data, size_t size) {
   Decoder d(data + 1, size - 1);
   using namespace nfs3;  // NOLINT: keeps the table below readable
   switch (selector % 28) {
-    case kNull: Run<Void>(d, [](const Void&) {}); break;
-    case kGetattr: Run<GETATTR3args>(d, [](const auto& a) { Touch(a.object); }); break;
+    case kNull:
+      Run<Void>(d, [](const Void&) {});
+      break;
+    case kGetattr:
+      Run<GETATTR3args>(d, [](const auto& a) { Touch(a.object); });
+      break;
     case kSetattr:
       Run<SETATTR3args>(d, [](const auto& a) {
         Touch(a.object);
@@ -59,10 +63,18 @@ void Fuzz(const uint8_t* data, size_t size) {
         if (a.new_attributes.mtime_how > SET_TO_CLIENT_TIME) std::abort();
       });
       break;
-    case kLookup: Run<LOOKUP3args>(d, [](const auto& a) { Touch(a.what); }); break;
-    case kAccess: Run<ACCESS3args>(d, [](const auto& a) { Touch(a.object); }); break;
-    case kReadlink: Run<READLINK3args>(d, [](const auto& a) { Touch(a.symlink); }); break;
-    case kRead: Run<READ3args>(d, [](const auto& a) { Touch(a.file); }); break;
+    case kLookup:
+      Run<LOOKUP3args>(d, [](const auto& a) { Touch(a.what); });
+      break;
+    case kAccess:
+      Run<ACCESS3args>(d, [](const auto& a) { Touch(a.object); });
+      break;
+    case kReadlink:
+      Run<READLINK3args>(d, [](const auto& a) { Touch(a.symlink); });
+      break;
+    case kRead:
+      Run<READ3args>(d, [](const auto& a) { Touch(a.file); });
+      break;
     case kWrite:
       Run<WRITE3args>(d, [](const auto& a) {
         Touch(a.file);
@@ -76,7 +88,9 @@ void Fuzz(const uint8_t* data, size_t size) {
         if (a.mode > EXCLUSIVE) std::abort();
       });
       break;
-    case kMkdir: Run<MKDIR3args>(d, [](const auto& a) { Touch(a.where); }); break;
+    case kMkdir:
+      Run<MKDIR3args>(d, [](const auto& a) { Touch(a.where); });
+      break;
     case kSymlink:
       Run<SYMLINK3args>(d, [](const auto& a) {
         Touch(a.where);
@@ -89,8 +103,12 @@ void Fuzz(const uint8_t* data, size_t size) {
         if (a.type < NF3REG || a.type > NF3FIFO) std::abort();
       });
       break;
-    case kRemove: Run<REMOVE3args>(d, [](const auto& a) { Touch(a.object); }); break;
-    case kRmdir: Run<RMDIR3args>(d, [](const auto& a) { Touch(a.object); }); break;
+    case kRemove:
+      Run<REMOVE3args>(d, [](const auto& a) { Touch(a.object); });
+      break;
+    case kRmdir:
+      Run<RMDIR3args>(d, [](const auto& a) { Touch(a.object); });
+      break;
     case kRename:
       Run<RENAME3args>(d, [](const auto& a) {
         Touch(a.from);
@@ -103,12 +121,24 @@ void Fuzz(const uint8_t* data, size_t size) {
         Touch(a.link);
       });
       break;
-    case kReaddir: Run<READDIR3args>(d, [](const auto& a) { Touch(a.dir); }); break;
-    case kReaddirplus: Run<READDIRPLUS3args>(d, [](const auto& a) { Touch(a.dir); }); break;
-    case kFsstat: Run<FSSTAT3args>(d, [](const auto& a) { Touch(a.fsroot); }); break;
-    case kFsinfo: Run<FSINFO3args>(d, [](const auto& a) { Touch(a.fsroot); }); break;
-    case kPathconf: Run<PATHCONF3args>(d, [](const auto& a) { Touch(a.object); }); break;
-    case kCommit: Run<COMMIT3args>(d, [](const auto& a) { Touch(a.file); }); break;
+    case kReaddir:
+      Run<READDIR3args>(d, [](const auto& a) { Touch(a.dir); });
+      break;
+    case kReaddirplus:
+      Run<READDIRPLUS3args>(d, [](const auto& a) { Touch(a.dir); });
+      break;
+    case kFsstat:
+      Run<FSSTAT3args>(d, [](const auto& a) { Touch(a.fsroot); });
+      break;
+    case kFsinfo:
+      Run<FSINFO3args>(d, [](const auto& a) { Touch(a.fsroot); });
+      break;
+    case kPathconf:
+      Run<PATHCONF3args>(d, [](const auto& a) { Touch(a.object); });
+      break;
+    case kCommit:
+      Run<COMMIT3args>(d, [](const auto& a) { Touch(a.file); });
+      break;
     // MOUNT: MNT and UMNT take a dirpath; NULL, DUMP, UMNTALL and EXPORT take nothing.
     case 22 + mount3::kMnt:
     case 22 + mount3::kUmnt:
@@ -117,7 +147,9 @@ void Fuzz(const uint8_t* data, size_t size) {
         Touch(a.dirpath);
       });
       break;
-    default: Run<Void>(d, [](const Void&) {}); break;
+    default:
+      Run<Void>(d, [](const Void&) {});
+      break;
   }
 }
 

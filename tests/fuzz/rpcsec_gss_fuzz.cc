@@ -5,12 +5,12 @@
 // service key sits in an in-memory keytab: hostile credentials, handles,
 // verifiers, INIT tokens and wrapped bodies must get a refusal, never a
 // crash, hang or leak.
-#include <krb5/krb5.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+
+#include <krb5/krb5.h>
 
 #include "rpc/dispatcher.h"
 #include "rpc/gss/gss_server.h"
@@ -39,7 +39,7 @@ bool MakeKeytab() {
       krb5_parse_name(keytab_ctx, "nfs/localhost@FUZZ.TEST", &principal) != 0) {
     return false;
   }
-  static uint8_t key[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+  static uint8_t key[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
                             17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
   krb5_keytab_entry entry{};
   entry.principal = principal;
@@ -91,6 +91,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   nfs3d::fuzz::RoundTripOneOf<GssCred, GssInitArg, GssInitRes, GssIntegData, GssPrivData>(data,
-                                                                                         size);
+                                                                                          size);
   return 0;
 }

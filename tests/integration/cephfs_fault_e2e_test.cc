@@ -17,8 +17,8 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -35,8 +36,8 @@ constexpr absl::Duration kHangGuard = absl::Seconds(60);
 
 // Runs tests/fixtures/ceph-cluster.sh VERB DIR DAEMON.
 bool Cluster(const char* verb, const std::string& dir, const char* daemon) {
-  const std::string cmd =
-      absl::StrCat(NFS3D_SOURCE_DIR, "/tests/fixtures/ceph-cluster.sh ", verb, " '", dir, "' ", daemon);
+  const std::string cmd = absl::StrCat(NFS3D_SOURCE_DIR, "/tests/fixtures/ceph-cluster.sh ", verb,
+                                       " '", dir, "' ", daemon);
   return std::system(cmd.c_str()) == 0;
 }
 
@@ -76,8 +77,8 @@ class CephfsFaultTest : public ::testing::Test {
     fs::create_directories(dir_ / "export");
     local_ = (dir_ / "export").string();
     server_.Configure(dir_,
-                      absl::StrCat("/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n",
-                                   local_, " 127.0.0.1(rw,insecure,no_root_squash)\n"),
+                      absl::StrCat("/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n", local_,
+                                   " 127.0.0.1(rw,insecure,no_root_squash)\n"),
                       absl::StrCat("\n[ceph]\nconf = ", ceph_, "/ceph.conf\nkeyring = ", ceph_,
                                    "/keyring\nclient_id = admin\nfs_name = cephfs\ntimeout = 3\n"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
@@ -104,8 +105,13 @@ class CephfsFaultTest : public ::testing::Test {
     return NewHandle(Call(nfs3::kCreate, CreateArgs(ceph_root_, name)));
   }
   NfsReply Write(const std::string& fh, const std::string& data, uint32_t stable) {
-    return Call(nfs3::kWrite, Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
-                                  .U32(stable).Opaque(data).str());
+    return Call(nfs3::kWrite, Args()
+                                  .Opaque(fh)
+                                  .U64(0)
+                                  .U32(static_cast<uint32_t>(data.size()))
+                                  .U32(stable)
+                                  .Opaque(data)
+                                  .str());
   }
   // Repeats `call` while it is answered JUKEBOX, as a client does (at most
   // the hang guard): the last reply.
@@ -144,7 +150,7 @@ class CephfsFaultTest : public ::testing::Test {
   std::unique_ptr<RawClient> c_;
   std::string ceph_root_;
   uint32_t xid_ = 1;
-  std::string paused_;                 // resumed at the end whatever happened
+  std::string paused_;                // resumed at the end whatever happened
   std::vector<std::string> created_;  // removed at the end
 };
 
@@ -202,9 +208,10 @@ TEST_F(CephfsFaultTest, StoppedMdsGivesJukeboxOthersKeepServingAndServiceResumes
   EXPECT_EQ(StatusOf(Call(nfs3::kCreate, CreateArgs(ceph_root_, name + "-late"))),
             static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
   const double fast_seconds = SecondsSince(fast_start);
-  std::printf("MDS stopped: %d CREATEs answered JUKEBOX within %.1f s; the POSIX export's 4 "
-              "calls took %.2f s meanwhile; a further CREATE got JUKEBOX in %.3f s\n",
-              kCallers, jukebox_seconds, local_seconds, fast_seconds);
+  std::printf(
+      "MDS stopped: %d CREATEs answered JUKEBOX within %.1f s; the POSIX export's 4 "
+      "calls took %.2f s meanwhile; a further CREATE got JUKEBOX in %.3f s\n",
+      kCallers, jukebox_seconds, local_seconds, fast_seconds);
 
   Resume();
   // Service resumes by itself: the client retries as it would after JUKEBOX.

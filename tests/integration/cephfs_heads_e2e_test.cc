@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
 #include "tests/integration/e2e_harness.h"
@@ -28,8 +29,8 @@ class CephfsHeadsTest : public ::testing::Test {
     if (ceph == nullptr) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephheads-", getpid());
     fs::remove_all(dir_);
-    const std::string ceph_conf = absl::StrCat("\n[ceph]\nconf = ", ceph, "/ceph.conf\nkeyring = ",
-                                               ceph, "/keyring\nclient_id = admin\n");
+    const std::string ceph_conf = absl::StrCat(
+        "\n[ceph]\nconf = ", ceph, "/ceph.conf\nkeyring = ", ceph, "/keyring\nclient_id = admin\n");
     // A shared directory of this run's own: the first head makes the key.
     const std::string cluster =
         absl::StrCat("[cluster]\nname = e2e\nshared_dir = /.nfs3d-e2e-", getpid(), "\n");
@@ -53,8 +54,13 @@ class CephfsHeadsTest : public ::testing::Test {
   std::string Root(int head) { return Mount(*mnt_[head], "/ceph"); }
   uint32_t Write(int head, const std::string& fh, const std::string& data) {
     return Nfs(*nfs_[head], nfs3::kWrite,
-               Args().Opaque(fh).U64(0).U32(static_cast<uint32_t>(data.size()))
-                   .U32(nfs3::FILE_SYNC).Opaque(data).str())
+               Args()
+                   .Opaque(fh)
+                   .U64(0)
+                   .U32(static_cast<uint32_t>(data.size()))
+                   .U32(nfs3::FILE_SYNC)
+                   .Opaque(data)
+                   .str())
         .status;
   }
   NfsReply Read(int head, const std::string& fh) {

@@ -5,10 +5,9 @@
 // written there (from another CephFS client, as an admin would) is in force
 // on both heads without SIGHUP; a file that does not parse is refused by both,
 // which keep serving their exports.
+#include <cephfs/libcephfs.h>
 #include <fcntl.h>
 #include <unistd.h>
-
-#include <cephfs/libcephfs.h>
 
 #include <cstdlib>
 #include <string>
@@ -16,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -36,10 +36,10 @@ class CephfsSharedExportsTest : public ::testing::Test {
     }
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-", tag_);
     fs::remove_all(dir_);
-    const std::string conf =
-        absl::StrCat("\n[ceph]\nconf = ", ceph, "/ceph.conf\nkeyring = ", ceph,
-                     "/keyring\nclient_id = admin\n[cluster]\nname = e2e\nshared_dir = ",
-                     SharedDir(), "\nshared_exports = on\nexports_poll = 1\n");
+    const std::string conf = absl::StrCat(
+        "\n[ceph]\nconf = ", ceph, "/ceph.conf\nkeyring = ", ceph,
+        "/keyring\nclient_id = admin\n[cluster]\nname = e2e\nshared_dir = ", SharedDir(),
+        "\nshared_exports = on\nexports_poll = 1\n");
     // Head 0 starts first and seeds the shared file with its local one;
     // head 1's local file is empty: what it serves comes from the cluster.
     for (int i = 0; i < 2; ++i) {

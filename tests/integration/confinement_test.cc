@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -46,9 +47,9 @@ class ConfinementTest : public ::testing::Test {
 
   std::string Exports() {
     return absl::StrCat(P("top"), " 127.0.0.1(rw,insecure,no_root_squash)\n",  //
-                        P("tree/sub"), " 127.0.0.1(rw,insecure,no_root_squash)\n",
-                        P("secure"), " 127.0.0.1(rw,secure,no_root_squash)\n",
-                        P("other"), " 127.0.0.3(rw,insecure,no_root_squash)\n");
+                        P("tree/sub"), " 127.0.0.1(rw,insecure,no_root_squash)\n", P("secure"),
+                        " 127.0.0.1(rw,secure,no_root_squash)\n", P("other"),
+                        " 127.0.0.3(rw,insecure,no_root_squash)\n");
   }
   std::string P(const std::string& sub) { return (dir_ / sub).string(); }
 
@@ -108,7 +109,8 @@ TEST_F(ConfinementTest, EveryBitFlipIsBadHandle) {
     for (int bit = 0; bit < 8; ++bit) {
       std::string forged = fh;
       forged[byte] = static_cast<char>(forged[byte] ^ (1 << bit));
-      ASSERT_EQ(GetattrStatus(forged), nfs3::NFS3ERR_BADHANDLE) << "byte " << byte << " bit " << bit;
+      ASSERT_EQ(GetattrStatus(forged), nfs3::NFS3ERR_BADHANDLE)
+          << "byte " << byte << " bit " << bit;
     }
   }
   // Truncated, extended, empty: BADHANDLE too.
@@ -181,8 +183,8 @@ TEST_F(ConfinementTest, SymlinksAreReturnedNeverFollowed) {
   fs::create_symlink("../../tree/sibling", dir_ / "tree/sub/up");
   std::string root = MountRoot("top");
   uint32_t status;
-  for (const auto& [name, target] : {std::pair<std::string, std::string>{"escape", "/"},
-                                     {"etc_link", "/etc"}}) {
+  for (const auto& [name, target] :
+       {std::pair<std::string, std::string>{"escape", "/"}, {"etc_link", "/etc"}}) {
     LookupResult link = Lookup(*nfs_, root, name);
     ASSERT_EQ(link.status, nfs3::NFS3_OK) << name;
     EXPECT_EQ(link.attr.type, static_cast<uint32_t>(nfs3::NF3LNK)) << name;
@@ -203,10 +205,8 @@ TEST_F(ConfinementTest, SymlinksAreReturnedNeverFollowed) {
     EXPECT_EQ(Lookup(*nfs_, link.fh, "..").status, nfs3::NFS3ERR_NOTDIR) << name;
     EXPECT_EQ(Nfs(*nfs_, nfs3::kCreate, CreateArgs(link.fh, "planted")).status,
               nfs3::NFS3ERR_NOTDIR);
-    EXPECT_EQ(Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(link.fh, "planted")).status,
-              nfs3::NFS3ERR_NOTDIR);
-    NfsReply rd = Nfs(*nfs_, nfs3::kReaddir,
-                      Args().Opaque(link.fh).U64(0).U64(0).U32(4096).str());
+    EXPECT_EQ(Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(link.fh, "planted")).status, nfs3::NFS3ERR_NOTDIR);
+    NfsReply rd = Nfs(*nfs_, nfs3::kReaddir, Args().Opaque(link.fh).U64(0).U64(0).U32(4096).str());
     EXPECT_EQ(rd.status, nfs3::NFS3ERR_NOTDIR);
     // Names in the link's place are not resolved through it either.
     EXPECT_EQ(Nfs(*nfs_, nfs3::kMkdir, MkdirArgs(root, name)).status, nfs3::NFS3ERR_EXIST);

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -56,8 +57,13 @@ class CrashE2eTest : public ::testing::Test {
   std::string Write(const std::string& fh, uint64_t off, const std::string& data, uint32_t stable,
                     uint32_t* committed) {
     NfsReply r = Nfs(*c_, nfs3::kWrite,
-                     Args().Opaque(fh).U64(off).U32(static_cast<uint32_t>(data.size()))
-                         .U32(stable).Opaque(data).str());
+                     Args()
+                         .Opaque(fh)
+                         .U64(off)
+                         .U32(static_cast<uint32_t>(data.size()))
+                         .U32(stable)
+                         .Opaque(data)
+                         .str());
     EXPECT_EQ(r.status, nfs3::NFS3_OK);
     xdr::Decoder d(Span(r.results));
     d.U32();

@@ -7,9 +7,8 @@
 // is no mount point (until one is mounted), `fsid=` is the fsid clients see.
 // Needs root (mounts tmpfs).
 #include <sys/mount.h>
-#include <unistd.h>
-
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -22,7 +23,8 @@ class DrcE2eTest : public ::testing::TestWithParam<rpc::Transport> {
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-drc-", getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
-    server_.Configure(dir_, (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
+    server_.Configure(dir_,
+                      (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
     ASSERT_TRUE(server_.Start()) << server_.Log();
     client_ = Open();
     ASSERT_NE(client_, nullptr);
@@ -92,7 +94,8 @@ TEST_P(DrcE2eTest, EveryNonIdempotentProcedureRunsOnce) {
   // LINK: a second run would fail with EXIST; the link count shows one link.
   LookupResult file = Lookup(*client_, root_, "file");
   ASSERT_EQ(file.status, nfs3::NFS3_OK);
-  auto [l1, l2] = Twice(++xid, nfs3::kLink, Args().Opaque(file.fh).Opaque(root_).String("link").str());
+  auto [l1, l2] =
+      Twice(++xid, nfs3::kLink, Args().Opaque(file.fh).Opaque(root_).String("link").str());
   EXPECT_EQ(Status(l1), nfs3::NFS3_OK);
   EXPECT_EQ(l1, l2);
   struct stat st;

@@ -32,6 +32,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+
 #include "client/rpc_client.h"
 #include "rpc/call_context.h"
 #include "tests/support/net.h"
@@ -52,12 +53,30 @@ using test_support::Str;
 // XDR argument builder.
 class Args {
  public:
-  Args& U32(uint32_t v) { e_.U32(v); return *this; }
-  Args& U64(uint64_t v) { e_.U64(v); return *this; }
-  Args& Bool(bool v) { e_.Bool(v); return *this; }
-  Args& Opaque(const std::string& b) { e_.Opaque(Span(b)); return *this; }
-  Args& String(const std::string& s) { e_.Opaque(Span(s)); return *this; }
-  Args& Raw(const std::string& b) { chain_.Append(b.data(), b.size()); return *this; }
+  Args& U32(uint32_t v) {
+    e_.U32(v);
+    return *this;
+  }
+  Args& U64(uint64_t v) {
+    e_.U64(v);
+    return *this;
+  }
+  Args& Bool(bool v) {
+    e_.Bool(v);
+    return *this;
+  }
+  Args& Opaque(const std::string& b) {
+    e_.Opaque(Span(b));
+    return *this;
+  }
+  Args& String(const std::string& s) {
+    e_.Opaque(Span(s));
+    return *this;
+  }
+  Args& Raw(const std::string& b) {
+    chain_.Append(b.data(), b.size());
+    return *this;
+  }
   // sattr3 with only the mode set.
   Args& ModeOnly(uint32_t mode) {
     Bool(true).U32(mode);
@@ -458,12 +477,12 @@ class RawClient {
 
 // NFSv3/MOUNT calls on top of a RawClient, with the results split up.
 struct NfsReply {
-  bool ok = false;           // a reply arrived
-  uint32_t reply_stat = 0;   // 0 accepted, 1 denied
+  bool ok = false;          // a reply arrived
+  uint32_t reply_stat = 0;  // 0 accepted, 1 denied
   uint32_t accept_stat = 0;
   uint32_t reject_stat = 0;  // when denied: 0 RPC_MISMATCH, 1 AUTH_ERROR
   uint32_t auth_stat = 0;
-  uint32_t status = 0;       // first word of the results (nfsstat3 / mountstat3)
+  uint32_t status = 0;  // first word of the results (nfsstat3 / mountstat3)
   std::string results;
   std::string raw;
 };

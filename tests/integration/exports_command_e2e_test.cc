@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 #include "xdr/decoder.h"
 #include "xdr/mount3_types.h"
@@ -48,8 +49,8 @@ class ExportsCommandE2eTest : public ::testing::Test {
 
   // `nfs3d exports ARGS` on the server's configuration: exit status and output.
   int Command(const std::vector<std::string>& args, std::string* output = nullptr) {
-    std::string cmd = absl::StrCat(NFS3D_BINARY, " exports --config '",
-                                   (dir_ / "nfs3d.conf").string(), "'");
+    std::string cmd =
+        absl::StrCat(NFS3D_BINARY, " exports --config '", (dir_ / "nfs3d.conf").string(), "'");
     for (const std::string& a : args) absl::StrAppend(&cmd, " '", a, "'");
     absl::StrAppend(&cmd, " 2>&1");
     std::FILE* p = popen(cmd.c_str(), "r");

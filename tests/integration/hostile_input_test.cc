@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -33,7 +34,8 @@ class HostileInputTest : public ::testing::Test {
     dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-hostile-", getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
-    server_.Configure(dir_, (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
+    server_.Configure(dir_,
+                      (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
     ASSERT_TRUE(server_.Start()) << server_.Log();
     tcp_ = Open(rpc::Transport::kTcp);
     udp_ = Open(rpc::Transport::kUdp);
@@ -156,7 +158,10 @@ TEST_F(HostileInputTest, BogusCredentialLengths) {
       {"machine name longer than the body",
        Args().U32(1).Opaque(Args().U32(0).U32(0xfffffff0u).str()).str(), verf, kAuthBadCred},
       {"17 groups",
-       Args().U32(1).Opaque(Args().U32(0).String("m").U32(0).U32(0).U32(17).Raw(std::string(68, '\0')).str()).str(),
+       Args()
+           .U32(1)
+           .Opaque(Args().U32(0).String("m").U32(0).U32(0).U32(17).Raw(std::string(68, '\0')).str())
+           .str(),
        verf, kAuthBadCred},
       {"group count 2^32-1",
        Args().U32(1).Opaque(Args().U32(0).String("m").U32(0).U32(0).U32(0xffffffffu).str()).str(),
@@ -211,10 +216,10 @@ TEST_F(HostileInputTest, BadNamesGetProtocolErrors) {
                   .status,
               nfs3::NFS3ERR_EXIST);
     EXPECT_EQ(Nfs(*tcp_, nfs3::kRemove, DirOp(root_, dot)).status, nfs3::NFS3ERR_ACCES);
-    EXPECT_EQ(Nfs(*tcp_, nfs3::kRename,
-                  Args().Opaque(root_).String(dot).Opaque(root_).String("x").str())
-                  .status,
-              nfs3::NFS3ERR_INVAL);
+    EXPECT_EQ(
+        Nfs(*tcp_, nfs3::kRename, Args().Opaque(root_).String(dot).Opaque(root_).String("x").str())
+            .status,
+        nfs3::NFS3ERR_INVAL);
     EXPECT_EQ(Nfs(*tcp_, nfs3::kRename,
                   Args().Opaque(root_).String("file").Opaque(root_).String(dot).str())
                   .status,
@@ -233,8 +238,7 @@ TEST_F(HostileInputTest, OverlongNamesAndPaths) {
   for (size_t len : {256u, 1000u, 4096u}) {
     std::string name(len, 'n');
     EXPECT_EQ(Lookup(*tcp_, root_, name).status, nfs3::NFS3ERR_NAMETOOLONG) << len;
-    EXPECT_EQ(Nfs(*tcp_, nfs3::kCreate, CreateArgs(root_, name)).status,
-              nfs3::NFS3ERR_NAMETOOLONG)
+    EXPECT_EQ(Nfs(*tcp_, nfs3::kCreate, CreateArgs(root_, name)).status, nfs3::NFS3ERR_NAMETOOLONG)
         << len;
   }
   NfsReply huge = Nfs(*tcp_, nfs3::kLookup, DirOp(root_, std::string(5000, 'n')));
@@ -258,8 +262,8 @@ TEST_F(HostileInputTest, OverlongNamesAndPaths) {
   uint32_t status = 0;
   Mount(*mnt, "/" + std::string(1023, 'p'), &status);
   EXPECT_EQ(status, mount3::MNT3ERR_NOENT);
-  NfsReply long_mnt = ToNfsReply(
-      mnt->Call(mount3::kProgram, 3, mount3::kMnt, Args().String("/" + std::string(5000, 'p')).str()));
+  NfsReply long_mnt = ToNfsReply(mnt->Call(mount3::kProgram, 3, mount3::kMnt,
+                                           Args().String("/" + std::string(5000, 'p')).str()));
   ASSERT_TRUE(long_mnt.ok);
   EXPECT_EQ(long_mnt.accept_stat, kGarbageArgs);
   Mount(*mnt, (dir_ / "export").string() + "/../export", &status);
@@ -305,8 +309,8 @@ TEST_F(HostileInputTest, ThousandNestedDirectories) {
   }
   EXPECT_EQ(up.fh, root_);
   // READDIRPLUS at the bottom, and RMDIR of a non-empty level.
-  NfsReply rdp = Nfs(*tcp_, nfs3::kReaddirplus,
-                     Args().Opaque(cur).U64(0).U64(0).U32(4096).U32(65536).str());
+  NfsReply rdp =
+      Nfs(*tcp_, nfs3::kReaddirplus, Args().Opaque(cur).U64(0).U64(0).U32(4096).U32(65536).str());
   EXPECT_EQ(rdp.status, nfs3::NFS3_OK);
   EXPECT_EQ(Nfs(*tcp_, nfs3::kRmdir, DirOp(handles[kDepth - 1], "level___")).status,
             nfs3::NFS3ERR_NOTEMPTY);

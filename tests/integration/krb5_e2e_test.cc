@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/gss_initiator.h"
 #include "gtest/gtest.h"
+
+#include "client/gss_initiator.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "tests/integration/e2e_harness.h"
 #include "xdr/decoder.h"
@@ -43,13 +44,13 @@ class Krb5E2eTest : public ::testing::TestWithParam<rpc::Transport> {
       chmod((dir_ / e).c_str(), 0777);  // the mapped user (daemon) creates files here
     }
     nfsd_ = new NfsdProcess();
-    nfsd_->Configure(dir_,
-                     absl::StrCat((dir_ / "krb").string(),
-                                  " 127.0.0.1(rw,insecure,sec=krb5:krb5i:krb5p:sys,anonuid=4242,"
-                                  "anongid=4243)\n",
-                                  (dir_ / "priv").string(), " 127.0.0.1(rw,insecure,sec=krb5p)\n"),
-                     absl::StrCat("\n[kerberos]\nkeytab = ", kdc_,
-                                  "/nfs.keytab\nprincipal = nfs/localhost\n"));
+    nfsd_->Configure(
+        dir_,
+        absl::StrCat((dir_ / "krb").string(),
+                     " 127.0.0.1(rw,insecure,sec=krb5:krb5i:krb5p:sys,anonuid=4242,"
+                     "anongid=4243)\n",
+                     (dir_ / "priv").string(), " 127.0.0.1(rw,insecure,sec=krb5p)\n"),
+        absl::StrCat("\n[kerberos]\nkeytab = ", kdc_, "/nfs.keytab\nprincipal = nfs/localhost\n"));
     started_ = nfsd_->Start();
   }
   static void TearDownTestSuite() {
@@ -68,9 +69,8 @@ class Krb5E2eTest : public ::testing::TestWithParam<rpc::Transport> {
 
   std::unique_ptr<client::GssInitiator> Establish(const std::string& principal,
                                                   GssService service) {
-    client::GssInitiatorOptions o{.principal = principal,
-                                  .client_keytab = kdc_ + "/client.keytab",
-                                  .service = service};
+    client::GssInitiatorOptions o{
+        .principal = principal, .client_keytab = kdc_ + "/client.keytab", .service = service};
     auto g = client::GssInitiator::Establish(
         o, nfs3::kProgram, 3, xid_, [this](const std::string& m) -> absl::StatusOr<std::string> {
           const uint32_t xid = xdr::Decoder(test_support::Span(m)).U32();
@@ -136,7 +136,9 @@ class Krb5E2eTest : public ::testing::TestWithParam<rpc::Transport> {
 };
 
 std::string Name(GssService s, rpc::Transport t) {
-  return absl::StrCat(s == GssService::kNone ? "krb5" : s == GssService::kIntegrity ? "krb5i" : "krb5p",
+  return absl::StrCat(s == GssService::kNone        ? "krb5"
+                      : s == GssService::kIntegrity ? "krb5i"
+                                                    : "krb5p",
                       t == rpc::Transport::kTcp ? "-tcp" : "-udp");
 }
 
@@ -154,9 +156,9 @@ TEST_P(Krb5E2eTest, EachServiceCreatesWritesAndReadsAsTheMappedUser) {
     const std::string fh = NewHandle(GssNfs(*g, nfs3::kCreate, CreateArgs(root, name)));
     ASSERT_FALSE(fh.empty());
     const std::string data = absl::StrCat("written under ", name, " ", std::string(5000, 'd'));
-    NfsReply w = GssNfs(*g, nfs3::kWrite,
-                        Args().Opaque(fh).U64(0).U32(data.size()).U32(nfs3::FILE_SYNC)
-                            .Opaque(data).str());
+    NfsReply w =
+        GssNfs(*g, nfs3::kWrite,
+               Args().Opaque(fh).U64(0).U32(data.size()).U32(nfs3::FILE_SYNC).Opaque(data).str());
     ASSERT_TRUE(w.ok);
     EXPECT_EQ(w.status, 0u);
     NfsReply r = GssNfs(*g, nfs3::kRead, Args().Opaque(fh).U64(0).U32(65536).str());
@@ -165,12 +167,12 @@ TEST_P(Krb5E2eTest, EachServiceCreatesWritesAndReadsAsTheMappedUser) {
     xdr::Decoder d(test_support::Span(r.results));
     d.U32();
     std::optional<Fattr> attr = DecodePostOpAttr(d);
-    d.U32();  // count
+    d.U32();   // count
     d.Bool();  // eof
     EXPECT_TRUE(test_support::Str(d.Opaque(1 << 20)) == data);
     ASSERT_TRUE(attr.has_value());
     EXPECT_EQ(attr->uid, 1u);  // Debian's "daemon", the principal's local user
-    struct stat st{};
+    struct stat st {};
     ASSERT_EQ(stat((dir_ / "krb" / name).c_str(), &st), 0);
     EXPECT_EQ(st.st_uid, 1u);
     EXPECT_EQ(static_cast<size_t>(st.st_size), data.size());
@@ -184,7 +186,7 @@ TEST_P(Krb5E2eTest, PrincipalsWithoutALocalUserGetTheAnonymousIds) {
   ASSERT_NE(g, nullptr);
   const std::string name = "anon-" + Name(GssService::kIntegrity, GetParam());
   ASSERT_FALSE(NewHandle(GssNfs(*g, nfs3::kCreate, CreateArgs(root, name))).empty());
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(stat((dir_ / "krb" / name).c_str(), &st), 0);
   EXPECT_EQ(st.st_uid, 4242u);
   EXPECT_EQ(st.st_gid, 4243u);
@@ -225,8 +227,8 @@ TEST_P(Krb5E2eTest, BadContextsForgeriesAndReplaysAreRefused) {
   ASSERT_NE(g, nullptr);
   // A forged argument checksum: GARBAGE_ARGS with a verifier that checks.
   uint32_t seq = g->NextSeq();
-  std::string call = g->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr,
-                                   test_support::Span(getattr), seq);
+  std::string call =
+      g->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr, test_support::Span(getattr), seq);
   call[call.size() - 40] ^= 0x10;  // inside the MIC
   ASSERT_TRUE(client_->SendMessage(call));
   absl::StatusOr<std::string> reply = Await(xid_, absl::Seconds(5));
@@ -236,8 +238,7 @@ TEST_P(Krb5E2eTest, BadContextsForgeriesAndReplaysAreRefused) {
   EXPECT_EQ(h.accept_stat, static_cast<uint32_t>(rpc::AcceptStat::kGarbageArgs));
   // A replayed sequence number: no answer at all.
   seq = g->NextSeq();
-  call = g->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr, test_support::Span(getattr),
-                       seq);
+  call = g->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr, test_support::Span(getattr), seq);
   ASSERT_TRUE(client_->SendMessage(call));
   ASSERT_TRUE(Await(xid_, absl::Seconds(5)).ok());
   ASSERT_TRUE(client_->SendMessage(call));
@@ -245,8 +246,8 @@ TEST_P(Krb5E2eTest, BadContextsForgeriesAndReplaysAreRefused) {
   // A context the server never made: RPCSEC_GSS_CREDPROBLEM.
   auto other = Establish("daemon", GssService::kNone);
   ASSERT_NE(other, nullptr);
-  call = other->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr,
-                           test_support::Span(getattr), other->NextSeq());
+  call = other->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr, test_support::Span(getattr),
+                           other->NextSeq());
   call[56] ^= 0xff;  // a byte of the handle in the credential (its bytes start at 52)
   ASSERT_TRUE(client_->SendMessage(call));
   reply = Await(xid_, absl::Seconds(5));

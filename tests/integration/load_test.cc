@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -122,7 +123,8 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
                                        Args().Opaque(big.fh).U64(0).U32(256 << 10).str());
       uint32_t mark = htonl(0x80000000u | static_cast<uint32_t>(call.size()));
       std::string rec = std::string(reinterpret_cast<const char*>(&mark), 4) + call;
-      if (send(c->fd(), rec.data(), rec.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(rec.size())) break;
+      if (send(c->fd(), rec.data(), rec.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(rec.size()))
+        break;
     }
     slow_readers.push_back(std::move(c));
   }
@@ -136,8 +138,8 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
       auto udp = RawClient::Open(server_.port(), ClientOptions{rpc::Transport::kUdp});
       std::mt19937 rng(t);
       std::string garbage(1400, '\0');
-      const std::string bogus = Args().U32(1).U32(0).U32(2).U32(nfs3::kProgram).U32(3).U32(1)
-                                    .U32(1).U32(401).str();
+      const std::string bogus =
+          Args().U32(1).U32(0).U32(2).U32(nfs3::kProgram).U32(3).U32(1).U32(1).U32(401).str();
       while (!stop.load()) {
         for (char& ch : garbage) ch = static_cast<char>(rng());
         size_t len = 1 + rng() % garbage.size();
@@ -198,12 +200,12 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
 
   std::printf("load: nfs3d RSS before %ld KiB, peak during %ld KiB, after %ld KiB\n", rss_before,
               rss_peak, rss_after);
-  std::printf("load: GETATTR ok tcp %lu udp %lu, failed tcp %lu udp %lu, worst tcp latency %s; "
-              "UDP flood %lu datagrams\n",
-              static_cast<unsigned long>(ok_tcp), static_cast<unsigned long>(ok_udp),
-              static_cast<unsigned long>(failed_tcp), static_cast<unsigned long>(failed_udp),
-              absl::FormatDuration(worst).c_str(),
-              static_cast<unsigned long>(flood_sent.load()));
+  std::printf(
+      "load: GETATTR ok tcp %lu udp %lu, failed tcp %lu udp %lu, worst tcp latency %s; "
+      "UDP flood %lu datagrams\n",
+      static_cast<unsigned long>(ok_tcp), static_cast<unsigned long>(ok_udp),
+      static_cast<unsigned long>(failed_tcp), static_cast<unsigned long>(failed_udp),
+      absl::FormatDuration(worst).c_str(), static_cast<unsigned long>(flood_sent.load()));
   RecordProperty("rss_before_kb", std::to_string(rss_before));
   RecordProperty("rss_peak_kb", std::to_string(rss_peak));
   RecordProperty("rss_after_kb", std::to_string(rss_after));

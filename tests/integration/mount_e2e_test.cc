@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 #include "xdr/decoder.h"
 #include "xdr/mount3_types.h"

@@ -13,8 +13,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "client/rpc_client.h"
 #include "gtest/gtest.h"
+
+#include "client/rpc_client.h"
 #include "tests/integration/e2e_harness.h"
 #include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
@@ -85,9 +86,12 @@ class ServerE2eTest : public ::testing::Test {
     for (const char* sub : {"rw", "ro", "nosquash"}) fs::create_directories(dir_ / sub);
     fs::permissions(dir_ / "rw", fs::perms::all);  // squashed root may create here
     std::ostringstream exports;
-    exports << dir_ / "rw" << " 127.0.0.1(rw,insecure)\n"
-            << dir_ / "ro" << " 127.0.0.1(ro,insecure)\n"
-            << dir_ / "nosquash" << " 127.0.0.1(rw,insecure,no_root_squash)\n";
+    exports << dir_ / "rw"
+            << " 127.0.0.1(rw,insecure)\n"
+            << dir_ / "ro"
+            << " 127.0.0.1(ro,insecure)\n"
+            << dir_ / "nosquash"
+            << " 127.0.0.1(rw,insecure,no_root_squash)\n";
     nfsd_.Configure(dir_, exports.str());
     ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
     port_ = nfsd_.port();

@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -68,8 +69,13 @@ std::string Pattern(size_t n, uint32_t seed) {
 
 std::string WriteArgs(const std::string& fh, uint64_t offset, const std::string& data,
                       uint32_t stable = nfs3::UNSTABLE) {
-  return Args().Opaque(fh).U64(offset).U32(static_cast<uint32_t>(data.size())).U32(stable)
-      .Opaque(data).str();
+  return Args()
+      .Opaque(fh)
+      .U64(offset)
+      .U32(static_cast<uint32_t>(data.size()))
+      .U32(stable)
+      .Opaque(data)
+      .str();
 }
 
 // A call message as a record of fragments of the given sizes (the last one
@@ -96,12 +102,12 @@ class SpliceWriteE2eTest : public ::testing::TestWithParam<bool> {
     fs::create_directories(dir_ / "export" / "sub");  // a sub-directory export
     fs::create_directories(dir_ / "ro");
     std::ofstream(dir_ / "ro" / "file") << "read-only";
-    server_.Configure(dir_,
-                      absl::StrCat((dir_ / "export" / "sub").string(),
-                                   " 127.0.0.1(rw,insecure,no_root_squash)\n",
-                                   (dir_ / "ro").string(), " 127.0.0.1(ro,insecure)\n"),
-                      absl::StrCat("\n[tcp]\nsplice_writes = ", GetParam() ? "64K" : "off",
-                                   "\n[log]\nlevel = debug\n"));
+    server_.Configure(
+        dir_,
+        absl::StrCat((dir_ / "export" / "sub").string(), " 127.0.0.1(rw,insecure,no_root_squash)\n",
+                     (dir_ / "ro").string(), " 127.0.0.1(ro,insecure)\n"),
+        absl::StrCat("\n[tcp]\nsplice_writes = ", GetParam() ? "64K" : "off",
+                     "\n[log]\nlevel = debug\n"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
     client_ = RawClient::Open(server_.port());
     ASSERT_NE(client_, nullptr);
@@ -172,8 +178,8 @@ TEST_P(SpliceWriteE2eTest, DataLandsWhateverTheFraming) {
   check(Send(++xid_, WriteArgs(file_, 4096, b), {17, 300000, 1, 123456}), 4096, b);
   // The same, then its bytes trickling in: splices come up short.
   std::string c = Pattern(700001, 3);
-  const std::string msg = client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kWrite,
-                                              WriteArgs(file_, 2 << 20, c));
+  const std::string msg =
+      client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kWrite, WriteArgs(file_, 2 << 20, c));
   const std::string stream = Fragments(msg, {70000, 200000});
   for (size_t pos = 0; pos < stream.size(); pos += 65536) {
     ASSERT_TRUE(client_->SendBytes(stream.substr(pos, 65536)));
@@ -190,9 +196,9 @@ TEST_P(SpliceWriteE2eTest, DataLandsWhateverTheFraming) {
                                            WriteArgs(file_, (3 << 20) + i * 400000, datas[i])),
                        {});
   }
-  burst += Fragments(client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr,
-                                         Args().Opaque(file_).str()),
-                     {});
+  burst += Fragments(
+      client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kGetattr, Args().Opaque(file_).str()),
+      {});
   ASSERT_TRUE(client_->SendBytes(burst));
   int replies = 0;
   while (replies < 7) {
@@ -270,8 +276,8 @@ TEST_P(SpliceWriteE2eTest, BadCallsAreAnsweredAndTheConnectionGoesOn) {
   ASSERT_EQ(ro.status, nfs3::NFS3_OK);
   EXPECT_EQ(Send(++xid_, WriteArgs(ro.fh, 0, data)).status, nfs3::NFS3ERR_ROFS);
   // A record that ends inside its data: GARBAGE_ARGS.
-  std::string cut = client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kWrite,
-                                        WriteArgs(file_, 0, data));
+  std::string cut =
+      client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kWrite, WriteArgs(file_, 0, data));
   cut.resize(cut.size() - 200000);
   ASSERT_TRUE(client_->SendBytes(Fragments(cut, {})));
   WriteReply garbage = Reply(xid_);
@@ -307,8 +313,8 @@ TEST_P(SpliceWriteE2eTest, SmallSegments) {
 
 TEST_P(SpliceWriteE2eTest, ClientLeavingMidRecordWritesNothing) {
   const std::string data = Pattern(1 << 20, 7);
-  const std::string msg = client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kWrite,
-                                              WriteArgs(file_, 0, data));
+  const std::string msg =
+      client_->EncodeCall(++xid_, nfs3::kProgram, 3, nfs3::kWrite, WriteArgs(file_, 0, data));
   const std::string stream = Fragments(msg, {});
   ASSERT_TRUE(client_->SendBytes(stream.substr(0, 600000)));
   usleep(100000);

@@ -13,8 +13,9 @@
 #include <memory>
 #include <string>
 
-#include "conf/exports.h"
 #include "gtest/gtest.h"
+
+#include "conf/exports.h"
 #include "nfsd/nfs_server.h"
 #include "tests/nfsd/nfs3_test_client.h"
 #include "vfs/posix/posix_backend.h"

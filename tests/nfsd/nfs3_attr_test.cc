@@ -1,6 +1,7 @@
 #include "nfsd/nfs3_attr.h"
 
 #include "gtest/gtest.h"
+
 #include "nfsd/nfs3_names.h"
 
 namespace nfs3d::nfsd {

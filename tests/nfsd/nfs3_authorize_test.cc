@@ -13,8 +13,8 @@ namespace {
 TEST(Nfs3ProgramTest, TableShape) {
   absl::Span<const rpc::Procedure> rows = Nfs3Procedures();
   ASSERT_EQ(rows.size(), 22u);
-  const std::set<uint32_t> cached = {n3::kSetattr, n3::kWrite,  n3::kCreate, n3::kMkdir,
-                                     n3::kSymlink, n3::kMknod,  n3::kRemove, n3::kRmdir,
+  const std::set<uint32_t> cached = {n3::kSetattr, n3::kWrite, n3::kCreate, n3::kMkdir,
+                                     n3::kSymlink, n3::kMknod, n3::kRemove, n3::kRmdir,
                                      n3::kRename,  n3::kLink};
   for (uint32_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i].number, i);
@@ -83,8 +83,7 @@ TEST_F(Nfs3Test, NordirplusAndInsecureLocksApplyPerExport) {
   ctx.cred.flavor = kAuthSys;
   CallAuth auth;
   EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/true), n3::NFS3_OK);
-  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/false),
-            n3::NFS3ERR_PERM);
+  EXPECT_EQ(server_->Authorize(ctx, Root(kRwId), &auth, /*lock_request=*/false), n3::NFS3ERR_PERM);
 }
 
 TEST_F(Nfs3Test, SecListDecidesTheFlavorsAccepted) {

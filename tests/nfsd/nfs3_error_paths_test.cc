@@ -3,8 +3,9 @@
 // backend reported, and never invents attributes.
 #include <cerrno>
 
-#include "conf/exports.h"
 #include "gtest/gtest.h"
+
+#include "conf/exports.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "tests/nfsd/nfs3_test_client.h"
@@ -49,8 +50,8 @@ class FailingBackend : public vfs::Backend {
     FillAttrs(a);
     return Fail();
   }
-  absl::StatusOr<vfs::ReadResult> Read(const vfs::Cred&, const vfs::FileHandle&, uint64_t,
-                                       uint32_t, uint8_t*) override {
+  absl::StatusOr<vfs::ReadResult> Read(const vfs::Cred&, const vfs::FileHandle&, uint64_t, uint32_t,
+                                       uint8_t*) override {
     return Fail();
   }
   absl::StatusOr<vfs::WriteResult> Write(const vfs::Cred&, const vfs::FileHandle&, uint64_t,
@@ -95,15 +96,13 @@ class FailingBackend : public vfs::Backend {
     return Fail();
   }
   absl::Status Rename(const vfs::Cred&, const vfs::FileHandle&, std::string_view,
-                      const vfs::FileHandle&, std::string_view, vfs::Wcc* a,
-                      vfs::Wcc* b) override {
+                      const vfs::FileHandle&, std::string_view, vfs::Wcc* a, vfs::Wcc* b) override {
     FillWcc(a);
     FillWcc(b);
     return Fail();
   }
   absl::Status Link(const vfs::Cred&, const vfs::FileHandle&, const vfs::FileHandle&,
-                    std::string_view, std::optional<vfs::Attributes>* a,
-                    vfs::Wcc* wcc) override {
+                    std::string_view, std::optional<vfs::Attributes>* a, vfs::Wcc* wcc) override {
     FillAttrs(a);
     FillWcc(wcc);
     return Fail();
@@ -125,8 +124,8 @@ class FailingBackend : public vfs::Backend {
     FillAttrs(a);
     return Fail();
   }
-  absl::StatusOr<vfs::Verifier> Commit(const vfs::Cred&, const vfs::FileHandle&, uint64_t,
-                                       uint32_t, vfs::Wcc* wcc) override {
+  absl::StatusOr<vfs::Verifier> Commit(const vfs::Cred&, const vfs::FileHandle&, uint64_t, uint32_t,
+                                       vfs::Wcc* wcc) override {
     FillWcc(wcc);
     return Fail();
   }

@@ -15,8 +15,9 @@
 #include <memory>
 #include <string>
 
-#include "conf/exports.h"
 #include "gtest/gtest.h"
+
+#include "conf/exports.h"
 #include "nfsd/nfs3_attr.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"

@@ -14,15 +14,19 @@ namespace {
 
 TEST_F(Nfs3Test, NullReturnsNothing) {
   std::string reply;
-  EXPECT_EQ(client().Run(n3::kNull, [](xdr::Encoder&) {}, &reply), rpc::ProcResult::kSuccess);
+  EXPECT_EQ(client().Run(
+                n3::kNull, [](xdr::Encoder&) {}, &reply),
+            rpc::ProcResult::kSuccess);
   EXPECT_TRUE(reply.empty());
 }
 
 TEST_F(Nfs3Test, GarbageArgsAreRefused) {
   std::string reply;
-  EXPECT_EQ(client().Run(n3::kGetattr, [](xdr::Encoder& e) { e.U32(200); }, &reply),
+  EXPECT_EQ(client().Run(
+                n3::kGetattr, [](xdr::Encoder& e) { e.U32(200); }, &reply),
             rpc::ProcResult::kGarbageArgs);
-  EXPECT_EQ(client().Run(n3::kRead, [](xdr::Encoder& e) { e.U32(1); }, &reply),
+  EXPECT_EQ(client().Run(
+                n3::kRead, [](xdr::Encoder& e) { e.U32(1); }, &reply),
             rpc::ProcResult::kGarbageArgs);
 }
 
@@ -61,7 +65,7 @@ TEST(InlineCallHandleTest, FindsTheHandleOfTheCallsThatMayRunInline) {
     EXPECT_EQ(found->data[7], 8);
   }
   EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, n3::kRead, fh)).has_value());
-  EXPECT_FALSE(InlineCallHandle(CallMessage(100005, 1, fh)).has_value());         // MOUNT
+  EXPECT_FALSE(InlineCallHandle(CallMessage(100005, 1, fh)).has_value());          // MOUNT
   EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, 1, {65})).has_value());  // too long
   std::vector<uint8_t> cut = CallMessage(n3::kProgram, 1, fh);
   cut.resize(cut.size() - 2);
@@ -110,8 +114,8 @@ TEST_F(Nfs3Test, SetattrAsOtherUserIsRefused) {
 TEST_F(Nfs3Test, AccessReflectsCallerAndExport) {
   n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
   ASSERT_EQ(client().Setattr(fh, Mode(0644)).status, n3::NFS3_OK);
-  const uint32_t all = n3::ACCESS3_READ | n3::ACCESS3_MODIFY | n3::ACCESS3_EXTEND |
-                       n3::ACCESS3_EXECUTE;
+  const uint32_t all =
+      n3::ACCESS3_READ | n3::ACCESS3_MODIFY | n3::ACCESS3_EXTEND | n3::ACCESS3_EXECUTE;
   n3::ACCESS3res owner = client().Access(fh, all);
   ASSERT_EQ(owner.status, n3::NFS3_OK);
   EXPECT_TRUE(owner.obj_attributes);
@@ -131,8 +135,8 @@ TEST_F(Nfs3Test, AccessOnReadOnlyExportDeniesChanges) {
   ASSERT_EQ(close(creat(Path("ro/f").c_str(), 0666)), 0);
   n3::LOOKUP3res l = client().Lookup(Root(kRoId), "f");
   ASSERT_EQ(l.status, n3::NFS3_OK);
-  n3::ACCESS3res r = client().Access(l.object, n3::ACCESS3_READ | n3::ACCESS3_MODIFY |
-                                                   n3::ACCESS3_EXTEND | n3::ACCESS3_DELETE);
+  n3::ACCESS3res r = client().Access(
+      l.object, n3::ACCESS3_READ | n3::ACCESS3_MODIFY | n3::ACCESS3_EXTEND | n3::ACCESS3_DELETE);
   ASSERT_EQ(r.status, n3::NFS3_OK);
   EXPECT_EQ(r.access, n3::ACCESS3_READ);
 }

@@ -77,15 +77,16 @@ TEST_F(Nfs3Test, WriteOverWtmaxWritesWtmax) {
 TEST_F(Nfs3Test, WriteCountBeyondDataIsGarbage) {
   n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
   std::string reply;
-  EXPECT_EQ(client().Run(n3::kWrite,
-                         [&](xdr::Encoder& e) {
-                           EncodeFh(e, fh);
-                           e.U64(0);
-                           e.U32(100);  // count claims more than the 4 bytes sent
-                           e.U32(n3::UNSTABLE);
-                           e.String("abcd");
-                         },
-                         &reply),
+  EXPECT_EQ(client().Run(
+                n3::kWrite,
+                [&](xdr::Encoder& e) {
+                  EncodeFh(e, fh);
+                  e.U64(0);
+                  e.U32(100);  // count claims more than the 4 bytes sent
+                  e.U32(n3::UNSTABLE);
+                  e.String("abcd");
+                },
+                &reply),
             rpc::ProcResult::kGarbageArgs);
 }
 

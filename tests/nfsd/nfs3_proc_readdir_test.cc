@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+
 #include "tests/nfsd/nfs3_fixture.h"
 #include "xdr/nfs3_codec.h"
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "gtest/gtest.h"
+
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::nfsd::testing {
@@ -273,8 +274,7 @@ n3::diropres3 DecodeDirop(xdr::Decoder& d) {
 }  // namespace
 
 n3::diropres3 Nfs3TestClient::Create(const n3::nfs_fh3& dir, std::string_view name,
-                                     n3::createmode3 mode, const n3::sattr3& attrs,
-                                     uint64_t verf) {
+                                     n3::createmode3 mode, const n3::sattr3& attrs, uint64_t verf) {
   xdr::Decoder d = Call(n3::kCreate, [&](xdr::Encoder& e) {
     EncodeDirop(e, dir, name);
     e.U32(mode);
@@ -306,9 +306,8 @@ n3::diropres3 Nfs3TestClient::Symlink(const n3::nfs_fh3& dir, std::string_view n
   return DecodeDirop(d);
 }
 
-n3::diropres3 Nfs3TestClient::Mknod(const n3::nfs_fh3& dir, std::string_view name,
-                                    n3::ftype3 type, const n3::sattr3& attrs,
-                                    n3::specdata3 spec) {
+n3::diropres3 Nfs3TestClient::Mknod(const n3::nfs_fh3& dir, std::string_view name, n3::ftype3 type,
+                                    const n3::sattr3& attrs, n3::specdata3 spec) {
   xdr::Decoder d = Call(n3::kMknod, [&](xdr::Encoder& e) {
     EncodeDirop(e, dir, name);
     e.U32(type);

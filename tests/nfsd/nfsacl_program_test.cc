@@ -2,10 +2,11 @@
 // fixture): ACLs set by SETACL land in system.posix_acl_* and the kernel
 // enforces them; GETACL reads them back as the Linux client expects them;
 // `no_acl` answers as a server without ACLs.
+#include "nfsd/nfsacl_program.h"
+
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
-#include "nfsd/nfsacl_program.h"
 #include "tests/nfsd/nfs3_fixture.h"
 #include "xdr/nfs3_client_codec.h"
 #include "xdr/nfsacl_codec.h"
@@ -39,9 +40,12 @@ class NfsAclTest : public Nfs3Test {
 
   GetaclReply Getacl(const n3::nfs_fh3& fh, uint32_t mask) {
     std::string reply;
-    EXPECT_EQ(acl_client_->Run(na::kGetacl,
-                               [&](xdr::Encoder& e) { Encode(e, na::GETACL3args{fh, mask}); },
-                               &reply),
+    EXPECT_EQ(acl_client_->Run(
+                  na::kGetacl,
+                  [&](xdr::Encoder& e) {
+                    Encode(e, na::GETACL3args{fh, mask});
+                  },
+                  &reply),
               rpc::ProcResult::kSuccess);
     xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply.data()), reply.size());
     GetaclReply r;
@@ -59,7 +63,8 @@ class NfsAclTest : public Nfs3Test {
 
   n3::nfsstat3 Setacl(const na::SETACL3args& args) {
     std::string reply;
-    EXPECT_EQ(acl_client_->Run(na::kSetacl, [&](xdr::Encoder& e) { Encode(e, args); }, &reply),
+    EXPECT_EQ(acl_client_->Run(
+                  na::kSetacl, [&](xdr::Encoder& e) { Encode(e, args); }, &reply),
               rpc::ProcResult::kSuccess);
     xdr::Decoder d(reinterpret_cast<const uint8_t*>(reply.data()), reply.size());
     auto status = static_cast<n3::nfsstat3>(d.U32());
@@ -73,8 +78,10 @@ class NfsAclTest : public Nfs3Test {
   // "u::rw-,u:1234:rw-,g::r--,m::rw-,o::---" as the Linux client sends it.
   static na::acl UserRwAcl(uint32_t flag = 0) {
     na::acl a;
-    a.entries = {{vfs::kAclUserObj | flag, 0, 6}, {vfs::kAclUser | flag, 1234, 6},
-                 {vfs::kAclGroupObj | flag, 0, 4}, {vfs::kAclMask | flag, 0, 6},
+    a.entries = {{vfs::kAclUserObj | flag, 0, 6},
+                 {vfs::kAclUser | flag, 1234, 6},
+                 {vfs::kAclGroupObj | flag, 0, 4},
+                 {vfs::kAclMask | flag, 0, 6},
                  {vfs::kAclOther | flag, 0, 0}};
     a.count = 5;
     return a;
@@ -92,11 +99,10 @@ TEST_F(NfsAclTest, FileWithoutAclShowsTheModeWithASolarisMask) {
   EXPECT_EQ(r.mask, na::kAcl | na::kDfAcl);
   ASSERT_TRUE(r.attr.has_value());
   ASSERT_EQ(r.access.count, 4u);
-  EXPECT_EQ(r.access.entries,
-            (std::vector<na::aclent>{{vfs::kAclUserObj, r.attr->uid, 6},
-                                     {vfs::kAclGroupObj, r.attr->gid, 4},
-                                     {vfs::kAclMask, 0, 4},
-                                     {vfs::kAclOther, 0, 0}}));
+  EXPECT_EQ(r.access.entries, (std::vector<na::aclent>{{vfs::kAclUserObj, r.attr->uid, 6},
+                                                       {vfs::kAclGroupObj, r.attr->gid, 4},
+                                                       {vfs::kAclMask, 0, 4},
+                                                       {vfs::kAclOther, 0, 0}}));
   EXPECT_EQ(r.default_acl.count, 0u);
   // Only the counts when only they are asked for.
   r = Getacl(f, na::kAclCnt | na::kDfAclCnt);
@@ -134,8 +140,10 @@ TEST_F(NfsAclTest, DefaultAclOfADirectory) {
   n3::diropres3 d = client().Mkdir(Root(kRwId), "d", Mode(0755));
   ASSERT_EQ(d.status, n3::NFS3_OK);
   na::acl minimal;
-  minimal.entries = {{vfs::kAclUserObj, 0, 7}, {vfs::kAclGroupObj, 0, 5},
-                     {vfs::kAclMask, 0, 5}, {vfs::kAclOther, 0, 5}};
+  minimal.entries = {{vfs::kAclUserObj, 0, 7},
+                     {vfs::kAclGroupObj, 0, 5},
+                     {vfs::kAclMask, 0, 5},
+                     {vfs::kAclOther, 0, 5}};
   minimal.count = 4;
   ASSERT_EQ(Setacl({*d.obj, na::kAcl | na::kDfAcl, minimal, UserRwAcl(na::kDefaultFlag)}),
             n3::NFS3_OK);
@@ -175,7 +183,9 @@ TEST_F(NfsAclTest, BadAclsAreRefused) {
   short_acl.count = 6;
   EXPECT_EQ(acl_client_->Run(
                 na::kSetacl,
-                [&](xdr::Encoder& e) { Encode(e, na::SETACL3args{f, na::kAcl, short_acl, {}}); },
+                [&](xdr::Encoder& e) {
+                  Encode(e, na::SETACL3args{f, na::kAcl, short_acl, {}});
+                },
                 &reply),
             rpc::ProcResult::kGarbageArgs);
 }
@@ -189,8 +199,8 @@ TEST_F(NfsAclTest, ReadOnlyExportRefusesSetacl) {
 TEST_F(NfsAclTest, NoAclAnswersAsAServerWithoutAcls) {
   n3::nfs_fh3 f = MakeFile(Root(kRwId), "f");
   ASSERT_EQ(Setacl({f, na::kAcl, UserRwAcl(), {}}), n3::NFS3_OK);
-  auto table = conf::ParseExports(Path("rw") + " 127.0.0.1(rw,no_root_squash,fsid=1,no_acl)\n",
-                                  "test");
+  auto table =
+      conf::ParseExports(Path("rw") + " 127.0.0.1(rw,no_root_squash,fsid=1,no_acl)\n", "test");
   ASSERT_TRUE(table.ok()) << table.status();
   server_->SetExports(std::make_shared<const conf::ExportTable>(std::move(*table)));
   GetaclReply r = Getacl(f, na::kAcl | na::kDfAcl);
@@ -211,8 +221,11 @@ TEST(NfsAclWireTest, MinimalAclRoundTrip) {
   EXPECT_EQ(*back, minimal);
   // Unsorted entries, as Solaris sends them, come back sorted.
   na::acl unsorted;
-  unsorted.entries = {{vfs::kAclOther, 0, 0}, {vfs::kAclGroup, 7, 1}, {vfs::kAclUserObj, 3, 6},
-                      {vfs::kAclMask, 0, 0x17}, {vfs::kAclGroupObj, 4, 4}};
+  unsorted.entries = {{vfs::kAclOther, 0, 0},
+                      {vfs::kAclGroup, 7, 1},
+                      {vfs::kAclUserObj, 3, 6},
+                      {vfs::kAclMask, 0, 0x17},
+                      {vfs::kAclGroupObj, 4, 4}};
   unsorted.count = 5;
   back = FromWireAcl(unsorted);
   ASSERT_TRUE(back.ok());

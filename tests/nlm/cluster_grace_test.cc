@@ -1,6 +1,7 @@
 #include "nlm/cluster_grace.h"
 
 #include "gtest/gtest.h"
+
 #include "tests/support/temp_dir.h"
 
 namespace nfs3d::nlm {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+
 #include "nlm/nlm4_codec.h"
 #include "nlm/peer_caller.h"
 #include "xdr/buffer_chain.h"

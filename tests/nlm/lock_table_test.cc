@@ -42,7 +42,7 @@ TEST(LockTableTest, SharedLocksCoexistExclusiveConflicts) {
   Lock conflict;
   EXPECT_EQ(t.Lock("f", kA2, 90, 95, true, &conflict), LockResult::kConflict);
   EXPECT_TRUE(conflict.owner == kA || conflict.owner == kB);
-  EXPECT_EQ(t.Lock("f", kA2, 150, 200, true), LockResult::kGranted);  // adjacent, no overlap
+  EXPECT_EQ(t.Lock("f", kA2, 150, 200, true), LockResult::kGranted);   // adjacent, no overlap
   EXPECT_EQ(t.Lock("g", kA2, 0, kToEnd, true), LockResult::kGranted);  // another file
   EXPECT_EQ(t.size(), 4u);
 }
@@ -79,8 +79,7 @@ TEST(LockTableTest, AdjacentAndOverlappingRangesOfOneModeMerge) {
   ASSERT_EQ(t.Lock("f", kA, 10, 19, true), LockResult::kGranted);  // adjacent
   ASSERT_EQ(t.Lock("f", kA, 15, 29, true), LockResult::kGranted);  // overlapping
   ASSERT_EQ(t.Lock("f", kA, 40, 49, true), LockResult::kGranted);  // a gap stays a gap
-  EXPECT_EQ(Sorted(t.LocksOf("f")),
-            (std::vector<Lock>{{kA, 0, 29, true}, {kA, 40, 49, true}}));
+  EXPECT_EQ(Sorted(t.LocksOf("f")), (std::vector<Lock>{{kA, 0, 29, true}, {kA, 40, 49, true}}));
   ASSERT_EQ(t.Lock("f", kA, 30, 39, true), LockResult::kGranted);  // fills the gap
   EXPECT_EQ(t.LocksOf("f"), (std::vector<Lock>{{kA, 0, 49, true}}));
   EXPECT_EQ(t.CountOf("hostA"), 1u);
@@ -104,9 +103,8 @@ TEST(LockTableTest, UpgradeAndDowngradeReplaceTheMode) {
   ASSERT_EQ(t.Lock("f", kA, 0, 99, false), LockResult::kGranted);
   // Upgrade the middle: shared, exclusive, shared.
   ASSERT_EQ(t.Lock("f", kA, 40, 59, true), LockResult::kGranted);
-  EXPECT_EQ(Sorted(t.LocksOf("f")), (std::vector<Lock>{{kA, 0, 39, false},
-                                                       {kA, 40, 59, true},
-                                                       {kA, 60, 99, false}}));
+  EXPECT_EQ(Sorted(t.LocksOf("f")),
+            (std::vector<Lock>{{kA, 0, 39, false}, {kA, 40, 59, true}, {kA, 60, 99, false}}));
   EXPECT_EQ(t.Lock("f", kB, 50, 50, false), LockResult::kConflict);
   EXPECT_EQ(t.Lock("f", kB, 10, 10, false), LockResult::kGranted);
   // Upgrading a range another owner shares fails and changes nothing.

@@ -1,6 +1,6 @@
-#include "nlm/nlm4_codec.h"
-
 #include "gtest/gtest.h"
+
+#include "nlm/nlm4_codec.h"
 #include "nlm/nsm_codec.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/encode_to_string.h"

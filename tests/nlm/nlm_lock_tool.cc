@@ -16,8 +16,8 @@
 #include "nlm/nlm4_codec.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
-#include "xdr/encoder.h"
 #include "xdr/encode_to_string.h"
+#include "xdr/encoder.h"
 
 namespace nfs3d::nlm {
 namespace {
@@ -94,7 +94,8 @@ int Run(int argc, char** argv) {
         if (Decode(d, &res)) stat = res.stat;
       }
       if (stat == NLM4_DENIED) {
-        std::printf("held by svid %d (%s)\n", res.holder.svid, res.holder.exclusive ? "exclusive" : "shared");
+        std::printf("held by svid %d (%s)\n", res.holder.svid,
+                    res.holder.exclusive ? "exclusive" : "shared");
       }
     } else {
       std::string args;
@@ -126,10 +127,14 @@ int Run(int argc, char** argv) {
     }
     std::printf("%s: NLM status %d\n", op.c_str(), stat);
     switch (stat) {
-      case NLM4_GRANTED: return 0;
-      case NLM4_DENIED: return 1;
-      case NLM4_DENIED_GRACE_PERIOD: return 3;
-      default: return 2;
+      case NLM4_GRANTED:
+        return 0;
+      case NLM4_DENIED:
+        return 1;
+      case NLM4_DENIED_GRACE_PERIOD:
+        return 3;
+      default:
+        return 2;
     }
   }
   return 3;

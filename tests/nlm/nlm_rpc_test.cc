@@ -5,8 +5,9 @@
 #include <memory>
 #include <string>
 
-#include "client/rpc_client.h"
 #include "gtest/gtest.h"
+
+#include "client/rpc_client.h"
 #include "nlm/nlm4_codec.h"
 #include "nlm/nlm_program.h"
 #include "nlm/nlm_service.h"
@@ -162,7 +163,8 @@ TEST_P(NlmRpcTest, VersionOneLock) {
   lock.alock = MakeLock("old-client", 1);
   lock.alock.l_offset = 10;
   lock.alock.l_len = 5;
-  EXPECT_EQ(Result(client_->Call(kProgram, kVersion1, kLock, Bytes(xdr::EncodeToString(lock)))), NLM4_GRANTED);
+  EXPECT_EQ(Result(client_->Call(kProgram, kVersion1, kLock, Bytes(xdr::EncodeToString(lock)))),
+            NLM4_GRANTED);
   ASSERT_EQ(service_->LocksOf("the-file-handle").size(), 1u);
   EXPECT_EQ(service_->LocksOf("the-file-handle")[0].last, 14u);
 }
@@ -171,9 +173,10 @@ TEST_P(NlmRpcTest, SmNotifyReleasesTheClientsLocks) {
   nlm4_lockargs lock;
   lock.exclusive = true;
   lock.alock = MakeLock("rebooting", 1);
-  ASSERT_EQ(Result(client_->Call(kProgram, kVersion4, kLock, Bytes(xdr::EncodeToString(lock)))), NLM4_GRANTED);
-  absl::StatusOr<client::RpcReply> reply =
-      client_->Call(nsm::kProgram, nsm::kVersion, nsm::kStat, Bytes(xdr::EncodeToString(nsm::stat_chge{"x", 0})));
+  ASSERT_EQ(Result(client_->Call(kProgram, kVersion4, kLock, Bytes(xdr::EncodeToString(lock)))),
+            NLM4_GRANTED);
+  absl::StatusOr<client::RpcReply> reply = client_->Call(
+      nsm::kProgram, nsm::kVersion, nsm::kStat, Bytes(xdr::EncodeToString(nsm::stat_chge{"x", 0})));
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ(reply->accept_stat, 0u);
   reply = client_->Call(nsm::kProgram, nsm::kVersion, nsm::kNotify,

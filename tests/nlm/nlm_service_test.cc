@@ -1,6 +1,5 @@
 #include "nlm/nlm_service.h"
 
-#include <atomic>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <filesystem>
 
 #include "gtest/gtest.h"
+
 #include "nlm/nlm4_codec.h"
 #include "nlm/nsm_codec.h"
 #include "nlm/nsm_program.h"
@@ -171,8 +171,7 @@ TEST_F(NlmServiceTest, DeadlockSearchIsBounded) {
 TEST_F(NlmServiceTest, StaleHandle) {
   auto s = Make();
   s->Start(false);
-  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false, "stale"), true).stat,
-            NLM4_STALE_FH);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false, "stale"), true).stat, NLM4_STALE_FH);
 }
 
 TEST_F(NlmServiceTest, BlockedLockIsGrantedWithACallback) {
@@ -402,8 +401,7 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
   absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
   ASSERT_TRUE(store.ok());
   ASSERT_EQ((*store)->previous_hosts().size(), 1u);
-  EXPECT_EQ((*store)->previous_hosts()[0],
-            (MonitoredHost{"A", "10.0.0.2", "10.0.0.1"}));
+  EXPECT_EQ((*store)->previous_hosts()[0], (MonitoredHost{"A", "10.0.0.2", "10.0.0.1"}));
   NlmOptions options;
   options.grace_period = absl::Seconds(60);
   auto s = Make(options, store->get());
@@ -423,8 +421,7 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
   nlm4_lockargs reclaim = LockArgs("A", 1, 0, 0, true, false);
   reclaim.reclaim = true;
   EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
-  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, false), true).stat,
-            NLM4_DENIED_GRACE_PERIOD);
+  EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, false), true).stat, NLM4_DENIED_GRACE_PERIOD);
 }
 
 TEST_F(NlmStoreTest, UnreachableClientIsRetriedThenGivenUp) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "nlm/nlm_service.h"
 #include "tests/nlm/fake_peer_caller.h"
 #include "tests/support/temp_dir.h"
@@ -67,7 +68,7 @@ TEST_F(OfdLockMirrorTest, AnNlmLockIsSeenLocallyUntilUnlocked) {
   ASSERT_TRUE(m.Set("f1", a_, 0, 99, true));
   EXPECT_FALSE(LocalLock(F_WRLCK, 50, 10));
   EXPECT_FALSE(LocalLock(F_RDLCK, 99, 1));
-  EXPECT_TRUE(LocalLock(F_WRLCK, 100, 10));  // past the range
+  EXPECT_TRUE(LocalLock(F_WRLCK, 100, 10));            // past the range
   ASSERT_TRUE(m.Set("f1", a_, 40, 59, std::nullopt));  // unlock the middle: a split
   EXPECT_TRUE(LocalLock(F_WRLCK, 45, 5));
   EXPECT_FALSE(LocalLock(F_WRLCK, 60, 1));
@@ -129,9 +130,13 @@ TEST_F(OfdLockMirrorTest, BeyondTheDescriptorBoundLocksAreNotMirrored) {
 TEST_F(OfdLockMirrorTest, LockManagerAndLocalProcessesExcludeEachOther) {
   FakePeerCaller caller;
   OfdLockMirror mirror(Opener());
-  NlmService s({}, [](const rpc::CallContext&, const std::string& fh,
-                      std::string* key) { *key = fh; return NLM4_GRANTED; },
-               &caller, nullptr);
+  NlmService s(
+      {},
+      [](const rpc::CallContext&, const std::string& fh, std::string* key) {
+        *key = fh;
+        return NLM4_GRANTED;
+      },
+      &caller, nullptr);
   s.SetMirror(&mirror);
   s.Start(false);
   rpc::TransportInfo t;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/temp_dir.h"
 
 namespace nfs3d::nlm {

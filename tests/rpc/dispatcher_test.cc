@@ -1,5 +1,4 @@
 #include "rpc/dispatcher.h"
-#include "rpc/rpc_message.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,7 +11,9 @@
 
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+
 #include "rpc/program.h"
+#include "rpc/rpc_message.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/encoder.h"
 
@@ -105,7 +106,8 @@ class DispatcherTest : public ::testing::Test {
 
   static std::vector<uint8_t> Call(uint32_t xid, uint32_t prog, uint32_t vers, uint32_t proc,
                                    std::vector<uint32_t> args = {}, uint32_t rpcvers = 2,
-                                   std::vector<uint32_t> cred = {kAuthSys, 20, 0, 0, 1000, 100, 0}) {
+                                   std::vector<uint32_t> cred = {kAuthSys, 20, 0, 0, 1000, 100,
+                                                                 0}) {
     xdr::BufferChain chain;
     xdr::Encoder out(&chain);
     for (uint32_t w : {xid, 0u, rpcvers, prog, vers, proc}) out.U32(w);

@@ -145,16 +145,19 @@ TEST(DuplicateCacheTest, KeyAddressRules) {
   EXPECT_NE(key(Peer4(Transport::kTcp, "10.0.0.1", 800)).peer,
             key(Peer4(Transport::kUdp, "10.0.0.1", 800)).peer);
   // The checksum follows the argument bytes.
-  EXPECT_NE(DuplicateCache::MakeKey(Peer4(Transport::kTcp, "10.0.0.1", 1), 7, 1, 1, 1, Args(1)).checksum,
-            DuplicateCache::MakeKey(Peer4(Transport::kTcp, "10.0.0.1", 1), 7, 1, 1, 1, Args(2)).checksum);
+  EXPECT_NE(
+      DuplicateCache::MakeKey(Peer4(Transport::kTcp, "10.0.0.1", 1), 7, 1, 1, 1, Args(1)).checksum,
+      DuplicateCache::MakeKey(Peer4(Transport::kTcp, "10.0.0.1", 1), 7, 1, 1, 1, Args(2)).checksum);
 }
 
 TEST(DuplicateCacheTest, OtherClientNeverGetsTheReply) {
   DuplicateCache cache;
   std::string reply;
   auto args = Args(1);
-  DrcKey a = DuplicateCache::MakeKey(Peer4(Transport::kUdp, "10.0.0.1", 800), 7, 100003, 3, 8, args);
-  DrcKey b = DuplicateCache::MakeKey(Peer4(Transport::kUdp, "10.0.0.2", 800), 7, 100003, 3, 8, args);
+  DrcKey a =
+      DuplicateCache::MakeKey(Peer4(Transport::kUdp, "10.0.0.1", 800), 7, 100003, 3, 8, args);
+  DrcKey b =
+      DuplicateCache::MakeKey(Peer4(Transport::kUdp, "10.0.0.2", 800), 7, 100003, 3, 8, args);
   cache.Complete(a, cache.Start(a, &reply).token, "for-a");
   EXPECT_EQ(cache.Start(b, &reply).outcome, DuplicateCache::Outcome::kNew);
   ASSERT_EQ(cache.Start(a, &reply).outcome, DuplicateCache::Outcome::kReplay);

@@ -19,6 +19,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
+
 #include "rpc/record_marker.h"
 #include "rpc/rpc_server.h"
 #include "rpc/running_call.h"
@@ -175,8 +176,7 @@ TEST_F(EarlyAnswerTest, TcpStuckCallIsAnsweredEarlyWithItsBatchAndItsOwnReplyDro
   ASSERT_GE(fd, 0);
   // One write: the three metadata calls run as one batch, the stuck one first.
   const std::string calls = Record(NfsCall(kStuckXid)) + Record(NfsCall(2)) + Record(NfsCall(3));
-  ASSERT_EQ(send(fd, calls.data(), calls.size(), MSG_NOSIGNAL),
-            static_cast<ssize_t>(calls.size()));
+  ASSERT_EQ(send(fd, calls.data(), calls.size(), MSG_NOSIGNAL), static_cast<ssize_t>(calls.size()));
   RunningCall* stuck = service_.Stuck();
   ASSERT_NE(stuck, nullptr);
   RunningCall::AnswerNow(stuck);  // as the watchdog does, while the call is held

@@ -28,11 +28,11 @@ TEST(InlineCallsTest, NullAndNfsGetattrRunInline) {
 }
 
 TEST(InlineCallsTest, EverythingElseGoesToWorkers) {
-  EXPECT_FALSE(RunsInline(Call(100003, 3, 6)));   // READ
-  EXPECT_FALSE(RunsInline(Call(100003, 3, 7)));   // WRITE
-  EXPECT_FALSE(RunsInline(Call(100003, 3, 8)));   // CREATE
-  EXPECT_FALSE(RunsInline(Call(100003, 2, 1)));   // v2 GETATTR
-  EXPECT_FALSE(RunsInline(Call(100005, 3, 1)));   // MNT
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 6)));               // READ
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 7)));               // WRITE
+  EXPECT_FALSE(RunsInline(Call(100003, 3, 8)));               // CREATE
+  EXPECT_FALSE(RunsInline(Call(100003, 2, 1)));               // v2 GETATTR
+  EXPECT_FALSE(RunsInline(Call(100005, 3, 1)));               // MNT
   EXPECT_FALSE(RunsInline(Call(100003, 3, 1, /*mtype=*/1)));  // a REPLY
   EXPECT_FALSE(RunsInline(Call(100003, 3, 0, 0, /*rpcvers=*/3)));
   EXPECT_FALSE(RunsInline(Call(100003, 3, 1, 0, 2, /*extra=*/4096)));  // too big to be one
@@ -51,7 +51,7 @@ TEST(InlineBudgetTest, ABusyReadSpillsGetattrsToThePoolButNeverNull) {
   EXPECT_FALSE(budget.RunHere(getattr, true));  // spilled
   EXPECT_TRUE(budget.RunHere(null, true));
   EXPECT_TRUE(budget.RunHere(getattr, /*can_spread=*/false));  // no pool: stays
-  EXPECT_FALSE(budget.RunHere(Call(100003, 3, 6), true));        // READ never runs inline
+  EXPECT_FALSE(budget.RunHere(Call(100003, 3, 6), true));      // READ never runs inline
   budget.Reset();
   EXPECT_TRUE(budget.RunHere(getattr, true));
 }
@@ -71,9 +71,9 @@ TEST(InlineCallsTest, NfsMetadataCallsAreEverythingButData) {
   for (uint32_t proc : {6u, 7u, 21u}) {  // READ, WRITE, COMMIT
     EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 3, proc))) << proc;
   }
-  EXPECT_FALSE(IsNfsMetadataCall(Call(100005, 3, 1)));   // MOUNT
-  EXPECT_FALSE(IsNfsMetadataCall(Call(100021, 4, 2)));   // NLM
-  EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 2, 4)));   // not v3
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100005, 3, 1)));  // MOUNT
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100021, 4, 2)));  // NLM
+  EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 2, 4)));  // not v3
   EXPECT_FALSE(IsNfsMetadataCall(Call(100003, 3, 8, /*mtype=*/1)));
   EXPECT_FALSE(IsNfsMetadataCall({}));
 }

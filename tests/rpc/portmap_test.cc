@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "rpc/dispatcher.h"
 #include "rpc/portmap_program.h"
 #include "rpc/portmap_registry.h"
@@ -250,8 +251,8 @@ class PortmapEndToEndTest : public ::testing::Test {
       while (recv(fd, header.data(), 4, MSG_WAITALL) == 4) {
         uint32_t m = U32At(header, 0);
         std::string frag(m & kMaxFragmentLength, '\0');
-        if (!frag.empty() && recv(fd, frag.data(), frag.size(), MSG_WAITALL) !=
-                                 static_cast<ssize_t>(frag.size())) {
+        if (!frag.empty() &&
+            recv(fd, frag.data(), frag.size(), MSG_WAITALL) != static_cast<ssize_t>(frag.size())) {
           break;
         }
         msg += frag;
@@ -370,7 +371,8 @@ TEST_F(PortmapEndToEndTest, RpcbDumpV4) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(list.size(), 8u);
   bool v6 = false;
-  for (const auto& a : list) v6 |= a.netid == "tcp6" && a.addr == "::.8.1" && a.owner == "superuser";
+  for (const auto& a : list)
+    v6 |= a.netid == "tcp6" && a.addr == "::.8.1" && a.owner == "superuser";
   EXPECT_TRUE(v6);
 }
 
@@ -398,7 +400,8 @@ TEST_F(PortmapEndToEndTest, RpcbGetaddrlistAndGettime) {
 
   r = CallUdp(3, kRpcbProcGettime, xdr::BufferChain());
   ASSERT_TRUE(r.has_value());
-  int64_t diff = static_cast<int64_t>(U32At(r->results, 0)) - static_cast<int64_t>(std::time(nullptr));
+  int64_t diff =
+      static_cast<int64_t>(U32At(r->results, 0)) - static_cast<int64_t>(std::time(nullptr));
   EXPECT_LE(std::abs(diff), 2);
 }
 
@@ -428,7 +431,7 @@ TEST_F(PortmapEndToEndTest, SetAndUnsetFromLoopback) {
 TEST_F(PortmapEndToEndTest, UnavailableProceduresAndVersions) {
   auto r = CallUdp(2, 5, xdr::BufferChain());  // CALLIT
   ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(r->accept_stat, 3u);  // PROC_UNAVAIL
+  EXPECT_EQ(r->accept_stat, 3u);           // PROC_UNAVAIL
   r = CallUdp(4, 12, xdr::BufferChain());  // GETSTAT
   EXPECT_EQ(r->accept_stat, 3u);
   r = CallUdp(5, 0, xdr::BufferChain());

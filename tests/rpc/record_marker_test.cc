@@ -20,8 +20,8 @@ void AppendFragment(std::vector<uint8_t>* out, const std::string& body, bool las
 }
 
 // Feeds `chunks` in order and collects every record.
-std::vector<std::string> FeedAll(RecordReassembler* r, const std::vector<std::vector<uint8_t>>& chunks,
-                                 bool* error) {
+std::vector<std::string> FeedAll(RecordReassembler* r,
+                                 const std::vector<std::vector<uint8_t>>& chunks, bool* error) {
   std::vector<std::string> records;
   *error = false;
   for (const auto& chunk : chunks) {
@@ -199,7 +199,7 @@ TEST(RecordReassemblerTest, DirectReadOfABigFragment) {
       break;
     }
     EXPECT_LE(span.size(), 1u << 20);
-    EXPECT_LE(span.size(), stream.size() - pos);  // never past the fragment
+    EXPECT_LE(span.size(), stream.size() - pos);       // never past the fragment
     size_t n = std::min(span.size(), size_t{100000});  // a short read
     std::copy_n(stream.data() + pos, n, span.data());
     pos += n;
@@ -214,7 +214,10 @@ TEST(RecordReassemblerTest, DirectReadOfABigFragment) {
   // The next record starts clean, even in a reused buffer.
   uint8_t small[8];
   EncodeRecordMark(4, true, small);
-  small[4] = 'a'; small[5] = 'b'; small[6] = 'c'; small[7] = 'd';
+  small[4] = 'a';
+  small[5] = 'b';
+  small[6] = 'c';
+  small[7] = 'd';
   ASSERT_EQ(r.Feed(absl::MakeConstSpan(small, 8), &used), RecordReassembler::Result::kRecord);
   EXPECT_EQ(r.TakeRecord(), std::vector<uint8_t>({'a', 'b', 'c', 'd'}));
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "rpc/rpc_auth.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -178,8 +179,7 @@ TEST(AuthenticateTest, AuthNone) {
   EXPECT_EQ(cred.flavor, kAuthNone);
   EXPECT_EQ(cred.uid, 65534u);  // nobody
   std::vector<uint8_t> junk = Words({1});
-  EXPECT_EQ(Authenticate(Auth(kAuthNone, junk), Auth(kAuthNone, empty), &cred),
-            AuthStat::kBadCred);
+  EXPECT_EQ(Authenticate(Auth(kAuthNone, junk), Auth(kAuthNone, empty), &cred), AuthStat::kBadCred);
 }
 
 TEST(AuthenticateTest, MalformedAuthSysIsBadCred) {

@@ -6,10 +6,10 @@ namespace nfs3d::rpc {
 namespace {
 
 TEST(SpareCoresTest, ParsesTheCpuLineOfProcStat) {
-  std::optional<CpuTimes> t = ParseProcStat(
-      "cpu  100 5 50 800 40 3 2 0 7 0\ncpu0 50 2 25 400 20 1 1 0 0 0\n");
+  std::optional<CpuTimes> t =
+      ParseProcStat("cpu  100 5 50 800 40 3 2 0 7 0\ncpu0 50 2 25 400 20 1 1 0 0 0\n");
   ASSERT_TRUE(t.has_value());
-  EXPECT_EQ(t->idle, 840u);                             // idle + iowait
+  EXPECT_EQ(t->idle, 840u);                                   // idle + iowait
   EXPECT_EQ(t->total, 100u + 5 + 50 + 800 + 40 + 3 + 2 + 0);  // not guest (in user)
   EXPECT_FALSE(ParseProcStat("cpu0 1 2 3 4 5\n").has_value());
   EXPECT_FALSE(ParseProcStat("cpu 1 2 x 4 5\n").has_value());

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "rpc/splice_pipe.h"
 #include "xdr/buffer_chain.h"
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "rpc/record_marker.h"
 #include "rpc/rpc_server.h"
 #include "rpc/service.h"
@@ -146,7 +147,8 @@ class TcpClient {
   int fd() const { return fd_; }
 
   void SendRaw(const std::string& bytes) {
-    ASSERT_EQ(send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+    ASSERT_EQ(send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
   }
   void SendRecord(const std::string& msg) {
     uint8_t mark[4];
@@ -603,7 +605,8 @@ TEST_F(TransportTest, TcpHalfCloseInsideBigRecordCloses) {
   TcpClient c(AF_INET, tcp_port_);
   uint8_t mark[4];
   EncodeRecordMark(900 << 10, true, mark);
-  c.SendRaw(std::string(reinterpret_cast<char*>(mark), 4) + MakeCall(23, 0, std::string(300 << 10, 'h')));
+  c.SendRaw(std::string(reinterpret_cast<char*>(mark), 4) +
+            MakeCall(23, 0, std::string(300 << 10, 'h')));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   shutdown(c.fd(), SHUT_WR);
   EXPECT_TRUE(c.WaitClosed());

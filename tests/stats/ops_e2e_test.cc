@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "client/rpc_client.h"
 #include "gtest/gtest.h"
+
+#include "client/rpc_client.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
 #include "tests/integration/e2e_harness.h"
@@ -141,8 +142,8 @@ class OpsE2eTest : public ::testing::Test {
   }
 
   std::vector<stats::Sample> Metrics() {
-    auto page = stats::HttpGet(absl::StrCat("unix:", (dir_ / "state/nfs3d.sock").string()),
-                               "/metrics");
+    auto page =
+        stats::HttpGet(absl::StrCat("unix:", (dir_ / "state/nfs3d.sock").string()), "/metrics");
     EXPECT_TRUE(page.ok()) << page.status();
     if (!page.ok()) return {};
     auto samples = stats::ParsePrometheusText(*page);
@@ -217,8 +218,18 @@ TEST_F(OpsE2eTest, CountersMatchAKnownSequenceExactly) {
   }
   std::string res;
   ASSERT_EQ(Nfs(*nfs, nfs3::kCreate,
-                Args().Fh(root).Str("f").U32(nfs3::UNCHECKED).U32(1).U32(0644).U32(0).U32(0)
-                    .U32(0).U32(0).U32(0).Bytes(),
+                Args()
+                    .Fh(root)
+                    .Str("f")
+                    .U32(nfs3::UNCHECKED)
+                    .U32(1)
+                    .U32(0644)
+                    .U32(0)
+                    .U32(0)
+                    .U32(0)
+                    .U32(0)
+                    .U32(0)
+                    .Bytes(),
                 &res),
             0u);
   xdr::Decoder d(Span(res));
@@ -320,8 +331,18 @@ TEST_F(OpsE2eTest, SigtermDuringAWriteRunExitsCleanlyWithTheDataWritten) {
   auto nfs = Client(port_);
   std::string res;
   ASSERT_EQ(Nfs(*nfs, nfs3::kCreate,
-                Args().Fh(root).Str("run").U32(nfs3::UNCHECKED).U32(1).U32(0644).U32(0).U32(0)
-                    .U32(0).U32(0).U32(0).Bytes(),
+                Args()
+                    .Fh(root)
+                    .Str("run")
+                    .U32(nfs3::UNCHECKED)
+                    .U32(1)
+                    .U32(0644)
+                    .U32(0)
+                    .U32(0)
+                    .U32(0)
+                    .U32(0)
+                    .U32(0)
+                    .Bytes(),
                 &res),
             0u);
   xdr::Decoder d(Span(res));

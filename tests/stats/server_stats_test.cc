@@ -6,12 +6,12 @@
 #include <netinet/in.h>
 
 #include <cmath>
-
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "rpc/dispatcher.h"
 #include "stats/prom_text.h"
 #include "stats/prometheus.h"
@@ -109,8 +109,7 @@ class StatsDispatcherTest : public ::testing::Test {
   bool Send(const std::string& message, const rpc::TransportInfo& t) {
     xdr::BufferChain reply;
     return dispatcher_->HandleCall(
-        absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()),
-                                  message.size()),
+        absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(message.data()), message.size()),
         t, &reply);
   }
 
@@ -146,9 +145,9 @@ TEST_F(StatsDispatcherTest, KnownSequenceGivesExactCounters) {
   Send(Call(xid++, kNfs, 6, 1000), tcp_);
   Send(Call(xid++, kNfs, 6, 70000), tcp_);
   Send(Call(xid++, kNfs, 7, 4096), udp_);
-  Send(Call(xid++, kNfs, 99), tcp_);        // PROC_UNAVAIL
-  Send(Call(xid++, 0x20000077, 0), tcp_);   // PROG_UNAVAIL
-  Send(std::string("\1\2\3"), udp_);        // malformed: dropped
+  Send(Call(xid++, kNfs, 99), tcp_);       // PROC_UNAVAIL
+  Send(Call(xid++, 0x20000077, 0), tcp_);  // PROG_UNAVAIL
+  Send(std::string("\1\2\3"), udp_);       // malformed: dropped
 
   const Snapshot s = stats_.Take();
   ASSERT_EQ(s.procs.size(), 8u);
@@ -221,11 +220,11 @@ TEST_F(StatsDispatcherTest, PrometheusTextRoundTrips) {
 
 TEST(ServerStatsTest, Buckets) {
   EXPECT_EQ(LatencyBucket(0), 0);
-  EXPECT_EQ(LatencyBucket(1000), 0);   // 1 us
-  EXPECT_EQ(LatencyBucket(1001), 1);   // just over: <= 2 us
+  EXPECT_EQ(LatencyBucket(1000), 0);  // 1 us
+  EXPECT_EQ(LatencyBucket(1001), 1);  // just over: <= 2 us
   EXPECT_EQ(LatencyBucket(2000), 1);
-  EXPECT_EQ(LatencyBucket(3000), 2);   // <= 4 us
-  EXPECT_EQ(LatencyBucket(1000000), 10);  // 1 ms <= 1024 us
+  EXPECT_EQ(LatencyBucket(3000), 2);                                      // <= 4 us
+  EXPECT_EQ(LatencyBucket(1000000), 10);                                  // 1 ms <= 1024 us
   EXPECT_EQ(LatencyBucket(uint64_t{100} * 1000000000), kLatencyBuckets);  // +Inf
   EXPECT_EQ(SizeBucket(0), 0);
   EXPECT_EQ(SizeBucket(512), 0);

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/durable_files.h"
 #include "gtest/gtest.h"
+
+#include "common/durable_files.h"
 
 namespace nfs3d::test_support {
 
@@ -30,7 +31,7 @@ inline void CheckDurableFilesContract(DurableFiles& files) {
 
   ASSERT_TRUE(files.Write("a", "first").ok());
   ASSERT_TRUE(files.Write("b", std::string(10000, 'x')).ok());  // more than one read
-  ASSERT_TRUE(files.Write("a", "second").ok());                // replaces
+  ASSERT_TRUE(files.Write("a", "second").ok());                 // replaces
   EXPECT_EQ(files.Read("a").value(), std::optional<std::string>("second"));
   EXPECT_EQ(files.Read("b").value(), std::optional<std::string>(std::string(10000, 'x')));
   ASSERT_TRUE(files.Write("empty", "").ok());

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "rpc/rpc_message.h"
 #include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
@@ -176,7 +177,8 @@ class FakeServer {
 };
 
 Behaviour Echo() {
-  return [](const FakeCall& c, int, std::string* reply) { *reply = SuccessReply(c.xid, c.arg * 10); };
+  return
+      [](const FakeCall& c, int, std::string* reply) { *reply = SuccessReply(c.xid, c.arg * 10); };
 }
 
 AsyncRpcOptions Options(bool tcp) {
@@ -191,19 +193,20 @@ AsyncRpcOptions Options(bool tcp) {
 // A call whose arguments are arg and then `padding` bytes of opaque data.
 uint32_t StartArg(AsyncRpcClient& c, uint32_t arg, std::function<void(absl::Status, uint32_t)> f,
                   size_t padding = 0) {
-  return c.Start(kProg, 1, 1,
-                 [arg, padding](xdr::Encoder& e) {
-                   e.U32(arg);
-                   if (padding > 0) e.Opaque(std::vector<uint8_t>(padding, 0x5a));
-                 },
-                 [f](const absl::Status& s, absl::Span<const uint8_t> r) {
-                   uint32_t v = 0;
-                   if (s.ok()) {
-                     xdr::Decoder d(r);
-                     v = d.U32();
-                   }
-                   f(s, v);
-                 });
+  return c.Start(
+      kProg, 1, 1,
+      [arg, padding](xdr::Encoder& e) {
+        e.U32(arg);
+        if (padding > 0) e.Opaque(std::vector<uint8_t>(padding, 0x5a));
+      },
+      [f](const absl::Status& s, absl::Span<const uint8_t> r) {
+        uint32_t v = 0;
+        if (s.ok()) {
+          xdr::Decoder d(r);
+          v = d.U32();
+        }
+        f(s, v);
+      });
 }
 
 TEST(AsyncRpcClientTest, TcpPipelinesAndMatchesRepliesOutOfOrder) {

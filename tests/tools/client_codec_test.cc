@@ -5,10 +5,11 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "xdr/buffer_chain.h"
+#include "xdr/encode_to_string.h"
 #include "xdr/mount3_codec.h"
 #include "xdr/nfs3_client_codec.h"
-#include "xdr/encode_to_string.h"
 
 namespace nfs3d::nfs3 {
 namespace {

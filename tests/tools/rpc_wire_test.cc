@@ -55,9 +55,9 @@ TEST(DecodeReplyHeaderTest, MalformedMessagesAreRefused) {
   absl::Span<const uint8_t> results;
   EXPECT_FALSE(DecodeReplyHeader(Words({1, 0, 2, 100003}), &h, &results));  // a CALL
   EXPECT_FALSE(DecodeReplyHeader(Words({1, 1, 2}), &h, &results));          // bad reply_stat
-  EXPECT_FALSE(DecodeReplyHeader(Words({1, 1, 0, 0}), &h, &results));        // truncated verifier
+  EXPECT_FALSE(DecodeReplyHeader(Words({1, 1, 0, 0}), &h, &results));       // truncated verifier
   EXPECT_FALSE(DecodeReplyHeader(Words({1, 1, 0, 0, 1000, 0}), &h, &results));  // verifier > 400
-  EXPECT_FALSE(DecodeReplyHeader(Words({1, 1, 1, 0, 2}), &h, &results));      // truncated mismatch
+  EXPECT_FALSE(DecodeReplyHeader(Words({1, 1, 1, 0, 2}), &h, &results));  // truncated mismatch
   EXPECT_FALSE(DecodeReplyHeader({}, &h, &results));
   EXPECT_EQ(h.xid, 0u);
   EXPECT_FALSE(DecodeReplyHeader(Words({42}), &h, &results));

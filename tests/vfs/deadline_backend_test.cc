@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
+
 #include "tests/support/temp_dir.h"
 #include "vfs/backend_router.h"
 #include "vfs/posix/posix_backend.h"
@@ -295,18 +296,21 @@ void DeadlineBackendTest::ExpectResultsAndOutParametersPassThrough() {
   bool eof = false;
   Verifier verf{};
   ASSERT_TRUE(backend_
-                  ->ReadDir(kRoot, root_, 0, &verf,
-                            [&](const DirEntry& e) {
-                              names.insert(std::string(e.name));
-                              return true;
-                            },
-                            &eof, nullptr)
+                  ->ReadDir(
+                      kRoot, root_, 0, &verf,
+                      [&](const DirEntry& e) {
+                        names.insert(std::string(e.name));
+                        return true;
+                      },
+                      &eof, nullptr)
                   .ok());
   EXPECT_TRUE(eof);
   EXPECT_EQ(names, (std::set<std::string>{".", "..", "f"}));
 
-  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6}, {kAclUser, 1234, 4},
-                   {kAclGroupObj, kAclUndefinedId, 4}, {kAclMask, kAclUndefinedId, 4},
+  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6},
+                   {kAclUser, 1234, 4},
+                   {kAclGroupObj, kAclUndefinedId, 4},
+                   {kAclMask, kAclUndefinedId, 4},
                    {kAclOther, kAclUndefinedId, 0}};
   std::optional<Attributes> acl_attrs;
   absl::Status set = backend_->SetAcl(kRoot, created->handle, &acl, nullptr, &acl_attrs);

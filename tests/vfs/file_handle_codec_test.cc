@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {

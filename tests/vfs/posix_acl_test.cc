@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/temp_dir.h"
 #include "vfs/vfs_error.h"
 
@@ -26,13 +27,15 @@ Acl UserRw() {
 TEST(PosixAclTest, XattrFormat) {
   std::string value = EncodeAclXattr(AclFromMode(0750));
   // Version 2, then (tag, perm, id) little-endian.
-  EXPECT_EQ(value, std::string("\x02\0\0\0" "\x01\0\x07\0\xff\xff\xff\xff"
-                               "\x04\0\x05\0\xff\xff\xff\xff" "\x20\0\0\0\xff\xff\xff\xff",
+  EXPECT_EQ(value, std::string("\x02\0\0\0"
+                               "\x01\0\x07\0\xff\xff\xff\xff"
+                               "\x04\0\x05\0\xff\xff\xff\xff"
+                               "\x20\0\0\0\xff\xff\xff\xff",
                                28));
   EXPECT_EQ(DecodeAclXattr(value), AclFromMode(0750));
   EXPECT_EQ(DecodeAclXattr(EncodeAclXattr(UserRw())), UserRw());
   EXPECT_FALSE(DecodeAclXattr(std::string("\x01\0\0\0", 4)).has_value());  // version
-  EXPECT_FALSE(DecodeAclXattr(value.substr(0, 10)).has_value());          // torn entry
+  EXPECT_FALSE(DecodeAclXattr(value.substr(0, 10)).has_value());           // torn entry
   EXPECT_FALSE(DecodeAclXattr("").has_value());
 }
 

@@ -17,8 +17,8 @@ namespace {
 
 TEST(SyncGroupTest, CallersShareSyncsThatStartedAfterThem) {
   SyncGroup group;
-  std::atomic<uint64_t> epoch{0};          // bumped by each caller's "write"
-  std::atomic<uint64_t> covered{0};        // highest epoch a finished sync saw at its start
+  std::atomic<uint64_t> epoch{0};    // bumped by each caller's "write"
+  std::atomic<uint64_t> covered{0};  // highest epoch a finished sync saw at its start
   std::atomic<int> running{0};
   std::atomic<int> syncs{0};
   std::atomic<int> overlaps{0};

@@ -62,9 +62,13 @@ TEST(MountResTest, Mnt3Ok) {
   r.fhandle.len = 5;
   for (int i = 0; i < 5; ++i) r.fhandle.data[i] = static_cast<uint8_t>(0xf0 + i);
   r.auth_flavors = {1, 0};
-  EXPECT_EQ(EncodeHex(r), "00000000"
-                          "00000005" "f0f1f2f3f4000000"
-                          "00000002" "00000001" "00000000");
+  EXPECT_EQ(EncodeHex(r),
+            "00000000"
+            "00000005"
+            "f0f1f2f3f4000000"
+            "00000002"
+            "00000001"
+            "00000000");
 }
 
 TEST(MountResTest, Mnt3Error) {
@@ -78,9 +82,10 @@ TEST(MountResTest, Mnt3Error) {
 TEST(MountResTest, Mnt1) {
   MountRes1 r;
   for (int i = 0; i < 32; ++i) r.fhandle[i] = static_cast<uint8_t>(i);
-  EXPECT_EQ(EncodeHex(r), "00000000"
-                          "000102030405060708090a0b0c0d0e0f"
-                          "101112131415161718191a1b1c1d1e1f");
+  EXPECT_EQ(EncodeHex(r),
+            "00000000"
+            "000102030405060708090a0b0c0d0e0f"
+            "101112131415161718191a1b1c1d1e1f");
   r.status = 2;
   EXPECT_EQ(EncodeHex(r), "00000002");
 }
@@ -89,10 +94,19 @@ TEST(MountResTest, DumpList) {
   EXPECT_EQ(EncodeHex(MountList{}), "00000000");
   MountList l;
   l.entries = {{"host1", "/a"}, {"h", "/export"}};
-  EXPECT_EQ(EncodeHex(l), "00000001" "00000005" "686f737431000000" "00000002" "2f610000"
-                          "00000001" "00000001" "68000000" "00000007" "2f6578706f7274"
-                          "00"
-                          "00000000");
+  EXPECT_EQ(EncodeHex(l),
+            "00000001"
+            "00000005"
+            "686f737431000000"
+            "00000002"
+            "2f610000"
+            "00000001"
+            "00000001"
+            "68000000"
+            "00000007"
+            "2f6578706f7274"
+            "00"
+            "00000000");
 }
 
 TEST(MountResTest, ExportList) {
@@ -100,14 +114,28 @@ TEST(MountResTest, ExportList) {
   ExportList l;
   l.entries = {{"/srv", {"*"}}, {"/pub", {}}, {"/x", {"10.0.0.0/8", "a"}}};
   EXPECT_EQ(EncodeHex(l),
-            "00000001" "00000004" "2f737276"            // /srv
-            "00000001" "00000001" "2a000000" "00000000" // groups: *
-            "00000001" "00000004" "2f707562"            // /pub
-            "00000000"                                  // no groups
-            "00000001" "00000002" "2f780000"            // /x
-            "00000001" "0000000a" "31302e302e302e302f380000"
-            "00000001" "00000001" "61000000" "00000000"
-            "00000000");                                // end of exports
+            "00000001"
+            "00000004"
+            "2f737276"  // /srv
+            "00000001"
+            "00000001"
+            "2a000000"
+            "00000000"  // groups: *
+            "00000001"
+            "00000004"
+            "2f707562"  // /pub
+            "00000000"  // no groups
+            "00000001"
+            "00000002"
+            "2f780000"  // /x
+            "00000001"
+            "0000000a"
+            "31302e302e302e302f380000"
+            "00000001"
+            "00000001"
+            "61000000"
+            "00000000"
+            "00000000");  // end of exports
 }
 
 }  // namespace

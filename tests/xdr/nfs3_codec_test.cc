@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "xdr/encode_to_string.h"
 
 namespace nfs3d::nfs3 {
@@ -106,10 +107,22 @@ void ExpectEveryTruncationFails(const std::string& wire) {
 class ArgsWriter {
  public:
   ArgsWriter() : e_(&chain_) {}
-  ArgsWriter& U32(uint32_t v) { e_.U32(v); return *this; }
-  ArgsWriter& U64(uint64_t v) { e_.U64(v); return *this; }
-  ArgsWriter& Fh(const nfs_fh3& fh) { e_.Opaque(fh.bytes()); return *this; }
-  ArgsWriter& Str(const std::string& s) { e_.String(s); return *this; }
+  ArgsWriter& U32(uint32_t v) {
+    e_.U32(v);
+    return *this;
+  }
+  ArgsWriter& U64(uint64_t v) {
+    e_.U64(v);
+    return *this;
+  }
+  ArgsWriter& Fh(const nfs_fh3& fh) {
+    e_.Opaque(fh.bytes());
+    return *this;
+  }
+  ArgsWriter& Str(const std::string& s) {
+    e_.String(s);
+    return *this;
+  }
   ArgsWriter& Fixed(const uint8_t* p, size_t n) {
     e_.FixedOpaque(absl::Span<const uint8_t>(p, n));
     return *this;
@@ -335,8 +348,8 @@ TEST(Nfs3ArgsTest, Setattr) {
 
 TEST(Nfs3ArgsTest, Lookup) {
   nfs_fh3 fh = MakeFh(3, 64);
-  for (const std::string& name : {std::string(""), std::string("a"), std::string("file.txt"),
-                                  std::string(255, 'n')}) {
+  for (const std::string& name :
+       {std::string(""), std::string("a"), std::string("file.txt"), std::string(255, 'n')}) {
     LOOKUP3args a;
     ASSERT_TRUE(DecodeAll(ArgsWriter().Dirop(fh, name).bytes(), &a));
     EXPECT_TRUE(FhEq(a.what.dir, fh));
@@ -490,8 +503,8 @@ TEST(Nfs3ArgsTest, RemoveRmdir) {
 
 TEST(Nfs3ArgsTest, Rename) {
   RENAME3args a;
-  ASSERT_TRUE(DecodeAll(ArgsWriter().Dirop(MakeFh(1, 5), "from").Dirop(MakeFh(2, 6), "to").bytes(),
-                        &a));
+  ASSERT_TRUE(
+      DecodeAll(ArgsWriter().Dirop(MakeFh(1, 5), "from").Dirop(MakeFh(2, 6), "to").bytes(), &a));
   EXPECT_TRUE(FhEq(a.from.dir, MakeFh(1, 5)));
   EXPECT_EQ(a.from.name, "from");
   EXPECT_TRUE(FhEq(a.to.dir, MakeFh(2, 6)));
@@ -557,8 +570,13 @@ TEST(Nfs3MalformedTest, TruncatedSetattr) {
 }
 
 TEST(Nfs3MalformedTest, TruncatedMknod) {
-  ExpectEveryTruncationFails<MKNOD3args>(
-      ArgsWriter().Dirop(MakeFh(2, 13), "dev").U32(NF3CHR).Sattr(FullSattr()).U32(1).U32(2).bytes());
+  ExpectEveryTruncationFails<MKNOD3args>(ArgsWriter()
+                                             .Dirop(MakeFh(2, 13), "dev")
+                                             .U32(NF3CHR)
+                                             .Sattr(FullSattr())
+                                             .U32(1)
+                                             .U32(2)
+                                             .bytes());
   ExpectEveryTruncationFails<MKNOD3args>(
       ArgsWriter().Dirop(MakeFh(2, 13), "fifo").U32(NF3FIFO).Sattr(FullSattr()).bytes());
 }
@@ -577,15 +595,15 @@ TEST(Nfs3MalformedTest, TruncatedOthers) {
 }
 
 TEST(Nfs3MalformedTest, BadStableHow) {
-  EXPECT_FALSE(DecodeOk<WRITE3args>(
-      ArgsWriter().Fh(MakeFh(2, 4)).U64(0).U32(1).U32(3).Str("x").bytes()));
+  EXPECT_FALSE(
+      DecodeOk<WRITE3args>(ArgsWriter().Fh(MakeFh(2, 4)).U64(0).U32(1).U32(3).Str("x").bytes()));
   EXPECT_FALSE(DecodeOk<WRITE3args>(
       ArgsWriter().Fh(MakeFh(2, 4)).U64(0).U32(1).U32(0xffffffff).Str("x").bytes()));
 }
 
 TEST(Nfs3MalformedTest, BadCreateMode) {
-  EXPECT_FALSE(DecodeOk<CREATE3args>(
-      ArgsWriter().Dirop(MakeFh(2, 4), "f").U32(3).Sattr(sattr3{}).bytes()));
+  EXPECT_FALSE(
+      DecodeOk<CREATE3args>(ArgsWriter().Dirop(MakeFh(2, 4), "f").U32(3).Sattr(sattr3{}).bytes()));
 }
 
 TEST(Nfs3MalformedTest, BadTimeHow) {
@@ -593,16 +611,25 @@ TEST(Nfs3MalformedTest, BadTimeHow) {
   std::string good = ArgsWriter().Fh(MakeFh(2, 4)).Sattr(s).U32(0).bytes();
   ASSERT_TRUE(DecodeOk<SETATTR3args>(good));
   // atime's time_how is the word after 4 FALSE set_* discriminants.
-  std::string bad = ArgsWriter().Fh(MakeFh(2, 4)).U32(0).U32(0).U32(0).U32(0).U32(3).U32(0).U32(0)
-                        .bytes();
+  std::string bad =
+      ArgsWriter().Fh(MakeFh(2, 4)).U32(0).U32(0).U32(0).U32(0).U32(3).U32(0).U32(0).bytes();
   EXPECT_FALSE(DecodeOk<SETATTR3args>(bad));
   bad = ArgsWriter().Fh(MakeFh(2, 4)).U32(0).U32(0).U32(0).U32(0).U32(0).U32(7).U32(0).bytes();
   EXPECT_FALSE(DecodeOk<SETATTR3args>(bad));
 }
 
 TEST(Nfs3MalformedTest, BadBoolInSattr) {
-  std::string bad = ArgsWriter().Fh(MakeFh(2, 4)).U32(2).U32(0644).U32(0).U32(0).U32(0).U32(0)
-                        .U32(0).U32(0).bytes();
+  std::string bad = ArgsWriter()
+                        .Fh(MakeFh(2, 4))
+                        .U32(2)
+                        .U32(0644)
+                        .U32(0)
+                        .U32(0)
+                        .U32(0)
+                        .U32(0)
+                        .U32(0)
+                        .U32(0)
+                        .bytes();
   EXPECT_FALSE(DecodeOk<SETATTR3args>(bad));
   // Guard discriminant that is not a bool.
   bad = ArgsWriter().Fh(MakeFh(2, 4)).Sattr(sattr3{}).U32(5).Time({1, 1}).bytes();
@@ -634,8 +661,8 @@ TEST(Nfs3MalformedTest, NameLengths) {
   ASSERT_TRUE(DecodeAll(ArgsWriter().Dirop(MakeFh(1, 4), std::string(256, 'n')).bytes(), &a));
   EXPECT_EQ(a.what.name.size(), 256u);
   EXPECT_GT(a.what.name.size(), kMaxNameLen);
-  ASSERT_TRUE(DecodeAll(ArgsWriter().Dirop(MakeFh(1, 4), std::string(kMaxPathLen, 'n')).bytes(),
-                        &a));
+  ASSERT_TRUE(
+      DecodeAll(ArgsWriter().Dirop(MakeFh(1, 4), std::string(kMaxPathLen, 'n')).bytes(), &a));
   // Beyond that it is garbage.
   EXPECT_FALSE(DecodeOk<LOOKUP3args>(
       ArgsWriter().Dirop(MakeFh(1, 4), std::string(kMaxPathLen + 1, 'n')).bytes()));
@@ -692,20 +719,20 @@ TEST(Nfs3ResultTest, GetattrOkExactBytes) {
   r.obj_attributes.ctime = {5, 6};
   std::string wire = EncodeToString(r);
   EXPECT_EQ(Hex(wire),
-            "00000000"                  // status NFS3_OK
-            "00000001"                  // type NF3REG
-            "000001a4"                  // mode 0644
-            "00000001"                  // nlink
-            "000003e8"                  // uid 1000
-            "00000064"                  // gid 100
-            "0000000100000002"          // size
-            "0000000000001000"          // used
-            "0000000000000000"          // rdev
-            "0000000000000007"          // fsid
-            "1122334455667788"          // fileid
-            "0000000100000002"          // atime
-            "0000000300000004"          // mtime
-            "0000000500000006");        // ctime
+            "00000000"            // status NFS3_OK
+            "00000001"            // type NF3REG
+            "000001a4"            // mode 0644
+            "00000001"            // nlink
+            "000003e8"            // uid 1000
+            "00000064"            // gid 100
+            "0000000100000002"    // size
+            "0000000000001000"    // used
+            "0000000000000000"    // rdev
+            "0000000000000007"    // fsid
+            "1122334455667788"    // fileid
+            "0000000100000002"    // atime
+            "0000000300000004"    // mtime
+            "0000000500000006");  // ctime
   EXPECT_EQ(wire.size(), 88u);
 
   ResReader rd(wire);
@@ -723,13 +750,17 @@ TEST(Nfs3ResultTest, GetattrFailIsStatusOnly) {
 TEST(Nfs3ResultTest, LookupFailExactBytes) {
   LOOKUP3res r;
   r.status = NFS3ERR_NOENT;
-  r.object = MakeFh(1, 8);            // must not be sent
-  r.obj_attributes = MakeAttr(1);     // must not be sent
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000002" "00000000");
+  r.object = MakeFh(1, 8);         // must not be sent
+  r.obj_attributes = MakeAttr(1);  // must not be sent
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000002"
+            "00000000");
   r.dir_attributes = MakeAttr(2);
   std::string wire = EncodeToString(r);
   EXPECT_EQ(wire.size(), 4 + 4 + 84u);
-  EXPECT_EQ(Hex(wire.substr(0, 8)), "00000002" "00000001");
+  EXPECT_EQ(Hex(wire.substr(0, 8)),
+            "00000002"
+            "00000001");
   ResReader rd(wire);
   EXPECT_EQ(rd.U32(), NFS3ERR_NOENT);
   ExpectPostOpEq(rd.PostOp(), r.dir_attributes);
@@ -742,7 +773,10 @@ TEST(Nfs3ResultTest, LookupOk) {
   r.obj_attributes = MakeAttr(4);
   r.dir_attributes = std::nullopt;
   std::string wire = EncodeToString(r);
-  EXPECT_EQ(Hex(wire.substr(0, 16)), "00000000" "00000006" "0a0b0c0d0e0f0000");
+  EXPECT_EQ(Hex(wire.substr(0, 16)),
+            "00000000"
+            "00000006"
+            "0a0b0c0d0e0f0000");
   ResReader rd(wire);
   EXPECT_EQ(rd.U32(), NFS3_OK);
   EXPECT_TRUE(FhEq(rd.Fh(), r.object));
@@ -770,7 +804,10 @@ TEST(Nfs3ResultTest, WriteOkAndFail) {
 
   r.status = NFS3ERR_NOSPC;
   r.file_wcc = wcc_data{};
-  EXPECT_EQ(Hex(EncodeToString(r)), "0000001c" "00000000" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "0000001c"
+            "00000000"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, FsinfoOkAndFail) {
@@ -806,7 +843,9 @@ TEST(Nfs3ResultTest, FsinfoOkAndFail) {
 
   r.status = NFS3ERR_STALE;
   r.obj_attributes = std::nullopt;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000046" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000046"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, ReaddirplusRoundTrip) {
@@ -846,7 +885,9 @@ TEST(Nfs3ResultTest, ReaddirplusFailIsDirAttributesOnly) {
   READDIRPLUS3res r;
   r.status = NFS3ERR_BAD_COOKIE;
   r.entries.push_back(entryplus3{1, "x", 1, std::nullopt, std::nullopt});
-  EXPECT_EQ(Hex(EncodeToString(r)), "00002713" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00002713"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, ReaddirLayout) {
@@ -859,12 +900,15 @@ TEST(Nfs3ResultTest, ReaddirLayout) {
             "0000000000000000"  // cookieverf
             "00000001"          // value_follows
             "0000000000000005"  // fileid
-            "00000002" "61620000"
+            "00000002"
+            "61620000"
             "0000000000000064"  // cookie
             "00000000"          // end of list
             "00000000");        // eof
   r.status = NFS3ERR_NOTDIR;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000014" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000014"
+            "00000000");
 }
 
 // READDIR sizing: an encoded successful reply is exactly
@@ -949,15 +993,23 @@ TEST(Nfs3ResultTest, Access) {
   EXPECT_TRUE(rd.AtEnd());
   r.status = NFS3ERR_ACCES;
   r.obj_attributes.reset();
-  EXPECT_EQ(Hex(EncodeToString(r)), "0000000d" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "0000000d"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, Readlink) {
   READLINK3res r;
   r.data = "/a/b";
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000000" "00000000" "00000004" "2f612f62");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000000"
+            "00000000"
+            "00000004"
+            "2f612f62");
   r.status = NFS3ERR_INVAL;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000016" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000016"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, ReadPieces) {
@@ -969,11 +1021,18 @@ TEST(Nfs3ResultTest, ReadPieces) {
   std::memcpy(p, "abc", 3);
   e.CommitOpaque(3);
   EXPECT_EQ(Hex(chain.Flatten()),
-            "00000000" "00000000" "00000003" "00000001" "00000003" "61626300");
+            "00000000"
+            "00000000"
+            "00000003"
+            "00000001"
+            "00000003"
+            "61626300");
   BufferChain fail;
   Encoder f(&fail);
   EncodeReadFail(f, NFS3ERR_IO, std::nullopt);
-  EXPECT_EQ(Hex(fail.Flatten()), "00000005" "00000000");
+  EXPECT_EQ(Hex(fail.Flatten()),
+            "00000005"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, Diropres) {
@@ -993,17 +1052,30 @@ TEST(Nfs3ResultTest, Diropres) {
 
   r.status = NFS3ERR_EXIST;
   r.dir_wcc = wcc_data{};
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000011" "00000000" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000011"
+            "00000000"
+            "00000000");
   r.status = NFS3_OK;
   r.obj.reset();
   r.obj_attributes.reset();
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000000" "00000000" "00000000" "00000000" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000000"
+            "00000000"
+            "00000000"
+            "00000000"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, RenameAndLink) {
   RENAME3res rn;
   rn.status = NFS3ERR_XDEV;
-  EXPECT_EQ(Hex(EncodeToString(rn)), "00000012" "00000000" "00000000" "00000000" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(rn)),
+            "00000012"
+            "00000000"
+            "00000000"
+            "00000000"
+            "00000000");
   LINK3res ln;
   ln.file_attributes = MakeAttr(1);
   ln.linkdir_wcc = MakeWcc();
@@ -1025,35 +1097,64 @@ TEST(Nfs3ResultTest, Fsstat) {
   r.afiles = 6;
   r.invarsec = 7;
   EXPECT_EQ(Hex(EncodeToString(r)),
-            "00000000" "00000000" "0000000000000001" "0000000000000002" "0000000000000003"
-            "0000000000000004" "0000000000000005" "0000000000000006" "00000007");
+            "00000000"
+            "00000000"
+            "0000000000000001"
+            "0000000000000002"
+            "0000000000000003"
+            "0000000000000004"
+            "0000000000000005"
+            "0000000000000006"
+            "00000007");
   r.status = NFS3ERR_IO;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000005" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000005"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, Pathconf) {
   PATHCONF3res r;
   r.linkmax = 32000;
   r.name_max = 255;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000000" "00000000" "00007d00" "000000ff"
-                                    "00000001" "00000001" "00000000" "00000001");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000000"
+            "00000000"
+            "00007d00"
+            "000000ff"
+            "00000001"
+            "00000001"
+            "00000000"
+            "00000001");
   r.status = NFS3ERR_STALE;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000046" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000046"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, Commit) {
   COMMIT3res r;
   for (int i = 0; i < 8; ++i) r.verf[i] = static_cast<uint8_t>(i);
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000000" "00000000" "00000000" "0001020304050607");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000000"
+            "00000000"
+            "00000000"
+            "0001020304050607");
   r.status = NFS3ERR_IO;
-  EXPECT_EQ(Hex(EncodeToString(r)), "00000005" "00000000" "00000000");
+  EXPECT_EQ(Hex(EncodeToString(r)),
+            "00000005"
+            "00000000"
+            "00000000");
 }
 
 TEST(Nfs3ResultTest, WccPreOpLayout) {
   wcc_data w;
   w.before = wcc_attr{0x10, {1, 2}, {3, 4}};
   EXPECT_EQ(Hex(EncodeToString(w)),
-            "00000001" "0000000000000010" "0000000100000002" "0000000300000004" "00000000");
+            "00000001"
+            "0000000000000010"
+            "0000000100000002"
+            "0000000300000004"
+            "00000000");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "xdr/encode_to_string.h"
 
 namespace nfs3d::nfsacl {
@@ -33,8 +34,8 @@ nfs3::nfs_fh3 Fh() {
 
 TEST(NfsAclCodecTest, SetaclArgsAsLinuxSendsThem) {
   // fh, mask ACL, access ACL of 4 entries, empty default ACL.
-  std::string wire = U32s({4, 0x07000000, 1, 4, 4, 1, 10, 6, 4, 20, 4, 0x10, 0, 4, 0x20, 0, 0,
-                           0, 0});
+  std::string wire =
+      U32s({4, 0x07000000, 1, 4, 4, 1, 10, 6, 4, 20, 4, 0x10, 0, 4, 0x20, 0, 0, 0, 0});
   SETACL3args a;
   ASSERT_TRUE(DecodeBytes(wire, &a));
   EXPECT_EQ(a.mask, kAcl);
@@ -73,7 +74,8 @@ TEST(NfsAclCodecTest, GetaclReply) {
   r.mask = kAcl | kDfAclCnt;
   r.access = {4, {{1, 10, 6}, {4, 20, 4}, {0x10, 0, 4}, {0x20, 0, 0}}};
   r.default_acl = {5, {}};
-  EXPECT_EQ(EncodeToString(r), U32s({0, 0, 9, 4, 4, 1, 10, 6, 4, 20, 4, 0x10, 0, 4, 0x20, 0, 0, 5, 0}));
+  EXPECT_EQ(EncodeToString(r),
+            U32s({0, 0, 9, 4, 4, 1, 10, 6, 4, 20, 4, 0x10, 0, 4, 0x20, 0, 0, 5, 0}));
   GETACL3args g{Fh(), kAcl | kDfAcl};
   GETACL3args back;
   ASSERT_TRUE(DecodeBytes(EncodeToString(g), &back));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
 #include "xdr/describe.h"
@@ -43,8 +44,8 @@ TEST(XdrEncoderTest, PrimitivesAreBigEndian) {
   e.Bool(true);
   e.Bool(false);
   EXPECT_EQ(chain.Flatten(),
-            Bytes({1, 2, 3, 4, 0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 0xff, 0xff,
-                   0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 0}));
+            Bytes({1,    2,    3,    4,    0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4, 5, 6, 7, 8,
+                   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 0}));
   EXPECT_EQ(chain.size(), 32u);
 }
 
@@ -297,8 +298,8 @@ TEST(XdrReserveOpaqueTest, CommitWritesLengthBodyAndPadding) {
   std::memcpy(p, "hello", 5);
   e.CommitOpaque(5);
   e.U32(7);
-  EXPECT_EQ(chain.Flatten(), Bytes({0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 5, 'h', 'e', 'l', 'l', 'o', 0,
-                                    0, 0, 0, 0, 0, 7}));
+  EXPECT_EQ(chain.Flatten(), Bytes({0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 5, 'h', 'e',
+                                    'l',  'l',  'o',  0,    0, 0, 0, 0, 0,   7}));
   EXPECT_EQ(chain.size(), 20u);
 }
 

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+
 #include "common/version.h"
 #include "tools/nfs3bench/lab.h"
 #include "tools/nfs3bench/options.h"
@@ -31,9 +32,7 @@ int Usage(const std::string& error) {
   return 2;
 }
 
-bool ParseUint(const std::string& text, uint64_t* out) {
-  return absl::SimpleAtoi(text, out);
-}
+bool ParseUint(const std::string& text, uint64_t* out) { return absl::SimpleAtoi(text, out); }
 
 // Defaults of the lists that make a grid: a single run, a sweep, or the lab,
 // which measures what a Linux client mounted without rsize/wsize gets (pref)
@@ -56,9 +55,12 @@ bool BuildGrid(const CommandLine& cl, SweepConfig* c, std::string* error) {
   const GridDefaults defaults = DefaultsFor(cl.command);
   std::string protos = cl.Get("proto", defaults.protos);
   for (const std::string& p : SplitList(protos)) {
-    if (p == "tcp") c->protos.push_back(rpc::Transport::kTcp);
-    else if (p == "udp") c->protos.push_back(rpc::Transport::kUdp);
-    else return *error = "--proto: want tcp or udp, got '" + p + "'", false;
+    if (p == "tcp")
+      c->protos.push_back(rpc::Transport::kTcp);
+    else if (p == "udp")
+      c->protos.push_back(rpc::Transport::kUdp);
+    else
+      return *error = "--proto: want tcp or udp, got '" + p + "'", false;
   }
   for (const std::string& b : SplitList(cl.Get("bs", defaults.block_sizes))) {
     uint64_t v = kPreferredSize;
@@ -131,7 +133,8 @@ bool BuildWorkloadOptions(const CommandLine& cl, SweepConfig* c, std::string* er
     return *error = "--stable: want unstable, datasync, filesync or sync", false;
   }
   if (cl.Has("size") && cl.Has("time")) return *error = "give --size or --time, not both", false;
-  if (cl.Has("size") && !ParseSize(cl.Get("size"), &o.size)) return *error = "--size: bad size", false;
+  if (cl.Has("size") && !ParseSize(cl.Get("size"), &o.size))
+    return *error = "--size: bad size", false;
   if (cl.Has("time")) {
     double secs;
     if (!absl::SimpleAtod(cl.Get("time"), &secs) || secs <= 0 || secs > 86400) {
@@ -160,7 +163,8 @@ bool BuildWorkloadOptions(const CommandLine& cl, SweepConfig* c, std::string* er
     }
     o.server_pid = static_cast<int>(v);
   }
-  if (cl.Has("seed") && !ParseUint(cl.Get("seed"), &c->seed)) return *error = "--seed: bad number", false;
+  if (cl.Has("seed") && !ParseUint(cl.Get("seed"), &c->seed))
+    return *error = "--seed: bad number", false;
   return true;
 }
 
@@ -169,7 +173,8 @@ bool BuildSessionOptions(const CommandLine& cl, SweepConfig* c, std::string* err
   SessionOptions& s = c->session;
   uint64_t v;
   if (cl.Has("port")) {
-    if (!ParseUint(cl.Get("port"), &v) || v == 0 || v > 65535) return *error = "--port: bad port", false;
+    if (!ParseUint(cl.Get("port"), &v) || v == 0 || v > 65535)
+      return *error = "--port: bad port", false;
     s.nfs_port = static_cast<uint16_t>(v);
   }
   if (cl.Has("mount-port")) {
@@ -180,7 +185,8 @@ bool BuildSessionOptions(const CommandLine& cl, SweepConfig* c, std::string* err
   }
   if (cl.Has("timeout")) {
     double secs;
-    if (!absl::SimpleAtod(cl.Get("timeout"), &secs) || secs <= 0) return *error = "--timeout: bad value", false;
+    if (!absl::SimpleAtod(cl.Get("timeout"), &secs) || secs <= 0)
+      return *error = "--timeout: bad value", false;
     s.timeout = absl::Seconds(secs);
   }
   if (cl.Has("timeo")) {
@@ -229,7 +235,8 @@ int PatternCommand(const CommandLine& cl) {
   uint64_t size = 0, seed = 1;
   if (!cl.positional.empty()) return Usage("pattern takes no target");
   if (!ParseSize(cl.Get("size"), &size)) return Usage("pattern: --size N required");
-  if (cl.Has("seed") && !absl::SimpleAtoi(cl.Get("seed"), &seed)) return Usage("--seed: bad number");
+  if (cl.Has("seed") && !absl::SimpleAtoi(cl.Get("seed"), &seed))
+    return Usage("--seed: bad number");
   Pattern p(seed);
   std::vector<uint8_t> buf(1u << 20);
   for (uint64_t off = 0; off < size;) {

@@ -8,10 +8,38 @@ namespace nfs3d::bench {
 namespace {
 
 const std::set<std::string>& KnownFlags(const std::string& command) {
-  static const std::set<std::string> kCommon = {
-      "proto", "workload", "bs", "outstanding", "stable", "size", "time", "ops", "file-size",
-      "dir", "keep", "no-verify", "seed", "port", "mount-port", "timeout", "timeo", "uid", "gid",
-      "resvport", "send-per-call", "sec", "krb5-principal", "krb5-keytab", "krb5-target", "dir-entries", "csv", "plot", "no-json", "help", "version", "server-pid"};
+  static const std::set<std::string> kCommon = {"proto",
+                                                "workload",
+                                                "bs",
+                                                "outstanding",
+                                                "stable",
+                                                "size",
+                                                "time",
+                                                "ops",
+                                                "file-size",
+                                                "dir",
+                                                "keep",
+                                                "no-verify",
+                                                "seed",
+                                                "port",
+                                                "mount-port",
+                                                "timeout",
+                                                "timeo",
+                                                "uid",
+                                                "gid",
+                                                "resvport",
+                                                "send-per-call",
+                                                "sec",
+                                                "krb5-principal",
+                                                "krb5-keytab",
+                                                "krb5-target",
+                                                "dir-entries",
+                                                "csv",
+                                                "plot",
+                                                "no-json",
+                                                "help",
+                                                "version",
+                                                "server-pid"};
   static const std::set<std::string> kRun = [] {
     std::set<std::string> s = kCommon;
     for (const char* f : {"connections", "interval"}) s.insert(f);
@@ -35,8 +63,8 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
 }  // namespace
 
 bool IsSwitch(const std::string& name) {
-  return name == "keep" || name == "no-verify" || name == "resvport" || name == "send-per-call" || name == "no-json" ||
-         name == "help" || name == "version" || name == "rpcbind";
+  return name == "keep" || name == "no-verify" || name == "resvport" || name == "send-per-call" ||
+         name == "no-json" || name == "help" || name == "version" || name == "rpcbind";
 }
 
 std::vector<std::string> SplitList(const std::string& text) {
@@ -81,9 +109,11 @@ absl::StatusOr<CommandLine> ParseCommandLine(int argc, char** argv) {
             absl::StrCat("unknown option --", name, " for '", cl.command, "'"));
       }
       if (IsSwitch(name)) {
-        if (has_value) return absl::InvalidArgumentError(absl::StrCat("--", name, " takes no value"));
+        if (has_value)
+          return absl::InvalidArgumentError(absl::StrCat("--", name, " takes no value"));
       } else if (!has_value) {
-        if (i + 1 >= argc) return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
+        if (i + 1 >= argc)
+          return absl::InvalidArgumentError(absl::StrCat("--", name, " needs a value"));
         value = argv[++i];
       }
       cl.flags[name] = value;

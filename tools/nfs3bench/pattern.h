@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+
 #include "xdr/buffer_chain.h"
 
 namespace nfs3d::bench {

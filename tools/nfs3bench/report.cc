@@ -34,19 +34,24 @@ std::string SizeName(uint64_t b) {
   return absl::StrCat(b);
 }
 
-std::string BlockSizeName(uint64_t bs) {
-  return bs == kPreferredSize ? "pref" : SizeName(bs);
-}
+std::string BlockSizeName(uint64_t bs) { return bs == kPreferredSize ? "pref" : SizeName(bs); }
 
 bool ParseSize(const std::string& text, uint64_t* out) {
   if (text.empty()) return false;
   uint64_t mult = 1;
   std::string digits = text;
   switch (std::tolower(static_cast<unsigned char>(text.back()))) {
-    case 'k': mult = 1ull << 10; break;
-    case 'm': mult = 1ull << 20; break;
-    case 'g': mult = 1ull << 30; break;
-    default: break;
+    case 'k':
+      mult = 1ull << 10;
+      break;
+    case 'm':
+      mult = 1ull << 20;
+      break;
+    case 'g':
+      mult = 1ull << 30;
+      break;
+    default:
+      break;
   }
   if (mult != 1) digits.pop_back();
   uint64_t v;
@@ -72,10 +77,10 @@ std::string HumanLine(const RunResult& r) {
         r.bytes, r.seconds, r.MBps(), r.Mbitps(), r.calls, r.CallsPerSec(), r.msec_per_call,
         r.retransmits, r.verified);
   } else {
-    body = absl::StrFormat("%d ops %.3f sec = %.0f ops/s  %d calls %.0f calls/s %.3f msec/call  "
-                           "%d retrans",
-                           r.ops, r.seconds, r.OpsPerSec(), r.calls, r.CallsPerSec(),
-                           r.msec_per_call, r.retransmits);
+    body = absl::StrFormat(
+        "%d ops %.3f sec = %.0f ops/s  %d calls %.0f calls/s %.3f msec/call  "
+        "%d retrans",
+        r.ops, r.seconds, r.OpsPerSec(), r.calls, r.CallsPerSec(), r.msec_per_call, r.retransmits);
   }
   std::string line = absl::StrCat(head, ": ", body);
   if (r.connections > 0) {
@@ -118,10 +123,11 @@ std::string CsvRow(const RunResult& r) {
     if (c == ',' || c == '\n' || c == '"') c = ' ';
   }
   double pct = r.wire_mbps > 0 ? 100.0 * r.Mbitps() / r.wire_mbps : 0;
-  return absl::StrFormat("%s,%s,%d,%d,%d,%d,%s,%d,%.6f,%.3f,%.3f,%d,%.1f,%.1f,%.4f,%d,%s,%.1f,%.1f,%s",
-                         r.workload, r.proto, r.mtu, r.bs, r.xfer, r.outstanding, r.stable, r.bytes,
-                         r.seconds, r.MBps(), r.Mbitps(), r.calls, r.CallsPerSec(), r.OpsPerSec(),
-                         r.msec_per_call, r.retransmits, r.verified, r.wire_mbps, pct, err);
+  return absl::StrFormat(
+      "%s,%s,%d,%d,%d,%d,%s,%d,%.6f,%.3f,%.3f,%d,%.1f,%.1f,%.4f,%d,%s,%.1f,%.1f,%s", r.workload,
+      r.proto, r.mtu, r.bs, r.xfer, r.outstanding, r.stable, r.bytes, r.seconds, r.MBps(),
+      r.Mbitps(), r.calls, r.CallsPerSec(), r.OpsPerSec(), r.msec_per_call, r.retransmits,
+      r.verified, r.wire_mbps, pct, err);
 }
 
 }  // namespace nfs3d::bench

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+
 #include "client/rpc_client.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/mount3_codec.h"
@@ -33,7 +34,8 @@ absl::StatusOr<std::unique_ptr<client::GssInitiator>> EstablishGss(const Target&
   } else if (options.sec == "krb5p") {
     go.service = GssService::kPrivacy;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("--sec ", options.sec, ": krb5, krb5i or krb5p"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--sec ", options.sec, ": krb5, krb5i or krb5p"));
   }
   go.principal = options.krb5_principal;
   go.client_keytab = options.krb5_keytab;
@@ -86,9 +88,9 @@ absl::StatusOr<std::string> SyncCall(const std::string& host, uint16_t port,
     return absl::UnavailableError(absl::StrCat(what, ": ", reply.status().message()));
   }
   if (reply->reply_stat != 0 || reply->accept_stat != 0) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        what, ": RPC rejected (reply_stat=", reply->reply_stat, " accept_stat=",
-        reply->accept_stat, " auth_stat=", reply->auth_stat, ")"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, ": RPC rejected (reply_stat=", reply->reply_stat,
+                     " accept_stat=", reply->accept_stat, " auth_stat=", reply->auth_stat, ")"));
   }
   return reply->results;
 }
@@ -105,7 +107,8 @@ absl::StatusOr<uint16_t> GetPort(const std::string& host, uint32_t prog, uint32_
   o.transport = rpc::Transport::kTcp;
   o.timeout = timeout;
   auto results = SyncCall(host, 111, o, kPmapProgram, kPmapVersion, kPmapGetport, Bytes(chain),
-                          absl::StrCat("portmapper at ", host, ":111 (give --port and "
+                          absl::StrCat("portmapper at ", host,
+                                       ":111 (give --port and "
                                        "--mount-port to skip it)"));
   if (!results.ok()) return results.status();
   xdr::Decoder d(AsSpan(*results));
@@ -119,8 +122,8 @@ absl::StatusOr<uint16_t> GetPort(const std::string& host, uint32_t prog, uint32_
 }
 
 absl::Status NfsError(const char* proc, nfs3::nfsstat3 status, const std::string& name = "") {
-  return absl::FailedPreconditionError(absl::StrCat(proc, name.empty() ? "" : " ", name, ": ",
-                                                    nfs3::StatusName(status)));
+  return absl::FailedPreconditionError(
+      absl::StrCat(proc, name.empty() ? "" : " ", name, ": ", nfs3::StatusName(status)));
 }
 
 }  // namespace
@@ -157,15 +160,15 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   absl::Duration setup_timeout = std::min(options.timeout, absl::Seconds(10));
   s->mount_port_ = options.mount_port;
   if (s->mount_port_ == 0) {
-    auto port = GetPort(target.host, mount3::kProgram, mount3::kVersion3, options.transport,
-                        setup_timeout);
+    auto port =
+        GetPort(target.host, mount3::kProgram, mount3::kVersion3, options.transport, setup_timeout);
     if (!port.ok()) return port.status();
     s->mount_port_ = *port;
   }
   uint16_t nfs_port = options.nfs_port;
   if (nfs_port == 0) {
-    auto port = GetPort(target.host, nfs3::kProgram, nfs3::kVersion, options.transport,
-                        setup_timeout);
+    auto port =
+        GetPort(target.host, nfs3::kProgram, nfs3::kVersion, options.transport, setup_timeout);
     if (!port.ok()) return port.status();
     nfs_port = *port;
   }
@@ -225,7 +228,8 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
                                       nfs3::FSINFO3args{s->root_}, &info);
   if (!st.ok()) {
     s->Unmount().IgnoreError();
-    return absl::UnavailableError(absl::StrCat("FSINFO on NFS port ", nfs_port, ": ", st.message()));
+    return absl::UnavailableError(
+        absl::StrCat("FSINFO on NFS port ", nfs_port, ": ", st.message()));
   }
   if (info.status != nfs3::NFS3_OK) return NfsError("FSINFO", info.status);
   s->rtmax_ = info.rtmax ? info.rtmax : 8192;

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+
 #include "client/async_rpc_client.h"
 #include "client/gss_initiator.h"
 #include "xdr/nfs3_types.h"
@@ -25,8 +26,8 @@ absl::StatusOr<Target> ParseTarget(const std::string& text);
 
 struct SessionOptions {
   rpc::Transport transport = rpc::Transport::kTcp;
-  uint16_t nfs_port = 0;    // 0: ask the portmapper
-  uint16_t mount_port = 0;  // 0: ask the portmapper
+  uint16_t nfs_port = 0;                          // 0: ask the portmapper
+  uint16_t mount_port = 0;                        // 0: ask the portmapper
   absl::Duration timeout = absl::Seconds(30);     // one call, end to end
   absl::Duration udp_timeout = absl::Seconds(1);  // first UDP retransmit
   uint32_t uid = 0, gid = 0;
@@ -37,7 +38,7 @@ struct SessionOptions {
   std::string sec;
   std::string krb5_principal;  // initiator, its key in krb5_keytab; "" = ticket cache
   std::string krb5_keytab;
-  std::string krb5_target;     // acceptor; "" = nfs@<host>
+  std::string krb5_target;  // acceptor; "" = nfs@<host>
 };
 
 class Session {

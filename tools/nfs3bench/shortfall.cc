@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
 #include "tools/nfs3bench/report.h"
 
 namespace nfs3d::bench {

@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+
 #include "tools/nfs3bench/report.h"
 
 namespace nfs3d::bench {
@@ -168,7 +169,8 @@ std::string Plot(const std::string& path, const std::string& title,
   f << "set output '" << path << "'\n";
   f << "set title '" << title << "'\n";
   f << "set xlabel 'bytes per READ/WRITE call'\n";
-  f << "set ylabel 'MB/s (10^6 bytes/s)'\nset yrange [0:*]\nset logscale x 2\nset grid\nset key outside right\n";
+  f << "set ylabel 'MB/s (10^6 bytes/s)'\nset yrange [0:*]\nset logscale x 2\nset grid\nset key "
+       "outside right\n";
   f << "set xtics (";
   bool first = true;
   for (uint64_t s : sizes) {

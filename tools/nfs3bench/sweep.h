@@ -23,8 +23,8 @@ struct SweepConfig {
   std::string dir_name;                // work directory under the export
   bool keep = false;
   uint64_t seed = 1;
-  bool json = true;                    // also print a JSON line per run
-  uint32_t mtu = 0;                    // lab: recorded in every row
+  bool json = true;  // also print a JSON line per run
+  uint32_t mtu = 0;  // lab: recorded in every row
   // lab: nuttcp Mbit/s on the link for a proto ("tcp"/"udp"); 0 if unknown.
   std::function<double(const std::string& proto)> wire_mbps;
   // lab: called just before and after every run (drop counters); may be null.

@@ -99,8 +99,8 @@ std::string FormatTotals(const StatView& v) {
     absl::StrAppend(&out, "Cluster:  ", v.cluster, ", node ", v.node_id, "\n");
   }
   if (v.nlm_in_grace.has_value()) {
-    absl::StrAppend(&out, "Locks:    ",
-                    *v.nlm_in_grace ? "in grace (reclaims only)" : "serving", "\n");
+    absl::StrAppend(&out, "Locks:    ", *v.nlm_in_grace ? "in grace (reclaims only)" : "serving",
+                    "\n");
   }
   return out;
 }
@@ -129,9 +129,8 @@ std::string FormatIntervalLine(const StatView& d, double seconds) {
   std::strftime(clock, sizeof(clock), "%H:%M:%S", std::localtime(&now));
   return absl::StrFormat("%-9s%9.0f%8.0f%11.0f%9.0f%9.0f%10.0f%9.1f%9.1f%9.0f%6.0f\n", clock,
                          rate(calls), rate(errors), proc_rate("GETATTR"), proc_rate("READ"),
-                         proc_rate("WRITE"), proc_rate("COMMIT"),
-                         rate(d.read_bytes) / (1 << 20), rate(d.write_bytes) / (1 << 20),
-                         rate(d.fsyncs), d.tcp_connections);
+                         proc_rate("WRITE"), proc_rate("COMMIT"), rate(d.read_bytes) / (1 << 20),
+                         rate(d.write_bytes) / (1 << 20), rate(d.fsyncs), d.tcp_connections);
 }
 
 }  // namespace nfs3d::nfs3stat

@@ -17,11 +17,11 @@ namespace nfs3d::nfs3stat {
 struct ProcView {
   std::string name;
   uint32_t number = 0;
-  double calls = 0;   // both transports
+  double calls = 0;  // both transports
   double tcp = 0;
   double udp = 0;
   double errors = 0;
-  double seconds = 0;  // latency sum
+  double seconds = 0;                              // latency sum
   std::vector<std::pair<double, double>> buckets;  // (le, cumulative count)
 };
 
@@ -37,7 +37,7 @@ struct StatView {
   double tcp_connections = 0;
   double reloads_ok = 0, reloads_failed = 0;
   double start_time = 0;
-  std::string cluster, node_id;  // [cluster]; empty: a head of its own
+  std::string cluster, node_id;      // [cluster]; empty: a head of its own
   std::optional<bool> nlm_in_grace;  // unset: no lock manager
 };
 
@@ -47,8 +47,7 @@ StatView Subtract(const StatView& after, const StatView& before);
 // Upper bound of the bucket holding quantile q (0..1) of a procedure's
 // latencies, in seconds; 0 without calls.
 double Quantile(const ProcView& proc, double q);
-const ProcView* FindProc(const StatView& view, const std::string& program,
-                         const std::string& name);
+const ProcView* FindProc(const StatView& view, const std::string& program, const std::string& name);
 
 }  // namespace nfs3d::nfs3stat
 

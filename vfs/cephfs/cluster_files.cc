@@ -1,5 +1,6 @@
 #include "vfs/cephfs/cluster_files.h"
 
+#include <cephfs/libcephfs.h>
 #include <dirent.h>
 #include <fcntl.h>
 
@@ -11,8 +12,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-
-#include <cephfs/libcephfs.h>
 
 namespace nfs3d::vfs {
 namespace {
@@ -45,9 +44,9 @@ class CephFiles : public DurableFiles {
       const int fd = ceph_open(cm, temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (fd < 0) return Failed(this_cluster, "creating " + temp, fd);
       // No write of nothing: libcephfs 16.2 asserts on a zero-length write.
-      int rc = contents.empty() ? 0
-                                : ceph_write(cm, fd, contents.data(),
-                                             static_cast<int64_t>(contents.size()), 0);
+      int rc = contents.empty()
+                   ? 0
+                   : ceph_write(cm, fd, contents.data(), static_cast<int64_t>(contents.size()), 0);
       if (rc >= 0 && rc != static_cast<int>(contents.size())) rc = -EIO;
       if (rc >= 0) rc = ceph_fsync(cm, fd, 0);
       ceph_close(cm, fd);

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+
 #include "common/durable_files.h"
 
 struct ceph_mount_info;

@@ -1,5 +1,6 @@
 #include "vfs/cephfs/shared_handle_key.h"
 
+#include <cephfs/libcephfs.h>
 #include <fcntl.h>
 #include <sys/random.h>
 
@@ -7,8 +8,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-
-#include <cephfs/libcephfs.h>
 
 namespace nfs3d::vfs {
 namespace {
@@ -30,16 +29,16 @@ absl::StatusOr<HandleSecret> ReadKey(ceph_mount_info* cm, const std::string& pat
   ceph_close(cm, fd);
   if (n < 0) return absl::UnavailableError(Failed(cluster, "reading " + path, n));
   if (static_cast<size_t>(n) != key.size()) {
-    return absl::DataLossError(absl::StrCat(cluster, ": ", path, " holds ", n,
-                                            " bytes, not a 32-byte handle key"));
+    return absl::DataLossError(
+        absl::StrCat(cluster, ": ", path, " holds ", n, " bytes, not a 32-byte handle key"));
   }
   return key;
 }
 
 // Writes a fresh key to a temp file and links it to path (EEXIST: another
 // head was first, which is fine).
-absl::Status PublishNewKey(ceph_mount_info* cm, const std::string& path,
-                           const std::string& node_id, const std::string& cluster) {
+absl::Status PublishNewKey(ceph_mount_info* cm, const std::string& path, const std::string& node_id,
+                           const std::string& cluster) {
   HandleSecret key;
   if (getrandom(key.data(), key.size(), 0) != static_cast<ssize_t>(key.size())) {
     return absl::InternalError("getrandom failed");

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+
 #include "vfs/state_dir.h"  // HandleSecret
 
 struct ceph_mount_info;

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {

@@ -66,7 +66,8 @@ class LruCache {
   absl::Mutex mu_;
   std::list<std::pair<std::string, std::shared_ptr<V>>> order_ ABSL_GUARDED_BY(mu_);
   // Looked up by string_view: no key string built per call.
-  absl::flat_hash_map<std::string, typename std::list<std::pair<std::string, std::shared_ptr<V>>>::iterator>
+  absl::flat_hash_map<std::string,
+                      typename std::list<std::pair<std::string, std::shared_ptr<V>>>::iterator>
       index_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -1,8 +1,6 @@
 // PosixBackend: construction, exports, and the operations that only read
 // (GETATTR, LOOKUP, ACCESS, ACLs, READLINK, FSSTAT, PATHCONF) plus SETATTR.
 
-#include "vfs/posix/posix_backend_impl.h"
-
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -13,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -28,14 +27,16 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/mount_point.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
 #include "vfs/posix/fs_quota.h"
-#include "vfs/mount_point.h"
-#include "vfs/sync_group.h"
+#include "vfs/posix/posix_backend_impl.h"
 #include "vfs/posix/thread_credentials.h"
+#include "vfs/sync_group.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
@@ -81,7 +82,8 @@ absl::Status PosixBackend::AddExport(uint32_t export_id, const std::string& path
   if (!added.ok() || !settings.crossmnt) return added;
   for (const std::string& mount_point : MountPointsBelow(path)) {
     absl::StatusOr<std::shared_ptr<const Export>> sub = impl_->AddSubmount(export_id, mount_point);
-    if (!sub.ok()) NFS3D_LOG_WARNING("export %s: submount %s: %s", path, mount_point, sub.status().message());
+    if (!sub.ok())
+      NFS3D_LOG_WARNING("export %s: submount %s: %s", path, mount_point, sub.status().message());
   }
   return absl::OkStatus();
 }
@@ -92,9 +94,10 @@ absl::Status PosixBackend::RefreshExport(uint32_t export_id) {
   struct stat st;
   if (stat(exp->path.c_str(), &st) != 0) return Errno(absl::StrCat("stat export ", exp->path));
   if (st.st_dev == exp->dev && st.st_ino == exp->ino) return absl::OkStatus();
-  NFS3D_LOG_INFO("export %s: another directory is there now (a file system was mounted or "
-                 "unmounted): serving it",
-                 exp->path);
+  NFS3D_LOG_INFO(
+      "export %s: another directory is there now (a file system was mounted or "
+      "unmounted): serving it",
+      exp->path);
   return impl_->AddExport(export_id, exp->path, exp->settings, exp->owner, exp->parent,
                           /*replace=*/true);
 }
@@ -238,8 +241,8 @@ absl::StatusOr<LookupResult> PosixBackend::Lookup(const Cred& cred, const FileHa
 absl::StatusOr<AccessResult> PosixBackend::Access(const Cred& cred, const FileHandle& fh,
                                                   uint32_t requested,
                                                   std::optional<Attributes>* attributes) {
-  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08,
-                     kDelete = 0x10, kExecute = 0x20;
+  constexpr uint32_t kRead = 0x01, kLookup = 0x02, kModify = 0x04, kExtend = 0x08, kDelete = 0x10,
+                     kExecute = 0x20;
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<struct stat> st = impl_->Stat(**node);
@@ -275,7 +278,7 @@ absl::StatusOr<std::optional<Quota>> PosixBackend::GetQuota(uint32_t export_id, 
 }
 
 absl::StatusOr<AclPair> PosixBackend::GetAcl(const Cred& cred, const FileHandle& fh,
-                                              std::optional<Attributes>* attributes) {
+                                             std::optional<Attributes>* attributes) {
   (void)cred;  // reading ACLs needs no permission, as GETATTR
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
@@ -370,8 +373,7 @@ absl::StatusOr<PathConf> PosixBackend::GetPathConf(const Cred& cred, const FileH
   PathConf out;
   out.name_max = sfs.f_namelen > 0 ? static_cast<uint32_t>(sfs.f_namelen) : 255;
   long link_max = fpathconf((*node)->fd.get(), _PC_LINK_MAX);
-  out.link_max = link_max > 0 ? static_cast<uint32_t>(std::min<long>(link_max, UINT32_MAX))
-                              : 127;
+  out.link_max = link_max > 0 ? static_cast<uint32_t>(std::min<long>(link_max, UINT32_MAX)) : 127;
   return out;
 }
 

@@ -18,9 +18,9 @@
 //    still be below the export root's; if not, the walk decides) before its
 //    first use after any directory moved on a watched file system
 //    (posix/directory_move_watch.h; on every use where fanotify is unavailable),
-//    so moving it or an ancestor out makes its handle stale. Non-directories cannot be walked (a handle carries no parent): a
-//    file whose handle was issued inside the export and which was later moved
-//    or hard-linked outside stays reachable through that handle (knfsd with
+//    so moving it or an ancestor out makes its handle stale. Non-directories cannot be walked (a
+//    handle carries no parent): a file whose handle was issued inside the export and which was
+//    later moved or hard-linked outside stays reachable through that handle (knfsd with
 //    no_subtree_check behaves the same). Handles are only ever issued for
 //    objects reached from the export root, and the MAC binds them to it.
 //  - Mount points below an export are not crossed: LOOKUP of one gives EACCES.
@@ -79,6 +79,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+
 #include "vfs/backend.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/state_dir.h"
@@ -166,24 +167,21 @@ class PosixBackend : public Backend {
   absl::StatusOr<WriteResult> Write(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                     absl::Span<const uint8_t> data, StableHow stable,
                                     Wcc* wcc) override;
-  absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh,
-                                           uint64_t offset, absl::Span<const uint8_t> data,
-                                           const PipedBytes& piped, StableHow stable,
-                                           Wcc* wcc) override;
+  absl::StatusOr<WriteResult> WriteSpliced(const Cred& cred, const FileHandle& fh, uint64_t offset,
+                                           absl::Span<const uint8_t> data, const PipedBytes& piped,
+                                           StableHow stable, Wcc* wcc) override;
   absl::StatusOr<CreateResult> Create(const Cred& cred, const FileHandle& dir,
                                       std::string_view name, CreateMode mode,
                                       const SetAttributes& attrs, const Verifier& verifier,
                                       Wcc* dir_wcc) override;
-  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, const SetAttributes& attrs,
-                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mkdir(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     const SetAttributes& attrs, Wcc* dir_wcc) override;
   absl::StatusOr<CreateResult> Symlink(const Cred& cred, const FileHandle& dir,
                                        std::string_view name, std::string_view target,
                                        const SetAttributes& attrs, Wcc* dir_wcc) override;
-  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir,
-                                     std::string_view name, FileType type, uint32_t major,
-                                     uint32_t minor, const SetAttributes& attrs,
-                                     Wcc* dir_wcc) override;
+  absl::StatusOr<CreateResult> Mknod(const Cred& cred, const FileHandle& dir, std::string_view name,
+                                     FileType type, uint32_t major, uint32_t minor,
+                                     const SetAttributes& attrs, Wcc* dir_wcc) override;
   absl::Status Remove(const Cred& cred, const FileHandle& dir, std::string_view name,
                       Wcc* dir_wcc) override;
   absl::Status Rmdir(const Cred& cred, const FileHandle& dir, std::string_view name,
@@ -194,9 +192,9 @@ class PosixBackend : public Backend {
   absl::Status Link(const Cred& cred, const FileHandle& fh, const FileHandle& dir,
                     std::string_view name, std::optional<Attributes>* file_attributes,
                     Wcc* dir_wcc) override;
-  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie,
-                       Verifier* verifier, const std::function<bool(const DirEntry&)>& emit,
-                       bool* eof, std::optional<Attributes>* dir_attributes) override;
+  absl::Status ReadDir(const Cred& cred, const FileHandle& dir, uint64_t cookie, Verifier* verifier,
+                       const std::function<bool(const DirEntry&)>& emit, bool* eof,
+                       std::optional<Attributes>* dir_attributes) override;
   absl::StatusOr<FsStat> StatFs(const Cred& cred, const FileHandle& fh,
                                 std::optional<Attributes>* attributes) override;
   absl::StatusOr<PathConf> GetPathConf(const Cred& cred, const FileHandle& fh,

@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -28,14 +29,15 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/mount_point.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
 #include "vfs/posix/fs_quota.h"
-#include "vfs/mount_point.h"
-#include "vfs/sync_group.h"
 #include "vfs/posix/thread_credentials.h"
+#include "vfs/sync_group.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
@@ -80,7 +82,8 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
     mount_root = (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
   }
   exp->walk_check = !(mount_root && MountRoot(exp->mount_id) == "/");
-  exp->covered_root = UniqueFd(open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
+  exp->covered_root =
+      UniqueFd(open_tree(AT_FDCWD, path.c_str(), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC));
   if (exp->covered_root.valid()) {
     KernelHandle ch;
     ch.header.handle_bytes = MAX_HANDLE_SZ;
@@ -89,8 +92,8 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
       exp->covered_root = UniqueFd();
     }
   }
-  absl::StatusOr<FileHandle> root = codec_.Encode(
-      id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
+  absl::StatusOr<FileHandle> root =
+      codec_.Encode(id, kh.header.handle_type, {kh.header.f_handle, kh.header.handle_bytes});
   if (!root.ok()) return root.status();
   exp->root_handle = *root;
   absl::MutexLock lock(&exports_mu_);
@@ -101,13 +104,16 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
     absl::Status watched = moves_.Watch(path);
     exp->moves_watched = watched.ok();
     if (!watched.ok()) {
-      NFS3D_LOG_WARNING("export %s: directory moves not watched (%s): cached directories are "
-                        "re-checked on every use, which costs CPU per call",
-                        path, watched.message());
+      NFS3D_LOG_WARNING(
+          "export %s: directory moves not watched (%s): cached directories are "
+          "re-checked on every use, which costs CPU per call",
+          path, watched.message());
     }
   }
   NFS3D_LOG_INFO("export %u: %s (subtree walk %s)", id, path,
-                 !exp->walk_check ? "off" : exp->moves_watched ? "after directory moves" : "every use");
+                 !exp->walk_check     ? "off"
+                 : exp->moves_watched ? "after directory moves"
+                                      : "every use");
   exports_[id] = std::move(exp);
   return absl::OkStatus();
 }
@@ -258,7 +264,8 @@ absl::StatusOr<PosixBackend::Impl::NodePtr> PosixBackend::Impl::Resolve(const Fi
   UniqueFd fd(open_by_handle_at(exp->mount_fd.get(), &kh.header, O_PATH | O_CLOEXEC));
   if (!fd.valid()) {
     int err = errno;
-    if (err == EMFILE || err == ENFILE || err == ENOMEM) return ErrnoError(kErrJukebox, "open_by_handle_at");
+    if (err == EMFILE || err == ENFILE || err == ENOMEM)
+      return ErrnoError(kErrJukebox, "open_by_handle_at");
     return ErrnoError(ESTALE, absl::StrCat("open_by_handle_at: errno ", err));
   }
   struct stat st;
@@ -303,7 +310,7 @@ absl::StatusOr<FileHandle> PosixBackend::Impl::MakeHandle(const Export& exp, int
 }
 
 absl::StatusOr<LookupResult> PosixBackend::Impl::LookupName(const Cred& cred, const Node& d,
-                                                             const std::string& name) {
+                                                            const std::string& name) {
   // Kernel clients look the same names up again and again to revalidate
   // them. By name first: an object whose handle is cached already needs no
   // open (two system calls instead of five).
@@ -413,8 +420,8 @@ absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> PosixBackend::Impl::IoFd(
   return std::make_pair(fds, raw);
 }
 
-absl::Status PosixBackend::Impl::CheckIo(const Cred& cred, const Node& node,
-                                         const struct stat& st, bool write) {
+absl::Status PosixBackend::Impl::CheckIo(const Cred& cred, const Node& node, const struct stat& st,
+                                         bool write) {
   const int flags = AT_EACCESS | AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW;
   if (faccessat(node.fd.get(), "", write ? W_OK : R_OK, flags) == 0) return absl::OkStatus();
   int err = errno;
@@ -462,13 +469,13 @@ absl::Status PosixBackend::Impl::ApplyAttrs(const Cred& cred, const Node& node,
   return SetTimes(cred, node, st, attrs);
 }
 
-absl::Status PosixBackend::Impl::SetTimes(const Cred& cred, const Node& node,
-                                          const struct stat& st, const SetAttributes& attrs) {
+absl::Status PosixBackend::Impl::SetTimes(const Cred& cred, const Node& node, const struct stat& st,
+                                          const SetAttributes& attrs) {
   const int fd = node.fd.get();
   struct timespec ts[2];
   auto fill = [](SetTime how, const Time& t, struct timespec* out) {
     out->tv_sec = 0;
-    out->tv_nsec = how == SetTime::kDontChange ? UTIME_OMIT
+    out->tv_nsec = how == SetTime::kDontChange   ? UTIME_OMIT
                    : how == SetTime::kServerTime ? UTIME_NOW
                                                  : 0;
     if (how == SetTime::kClientTime) {

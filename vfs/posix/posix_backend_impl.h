@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
 #include "vfs/posix/directory_move_watch.h"
@@ -82,7 +83,7 @@ struct PosixBackend::Export {
   uint64_t fsid = 0;
   FileHandle root_handle;
   ExportSettings settings;  // as added, to add it again (RefreshExport)
-  uint32_t owner = 0;  // the configured export whose options apply (see AddExport)
+  uint32_t owner = 0;       // the configured export whose options apply (see AddExport)
   bool crossmnt = false;
   bool nohide = false;
   std::shared_ptr<const Export> parent;  // submounts: the export around the mount point

@@ -1,8 +1,6 @@
 // PosixBackend operations on directory entries: CREATE, MKDIR, SYMLINK,
 // MKNOD, REMOVE, RMDIR, RENAME, LINK, READDIR.
 
-#include "vfs/posix/posix_backend_impl.h"
-
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -13,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -28,14 +27,16 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/mount_point.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
 #include "vfs/posix/fs_quota.h"
-#include "vfs/mount_point.h"
-#include "vfs/sync_group.h"
+#include "vfs/posix/posix_backend_impl.h"
 #include "vfs/posix/thread_credentials.h"
+#include "vfs/sync_group.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
@@ -162,11 +163,22 @@ absl::StatusOr<CreateResult> PosixBackend::Mknod(const Cred& cred, const FileHan
   mode_t fmt;
   dev_t rdev = 0;
   switch (type) {
-    case FileType::kChar: fmt = S_IFCHR; rdev = makedev(major_num, minor_num); break;
-    case FileType::kBlock: fmt = S_IFBLK; rdev = makedev(major_num, minor_num); break;
-    case FileType::kSocket: fmt = S_IFSOCK; break;
-    case FileType::kFifo: fmt = S_IFIFO; break;
-    default: return ErrnoError(kErrBadType, "mknod of an unsupported type");
+    case FileType::kChar:
+      fmt = S_IFCHR;
+      rdev = makedev(major_num, minor_num);
+      break;
+    case FileType::kBlock:
+      fmt = S_IFBLK;
+      rdev = makedev(major_num, minor_num);
+      break;
+    case FileType::kSocket:
+      fmt = S_IFSOCK;
+      break;
+    case FileType::kFifo:
+      fmt = S_IFIFO;
+      break;
+    default:
+      return ErrnoError(kErrBadType, "mknod of an unsupported type");
   }
   absl::Status valid = CheckNewName(name);
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);

@@ -1,7 +1,5 @@
 // Small helpers of the POSIX backend (declared in posix_backend_impl.h).
 
-#include "vfs/posix/posix_backend_impl.h"
-
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -12,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -27,14 +26,16 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/mount_point.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
 #include "vfs/posix/fs_quota.h"
-#include "vfs/mount_point.h"
-#include "vfs/sync_group.h"
+#include "vfs/posix/posix_backend_impl.h"
 #include "vfs/posix/thread_credentials.h"
+#include "vfs/sync_group.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {

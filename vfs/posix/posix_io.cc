@@ -1,8 +1,6 @@
 // PosixBackend data operations: READ, WRITE (from memory or spliced from a
 // pipe), COMMIT.
 
-#include "vfs/posix/posix_backend_impl.h"
-
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -13,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -28,14 +27,16 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
+#include "vfs/mount_point.h"
 #include "vfs/posix/directory_move_watch.h"
 #include "vfs/posix/fd_chmod.h"
 #include "vfs/posix/fs_quota.h"
-#include "vfs/mount_point.h"
-#include "vfs/sync_group.h"
+#include "vfs/posix/posix_backend_impl.h"
 #include "vfs/posix/thread_credentials.h"
+#include "vfs/sync_group.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::vfs {
@@ -49,8 +50,9 @@ struct PosixBackend::Impl::ReadAccess {
   int fd;
 };
 
-absl::StatusOr<PosixBackend::Impl::ReadAccess> PosixBackend::Impl::OpenForRead(
-    const Cred& cred, const FileHandle& fh, uint64_t offset) {
+absl::StatusOr<PosixBackend::Impl::ReadAccess> PosixBackend::Impl::OpenForRead(const Cred& cred,
+                                                                               const FileHandle& fh,
+                                                                               uint64_t offset) {
   absl::StatusOr<NodePtr> node = Resolve(fh);
   if (!node.ok()) return node.status();
   absl::StatusOr<struct stat> st = Stat(**node);
@@ -104,7 +106,8 @@ absl::StatusOr<FileSlice> PosixBackend::ReadSlice(const Cred& cred, const FileHa
   if (!access.ok()) return access.status();
   const uint64_t size = static_cast<uint64_t>(access->st.st_size);
   FileSlice slice;
-  slice.count = offset >= size ? 0 : static_cast<uint32_t>(std::min<uint64_t>(count, size - offset));
+  slice.count =
+      offset >= size ? 0 : static_cast<uint32_t>(std::min<uint64_t>(count, size - offset));
   slice.eof = offset + slice.count >= size;
   slice.attributes = impl_->ToAttributes(access->st, *access->node->exp);
   slice.fd = access->fd;
@@ -145,8 +148,7 @@ absl::StatusOr<WriteResult> PosixBackend::WriteSpliced(const Cred& cred, const F
 }
 
 absl::StatusOr<WriteResult> PosixBackend::WriteFrom(const Cred& cred, const FileHandle& fh,
-                                                    uint64_t offset,
-                                                    absl::Span<const uint8_t> data,
+                                                    uint64_t offset, absl::Span<const uint8_t> data,
                                                     const PipedBytes* piped, StableHow stable,
                                                     Wcc* wcc) {
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);

@@ -12,8 +12,7 @@
 
 namespace nfs3d::vfs {
 
-absl::Status SetThreadCredentials(uint32_t uid, uint32_t gid,
-                                  const std::vector<uint32_t>& groups) {
+absl::Status SetThreadCredentials(uint32_t uid, uint32_t gid, const std::vector<uint32_t>& groups) {
   // Order: groups and fsgid first, while fsuid may still be 0; setgroups and
   // setfsgid need CAP_SETGID, which a non-zero fsuid does not drop, but keep the
   // order obvious anyway.

@@ -8,6 +8,7 @@
 #define NFS3D_VFS_THREAD_CREDENTIALS_H_
 
 #include "absl/status/status.h"
+
 #include "vfs/backend.h"
 
 namespace nfs3d::vfs {

@@ -10,8 +10,9 @@
 #include <memory>
 #include <string>
 
-#include "client/gss_initiator.h"
 #include "gtest/gtest.h"
+
+#include "client/gss_initiator.h"
 #include "rpc/dispatcher.h"
 #include "rpc/gss/rpcsec_gss_types.h"
 #include "rpc/gss/seq_window.h"
@@ -111,24 +112,23 @@ class GssServerTest : public ::testing::Test {
     return reply.Flatten();
   }
 
-  std::unique_ptr<client::GssInitiator> Establish(const std::string& principal,
-                                                  GssService service, bool gssapi_only = false) {
+  std::unique_ptr<client::GssInitiator> Establish(const std::string& principal, GssService service,
+                                                  bool gssapi_only = false) {
     client::GssInitiatorOptions o{.principal = principal,
                                   .client_keytab = dir_ + "/client.keytab",
                                   .service = service,
                                   .gssapi_only = gssapi_only};
     auto g = client::GssInitiator::Establish(
-        o, kProg, kVers, xid_, [this](const std::string& m) -> absl::StatusOr<std::string> {
-          return Send(m);
-        });
+        o, kProg, kVers, xid_,
+        [this](const std::string& m) -> absl::StatusOr<std::string> { return Send(m); });
     xid_ += 10;
     EXPECT_TRUE(g.ok()) << g.status();
     return g.ok() ? std::move(*g) : nullptr;
   }
 
   // One call; the plain results (or the refusal in *header).
-  absl::StatusOr<std::string> Call(client::GssInitiator& g, uint32_t proc,
-                                   const std::string& args, ReplyHeader* header) {
+  absl::StatusOr<std::string> Call(client::GssInitiator& g, uint32_t proc, const std::string& args,
+                                   ReplyHeader* header) {
     const uint32_t seq = g.NextSeq();
     const std::string reply = Send(g.EncodeCall(++xid_, kProg, kVers, proc, Bytes(args), seq));
     if (reply.empty()) return absl::DeadlineExceededError("no reply");
@@ -330,8 +330,8 @@ TEST_F(GssServerTest, ProtectedResultsAreNotLeftAsFileSegments) {
     ReplyHeader h;
     absl::StatusOr<std::string> res = Call(*g, 4, "", &h);
     ASSERT_TRUE(res.ok()) << res.status();
-    EXPECT_EQ(*res, service == GssService::kNone ? std::string("\0\0\0\1", 4)
-                                                 : std::string(4, '\0'));
+    EXPECT_EQ(*res,
+              service == GssService::kNone ? std::string("\0\0\0\1", 4) : std::string(4, '\0'));
   }
 }
 
@@ -366,8 +366,7 @@ TEST_F(GssServerTest, UnknownDestroyedAndExpiredContexts) {
   ReplyHeader h;
   uint32_t seq = g->NextSeq();
   // DESTROY: answered with a verifier, then the handle is gone.
-  std::string reply =
-      Send(g->EncodeCall(700, kProg, kVers, 0, {}, seq, GssProc::kDestroy));
+  std::string reply = Send(g->EncodeCall(700, kProg, kVers, 0, {}, seq, GssProc::kDestroy));
   ASSERT_TRUE(g->OpenReply(Bytes(reply), seq, &h).ok());
   EXPECT_EQ(h.accept_stat, 0u);
   EXPECT_EQ(gss_->contexts(), 0u);
@@ -416,8 +415,8 @@ TEST_F(GssServerTest, BadTokensAreRefusedWithoutAContext) {
   xdr::Encoder ce(&cred_chain);
   xdr::Encode(ce, GssCred{.proc = GssProc::kInit});
   const std::string cred = cred_chain.Flatten();
-  xdr::Encode(e, CallHeader{.xid = 9, .prog = kProg, .vers = kVers,
-                            .cred = {kRpcsecGss, Bytes(cred)}});
+  xdr::Encode(
+      e, CallHeader{.xid = 9, .prog = kProg, .vers = kVers, .cred = {kRpcsecGss, Bytes(cred)}});
   const std::string junk(300, 'j');
   xdr::Encode(e, GssInitArg{.token = Bytes(junk)});
   const std::string reply = Send(chain.Flatten());
@@ -452,9 +451,9 @@ TEST_F(GssServerTest, RetransmissionWithANewSequenceNumberHitsTheCache) {
   auto other = Establish("nosuchuser", GssService::kPrivacy);
   ASSERT_NE(other, nullptr);
   const uint32_t seq = other->NextSeq();
-  ASSERT_TRUE(other->OpenReply(Bytes(Send(other->EncodeCall(800, kProg, kVers, 2, {}, seq))),
-                               seq, &h)
-                  .ok());
+  ASSERT_TRUE(
+      other->OpenReply(Bytes(Send(other->EncodeCall(800, kProg, kVers, 2, {}, seq))), seq, &h)
+          .ok());
   EXPECT_EQ(counter_.runs, 2u);
 }
 

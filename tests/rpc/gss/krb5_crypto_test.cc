@@ -26,7 +26,8 @@ std::vector<uint8_t> Hex(absl::string_view hex) {
 }
 std::vector<uint8_t> Text(absl::string_view s) { return {s.begin(), s.end()}; }
 std::string ToHex(absl::Span<const uint8_t> b) {
-  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
 TEST(NFoldTest, Rfc3961Vectors) {
@@ -106,12 +107,15 @@ TEST(AesCtsTest, Rfc3962Vectors) {
       {17, "c6353568f2bf8cb4d8a580362da7ff7f97"},
       {31, "fc00783e0efdb2c1d445d4c8eff7ed2297687268d6ecccc0c07b25e25ecfe5"},
       {32, "39312523a78662d5be7fcbcc98ebf5a897687268d6ecccc0c07b25e25ecfe584"},
-      {47, "97687268d6ecccc0c07b25e25ecfe584b3fffd940c16a18c1b5549d2f838029e39312523a78662d5be7fcb"
-           "cc98ebf5"},
-      {48, "97687268d6ecccc0c07b25e25ecfe5849dad8bbb96c4cdc03bc103e1a194bbd839312523a78662d5be7f"
-           "cbcc98ebf5a8"},
-      {64, "97687268d6ecccc0c07b25e25ecfe58439312523a78662d5be7fcbcc98ebf5a84807efe836ee89a52673"
-           "0dbc2f7bc8409dad8bbb96c4cdc03bc103e1a194bbd8"},
+      {47,
+       "97687268d6ecccc0c07b25e25ecfe584b3fffd940c16a18c1b5549d2f838029e39312523a78662d5be7fcb"
+       "cc98ebf5"},
+      {48,
+       "97687268d6ecccc0c07b25e25ecfe5849dad8bbb96c4cdc03bc103e1a194bbd839312523a78662d5be7f"
+       "cbcc98ebf5a8"},
+      {64,
+       "97687268d6ecccc0c07b25e25ecfe58439312523a78662d5be7fcbcc98ebf5a84807efe836ee89a52673"
+       "0dbc2f7bc8409dad8bbb96c4cdc03bc103e1a194bbd8"},
   };
   for (const Case& c : cases) {
     std::vector<uint8_t> data(plain.begin(), plain.begin() + c.len);

@@ -8,7 +8,6 @@
 
 #include <gssapi/gssapi.h>
 #include <gssapi/gssapi_ext.h>
-#include <gssapi/gssapi_krb5.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -19,6 +18,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include <gssapi/gssapi_krb5.h>
+
 #include "rpc/gss/gss_protection.h"
 #include "rpc/gss/gss_util.h"
 
@@ -91,22 +92,22 @@ class Krb5TokensTest : public ::testing::TestWithParam<int32_t> {
     const std::string client_keytab = dir + "/client.keytab";
     const std::string keytab = dir + "/nfs.keytab";
     gss_key_value_element_desc ie[] = {{"client_keytab", client_keytab.c_str()},
-                                        {"ccache", ccache.c_str()}};
+                                       {"ccache", ccache.c_str()}};
     gss_key_value_set_desc istore{2, ie};
     gss_name_t user = Name("daemon", GSS_KRB5_NT_PRINCIPAL_NAME);
     gss_cred_id_t icred = GSS_C_NO_CREDENTIAL;
-    ASSERT_FALSE(GSS_ERROR(gss_acquire_cred_from(&minor, user, GSS_C_INDEFINITE,
-                                                 GSS_C_NO_OID_SET, GSS_C_INITIATE, &istore,
-                                                 &icred, nullptr, nullptr)));
+    ASSERT_FALSE(
+        GSS_ERROR(gss_acquire_cred_from(&minor, user, GSS_C_INDEFINITE, GSS_C_NO_OID_SET,
+                                        GSS_C_INITIATE, &istore, &icred, nullptr, nullptr)));
     krb5_enctype enctype = GetParam();
     ASSERT_FALSE(GSS_ERROR(gss_krb5_set_allowable_enctypes(&minor, icred, 1, &enctype)));
     gss_key_value_element_desc ae{"keytab", keytab.c_str()};
     gss_key_value_set_desc astore{1, &ae};
     gss_name_t service = Name("nfs/localhost", GSS_KRB5_NT_PRINCIPAL_NAME);
     gss_cred_id_t acred = GSS_C_NO_CREDENTIAL;
-    ASSERT_FALSE(GSS_ERROR(gss_acquire_cred_from(&minor, service, GSS_C_INDEFINITE,
-                                                 GSS_C_NO_OID_SET, GSS_C_ACCEPT, &astore,
-                                                 &acred, nullptr, nullptr)));
+    ASSERT_FALSE(
+        GSS_ERROR(gss_acquire_cred_from(&minor, service, GSS_C_INDEFINITE, GSS_C_NO_OID_SET,
+                                        GSS_C_ACCEPT, &astore, &acred, nullptr, nullptr)));
     gss_buffer_desc to_acceptor = GSS_C_EMPTY_BUFFER;
     gss_buffer_desc to_initiator = GSS_C_EMPTY_BUFFER;
     OM_uint32 imajor = GSS_S_CONTINUE_NEEDED;
@@ -125,8 +126,8 @@ class Krb5TokensTest : public ::testing::TestWithParam<int32_t> {
       if (amajor != GSS_S_COMPLETE && to_acceptor.length > 0) {
         gss_release_buffer(&minor, &to_initiator);
         amajor = gss_accept_sec_context(&minor, &mit_acc_, acred, &to_acceptor,
-                                        GSS_C_NO_CHANNEL_BINDINGS, nullptr, nullptr,
-                                        &to_initiator, nullptr, nullptr, nullptr);
+                                        GSS_C_NO_CHANNEL_BINDINGS, nullptr, nullptr, &to_initiator,
+                                        nullptr, nullptr, nullptr);
         ASSERT_FALSE(GSS_ERROR(amajor)) << GssErrorText(amajor, minor);
       }
     }
@@ -158,8 +159,8 @@ class Krb5TokensTest : public ::testing::TestWithParam<int32_t> {
     OutBuffer out;
     OM_uint32 minor = 0;
     int conf = 0;
-    EXPECT_FALSE(GSS_ERROR(
-        gss_wrap(&minor, ctx, seal ? 1 : 0, GSS_C_QOP_DEFAULT, &in, &conf, &out.b)));
+    EXPECT_FALSE(
+        GSS_ERROR(gss_wrap(&minor, ctx, seal ? 1 : 0, GSS_C_QOP_DEFAULT, &in, &conf, &out.b)));
     EXPECT_EQ(conf != 0, seal);
     return FromBuffer(out.b);
   }
@@ -254,8 +255,8 @@ TEST_P(Krb5TokensTest, RotatedWrapTokensOpen) {
   for (bool seal : {true, false}) {
     for (uint16_t rrc : {1, 12, 16, 28, 60, 1000}) {
       bool sealed = false;
-      std::optional<Bytes> got = OurUnwrap(*acc_, Rotated(MitWrap(mit_init_, msg, seal), rrc),
-                                           &sealed);
+      std::optional<Bytes> got =
+          OurUnwrap(*acc_, Rotated(MitWrap(mit_init_, msg, seal), rrc), &sealed);
       ASSERT_TRUE(got.has_value()) << seal << " rrc " << rrc;
       EXPECT_EQ(*got, msg);
       // MIT opens rotated tokens of ours too.

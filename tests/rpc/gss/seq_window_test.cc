@@ -92,13 +92,22 @@ TEST(SeqWindowTest, AgreesWithAModelOnRandomOrders) {
     for (int i = 0; i < 20000; ++i) {
       uint32_t seq;
       switch (rng() % 4) {
-        case 0: seq = next++; break;                                            // in order
-        case 1: next += rng() % (SeqWindow::kTracked * 2); seq = next; break;   // jump
-        case 2: seq = next - std::min<uint32_t>(next, rng() % 300); break;      // late
-        default: seq = next - std::min<uint32_t>(next, rng() % (SeqWindow::kTracked + 50));
+        case 0:
+          seq = next++;
+          break;  // in order
+        case 1:
+          next += rng() % (SeqWindow::kTracked * 2);
+          seq = next;
+          break;  // jump
+        case 2:
+          seq = next - std::min<uint32_t>(next, rng() % 300);
+          break;  // late
+        default:
+          seq = next - std::min<uint32_t>(next, rng() % (SeqWindow::kTracked + 50));
       }
-      const bool model = (accepted.empty() || seq > highest || highest - seq < SeqWindow::kTracked) &&
-                         accepted.insert(seq).second;
+      const bool model =
+          (accepted.empty() || seq > highest || highest - seq < SeqWindow::kTracked) &&
+          accepted.insert(seq).second;
       if (model && seq > highest) highest = seq;
       ASSERT_EQ(w.Accept(seq), model) << "round " << round << " call " << i << " seq " << seq;
     }

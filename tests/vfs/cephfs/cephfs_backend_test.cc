@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/durable_files_contract.h"
 #include "tests/support/permission_contract.h"
 #include "tests/vfs/cephfs/native_client.h"
@@ -40,8 +41,8 @@ class CephfsBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (ClusterDir().empty()) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
-    state_ = std::filesystem::temp_directory_path() /
-             ("nfs3d-cephfs-test-" + std::to_string(getpid()));
+    state_ =
+        std::filesystem::temp_directory_path() / ("nfs3d-cephfs-test-" + std::to_string(getpid()));
     backend_ = Open();
     ASSERT_NE(backend_, nullptr);
     // Each test works in a new directory of its own under the root.
@@ -107,8 +108,8 @@ TEST_F(CephfsBackendTest, WriteCommitReadRoundTrip) {
   ASSERT_OK_AND_ASSIGN(verf, backend_->Commit(kRoot, fh, 0, 0, &wcc));
   EXPECT_EQ(verf, w.verifier);
   EXPECT_EQ(verf, backend_->WriteVerifier());
-  ASSERT_OK_AND_ASSIGN(sync, backend_->Write(kRoot, fh, 0, {data.data(), 10},
-                                             StableHow::kFileSync, &wcc));
+  ASSERT_OK_AND_ASSIGN(
+      sync, backend_->Write(kRoot, fh, 0, {data.data(), 10}, StableHow::kFileSync, &wcc));
   EXPECT_EQ(sync.committed, StableHow::kFileSync);
 
   std::vector<uint8_t> back(data.size());
@@ -145,15 +146,16 @@ TEST_F(CephfsBackendTest, ReadDirResumesFromCookies) {
   while (!eof) {
     int taken = 0;
     ASSERT_TRUE(backend_
-                    ->ReadDir(kRoot, dir_, cookie, &verf,
-                              [&](const DirEntry& e) {
-                                if (taken == 7) return false;
-                                ++taken;
-                                seen.insert(std::string(e.name));
-                                cookie = e.cookie;
-                                return true;
-                              },
-                              &eof, nullptr)
+                    ->ReadDir(
+                        kRoot, dir_, cookie, &verf,
+                        [&](const DirEntry& e) {
+                          if (taken == 7) return false;
+                          ++taken;
+                          seen.insert(std::string(e.name));
+                          cookie = e.cookie;
+                          return true;
+                        },
+                        &eof, nullptr)
                     .ok());
   }
   EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()), want);
@@ -226,9 +228,9 @@ TEST_F(CephfsBackendTest, CallerCredentialsAreChecked) {
   EXPECT_EQ(attrs.uid, 1000u);
   FileHandle roots = CreateFile("roots");
   const uint8_t byte = 1;
-  EXPECT_EQ(ErrnoOf(backend_->Write(kUser, roots, 0, {&byte, 1}, StableHow::kUnstable, &wcc)
-                        .status()),
-            EACCES);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Write(kUser, roots, 0, {&byte, 1}, StableHow::kUnstable, &wcc).status()),
+      EACCES);
   ASSERT_OK_AND_ASSIGN(access, backend_->Access(kUser, roots, 0x3f, nullptr));
   EXPECT_EQ(access.granted, 0x01u);  // read only
 }
@@ -238,15 +240,16 @@ TEST_F(CephfsBackendTest, HandlesSurviveARestart) {
   const std::string text = "survives";
   Wcc wcc;
   ASSERT_TRUE(backend_
-                  ->Write(kRoot, fh, 0, {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
+                  ->Write(kRoot, fh, 0,
+                          {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
                           StableHow::kFileSync, &wcc)
                   .ok());
   backend_.reset();  // unmounts: the new instance has no cached inodes
   backend_ = Open();
   ASSERT_NE(backend_, nullptr);
   char buf[16];
-  ASSERT_OK_AND_ASSIGN(r, backend_->Read(kRoot, fh, 0, sizeof(buf),
-                                         reinterpret_cast<uint8_t*>(buf)));
+  ASSERT_OK_AND_ASSIGN(r,
+                       backend_->Read(kRoot, fh, 0, sizeof(buf), reinterpret_cast<uint8_t*>(buf)));
   EXPECT_EQ(std::string(buf, r.count), text);
   ASSERT_OK_AND_ASSIGN(again, backend_->Lookup(kRoot, dir_, "keep", nullptr));
   EXPECT_EQ(again.handle, fh);
@@ -362,11 +365,11 @@ TEST_F(CephfsBackendTest, WriteAndTruncateBySomeoneElseClearSetuidSetgid) {
     uint32_t after;
   };
   const Case cases[] = {
-      {04777, other, false, 0777},      {02777, other, false, 0777},
-      {06777, other, false, 0777},      {06777, other, true, 0777},
-      {04777, kRoot, false, 04777},     {02767, group_member, false, 02767},
-      {02767, other, false, 0767},      {04777, kUser, false, 0777},
-      {02767, other, true, 0767},       {04777, kUser, true, 0777},
+      {04777, other, false, 0777},  {02777, other, false, 0777},
+      {06777, other, false, 0777},  {06777, other, true, 0777},
+      {04777, kRoot, false, 04777}, {02767, group_member, false, 02767},
+      {02767, other, false, 0767},  {04777, kUser, false, 0777},
+      {02767, other, true, 0767},   {04777, kUser, true, 0777},
       {06777, kRoot, true, 06777},
   };
   int i = 0;
@@ -402,18 +405,22 @@ TEST_F(CephfsBackendTest, ChownClearsSetuidSetgid) {
     bool uid;
     uint32_t after;
   };
-  const Case cases[] = {{06755, true, 0755}, {06755, false, 0755}, {02745, true, 02745},
-                        {04700, false, 0700}};
+  const Case cases[] = {
+      {06755, true, 0755}, {06755, false, 0755}, {02745, true, 02745}, {04700, false, 0700}};
   int i = 0;
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << "mode " << std::oct << c.mode << (c.uid ? " chown" : " chgrp"));
+    SCOPED_TRACE(testing::Message()
+                 << "mode " << std::oct << c.mode << (c.uid ? " chown" : " chgrp"));
     FileHandle fh = CreateFile("chown" + std::to_string(i++));
     SetAttributes set;
     set.mode = c.mode;
     Wcc wcc;
     ASSERT_TRUE(backend_->SetAttr(kRoot, fh, set, std::nullopt, &wcc).ok());
     SetAttributes owner;
-    if (c.uid) owner.uid = 1234; else owner.gid = 1234;
+    if (c.uid)
+      owner.uid = 1234;
+    else
+      owner.gid = 1234;
     ASSERT_TRUE(backend_->SetAttr(kRoot, fh, owner, std::nullopt, &wcc).ok());
     EXPECT_EQ(ModeOf(*backend_, fh), c.after);
   }
@@ -508,12 +515,13 @@ std::set<std::string> List(Backend& backend, const FileHandle& dir) {
   std::set<std::string> names;
   Verifier verf{};
   bool eof = false;
-  absl::Status st = backend.ReadDir(kRoot, dir, 0, &verf,
-                                    [&](const DirEntry& e) {
-                                      names.insert(std::string(e.name));
-                                      return true;
-                                    },
-                                    &eof, nullptr);
+  absl::Status st = backend.ReadDir(
+      kRoot, dir, 0, &verf,
+      [&](const DirEntry& e) {
+        names.insert(std::string(e.name));
+        return true;
+      },
+      &eof, nullptr);
   EXPECT_TRUE(st.ok()) << st;
   EXPECT_TRUE(eof);
   return names;
@@ -564,22 +572,22 @@ TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
 
   // Read-only: every change is refused with EROFS.
   const uint8_t byte = 'x';
-  EXPECT_EQ(ErrnoOf(backend_->Write(kRoot, old_f.handle, 0, {&byte, 1}, StableHow::kFileSync,
-                                    &wcc)
-                        .status()),
-            EROFS);
+  EXPECT_EQ(
+      ErrnoOf(
+          backend_->Write(kRoot, old_f.handle, 0, {&byte, 1}, StableHow::kFileSync, &wcc).status()),
+      EROFS);
   SetAttributes mode;
   mode.mode = 0600;
   EXPECT_EQ(ErrnoOf(backend_->SetAttr(kRoot, old_f.handle, mode, std::nullopt, &wcc)), EROFS);
-  EXPECT_EQ(ErrnoOf(backend_->Create(kRoot, s1.handle, "n", CreateMode::kGuarded, {}, {}, &wcc)
-                        .status()),
-            EROFS);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Create(kRoot, s1.handle, "n", CreateMode::kGuarded, {}, {}, &wcc).status()),
+      EROFS);
   EXPECT_EQ(ErrnoOf(backend_->Mkdir(kRoot, snapdir.handle, "s2", {}, &wcc).status()), EROFS);
   EXPECT_EQ(ErrnoOf(backend_->Mkdir(kRoot, s1.handle, "d", {}, &wcc).status()), EROFS);
   EXPECT_EQ(ErrnoOf(backend_->Symlink(kRoot, s1.handle, "l", "f", {}, &wcc).status()), EROFS);
-  EXPECT_EQ(ErrnoOf(backend_->Mknod(kRoot, s1.handle, "p", FileType::kFifo, 0, 0, {}, &wcc)
-                        .status()),
-            EROFS);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Mknod(kRoot, s1.handle, "p", FileType::kFifo, 0, 0, {}, &wcc).status()),
+      EROFS);
   EXPECT_EQ(ErrnoOf(backend_->Remove(kRoot, s1.handle, "f", &wcc)), EROFS);
   EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, s1.handle, "sub", &wcc)), EROFS);
   EXPECT_EQ(ErrnoOf(backend_->Rmdir(kRoot, snapdir.handle, "s1", &wcc)), EROFS);
@@ -693,7 +701,7 @@ TEST_F(CephfsBackendTest, ModeBitsDecideReadAndWrite) {
     bool read, write;
   };
   const Case cases[] = {
-      {0000, owner, true, true},    {0000, kRoot, true, true},   {0000, member, false, false},
+      {0000, owner, true, true},    {0000, kRoot, true, true},    {0000, member, false, false},
       {0002, other, false, true},   {0002, member, false, false}, {0020, member, false, true},
       {0020, other, false, false},  {0040, member, true, false},  {0004, other, true, false},
       {0001, other, true, false},   {0010, member, true, false},  {0400, member, false, false},
@@ -701,8 +709,8 @@ TEST_F(CephfsBackendTest, ModeBitsDecideReadAndWrite) {
   };
   int i = 0;
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << "mode " << std::oct << c.mode << " uid " << std::dec
-                                    << c.who.uid);
+    SCOPED_TRACE(testing::Message()
+                 << "mode " << std::oct << c.mode << " uid " << std::dec << c.who.uid);
     FileHandle fh = CreateFile("m" + std::to_string(i++), owner);
     SetAttributes set;
     set.mode = c.mode;
@@ -738,9 +746,9 @@ TEST_F(CephfsBackendTest, PosixAclsAreKeptAndChecked) {
   EXPECT_TRUE(plain.default_acl.empty());
   ASSERT_TRUE(attrs.has_value());
 
-  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6}, {kAclUser, 2000, 6},
+  const Acl acl = {{kAclUserObj, kAclUndefinedId, 6},  {kAclUser, 2000, 6},
                    {kAclGroupObj, kAclUndefinedId, 4}, {kAclGroup, 4000, 2},
-                   {kAclMask, kAclUndefinedId, 6}, {kAclOther, kAclUndefinedId, 0}};
+                   {kAclMask, kAclUndefinedId, 6},     {kAclOther, kAclUndefinedId, 0}};
   EXPECT_EQ(ErrnoOf(backend_->SetAcl(named, fh, &acl, nullptr, &attrs)), EPERM);
   absl::Status set = backend_->SetAcl(kUser, fh, &acl, nullptr, &attrs);
   ASSERT_TRUE(set.ok()) << set;
@@ -762,23 +770,24 @@ TEST_F(CephfsBackendTest, PosixAclsAreKeptAndChecked) {
   ASSERT_OK_AND_ASSIGN(group_access, backend_->Access(named_group_member, fh, 0x3f, nullptr));
   EXPECT_EQ(group_access.granted, 0x04u | 0x08u);
   EXPECT_EQ(ErrnoOf(backend_->Read(stranger, fh, 0, 1, buf).status()), EACCES);
-  EXPECT_EQ(ErrnoOf(backend_->Write(stranger, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc)
-                        .status()),
-            EACCES);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Write(stranger, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc).status()),
+      EACCES);
   ASSERT_OK_AND_ASSIGN(stranger_access, backend_->Access(stranger, fh, 0x3f, nullptr));
   EXPECT_EQ(stranger_access.granted, 0u);
 
   // chmod narrows the mask: the named user loses write.
   mode.mode = 0640;
   ASSERT_TRUE(backend_->SetAttr(kUser, fh, mode, std::nullopt, &wcc).ok());
-  EXPECT_EQ(ErrnoOf(backend_->Write(named, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc)
-                        .status()),
+  EXPECT_EQ(ErrnoOf(backend_->Write(named, fh, 0, {&byte, 1}, StableHow::kUnstable, &wcc).status()),
             EACCES);
   ASSERT_TRUE(backend_->Read(named, fh, 0, 1, buf).ok());
 
   // Default ACLs: directories only, inherited by new objects.
-  const Acl inherit = {{kAclUserObj, kAclUndefinedId, 7}, {kAclUser, 2000, 5},
-                       {kAclGroupObj, kAclUndefinedId, 5}, {kAclMask, kAclUndefinedId, 5},
+  const Acl inherit = {{kAclUserObj, kAclUndefinedId, 7},
+                       {kAclUser, 2000, 5},
+                       {kAclGroupObj, kAclUndefinedId, 5},
+                       {kAclMask, kAclUndefinedId, 5},
                        {kAclOther, kAclUndefinedId, 0}};
   EXPECT_EQ(ErrnoOf(backend_->SetAcl(kUser, fh, nullptr, &inherit, nullptr)), EACCES);
   SetAttributes dir_mode;
@@ -789,8 +798,8 @@ TEST_F(CephfsBackendTest, PosixAclsAreKeptAndChecked) {
   EXPECT_EQ(dir_acls.default_acl, inherit);
   SetAttributes file_mode;
   file_mode.mode = 0644;
-  ASSERT_OK_AND_ASSIGN(child, backend_->Create(kUser, d.handle, "child", CreateMode::kGuarded,
-                                               file_mode, {}, &wcc));
+  ASSERT_OK_AND_ASSIGN(
+      child, backend_->Create(kUser, d.handle, "child", CreateMode::kGuarded, file_mode, {}, &wcc));
   ASSERT_OK_AND_ASSIGN(child_acls, backend_->GetAcl(kRoot, child.handle, nullptr));
   EXPECT_TRUE(HasNamedUser(child_acls.access, 2000));
   ASSERT_TRUE(backend_->Read(named, child.handle, 0, 1, buf).ok());
@@ -840,7 +849,8 @@ TEST_F(CephfsBackendTest, EvictedSessionIsReplacedByANewOne) {
   const std::string text = "before eviction";
   Wcc wcc;
   ASSERT_TRUE(backend_
-                  ->Write(kRoot, fh, 0, {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
+                  ->Write(kRoot, fh, 0,
+                          {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
                           StableHow::kFileSync, &wcc)
                   .ok());
   const uint64_t evicted = backend_->session_id();
@@ -851,9 +861,10 @@ TEST_F(CephfsBackendTest, EvictedSessionIsReplacedByANewOne) {
   // Served again within a few probes, from a new session.
   bool served = false;
   for (int i = 0; i < 300 && !served; ++i) {
-    served = backend_->Create(kRoot, dir_, "after" + std::to_string(i), CreateMode::kGuarded, {},
-                              {}, &wcc)
-                 .ok();
+    served =
+        backend_
+            ->Create(kRoot, dir_, "after" + std::to_string(i), CreateMode::kGuarded, {}, {}, &wcc)
+            .ok();
     if (!served) usleep(100 * 1000);
   }
   ASSERT_TRUE(served);

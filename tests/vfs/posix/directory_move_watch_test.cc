@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/temp_dir.h"
 
 namespace nfs3d::vfs {
@@ -25,7 +26,8 @@ class DirectoryMoveWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
-    if (unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+    if (unshare(CLONE_NEWNS) != 0 ||
+        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
         mount("tmpfs", dir_.path().c_str(), "tmpfs", 0, "size=1m") != 0) {
       GTEST_SKIP() << "a private tmpfs needs CAP_SYS_ADMIN (as fanotify does): " << strerror(errno);
     }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+
 #include "tests/support/temp_dir.h"
 
 namespace nfs3d::vfs {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
 #include "vfs/file_handle_codec.h"
 #include "vfs/vfs_error.h"
 
@@ -25,9 +26,9 @@ constexpr uint32_t kExport = 1;
 const Cred kRoot{0, 0, {}};
 const Cred kUser{1000, 1000, {}};
 
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                     \
-  auto lhs##_or = (expr);                                   \
-  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status();          \
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)            \
+  auto lhs##_or = (expr);                          \
+  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status(); \
   auto lhs = std::move(*lhs##_or)
 
 class PosixBackendTest : public ::testing::Test {
@@ -78,9 +79,9 @@ class PosixBackendTest : public ::testing::Test {
 
   absl::Status WriteString(const FileHandle& fh, uint64_t offset, const std::string& s,
                            const Cred& cred = kRoot, Wcc* wcc = nullptr) {
-    auto r = backend_->Write(cred, fh, offset,
-                             absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size()),
-                             StableHow::kUnstable, wcc);
+    auto r = backend_->Write(
+        cred, fh, offset, absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(s.data()), s.size()),
+        StableHow::kUnstable, wcc);
     if (!r.ok()) return r.status();
     EXPECT_EQ(r->count, s.size());
     return absl::OkStatus();
@@ -118,8 +119,8 @@ TEST_F(PosixBackendTest, RootHandleAndAttributes) {
 
 TEST_F(PosixBackendTest, CreateLookupGetAttr) {
   Wcc wcc;
-  ASSERT_OK_AND_ASSIGN(created, backend_->Create(kRoot, root_, "f", CreateMode::kUnchecked,
-                                                 Mode(0640), {}, &wcc));
+  ASSERT_OK_AND_ASSIGN(
+      created, backend_->Create(kRoot, root_, "f", CreateMode::kUnchecked, Mode(0640), {}, &wcc));
   ASSERT_TRUE(created.attributes.has_value());
   EXPECT_EQ(created.attributes->mode, 0640u);
   EXPECT_EQ(created.attributes->type, FileType::kRegular);
@@ -219,8 +220,7 @@ TEST_F(PosixBackendTest, HandleOfOneExportIsRejectedByAnother) {
   ASSERT_OK_AND_ASSIGN(secret, backend_->state_dir().LoadOrCreateSecret());
   HandleCodec codec(secret);
   ASSERT_OK_AND_ASSIGN(decoded, codec.Decode(dir));
-  ASSERT_OK_AND_ASSIGN(forged,
-                       codec.Encode(2, decoded.handle_type, decoded.kernel_bytes()));
+  ASSERT_OK_AND_ASSIGN(forged, codec.Encode(2, decoded.handle_type, decoded.kernel_bytes()));
   NewBackend();  // cold caches
   ASSERT_TRUE(backend_->AddExport(2, other).ok());
   EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, forged).status()), ESTALE);
@@ -269,35 +269,36 @@ TEST_F(PosixBackendTest, NameChecks) {
 TEST_F(PosixBackendTest, CreateModes) {
   FileHandle f = MakeFile(root_, "f");
   ASSERT_TRUE(WriteString(f, 0, "hello").ok());
-  EXPECT_EQ(ErrnoOf(backend_->Create(kRoot, root_, "f", CreateMode::kGuarded, {}, {}, nullptr)
-                        .status()),
-            EEXIST);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Create(kRoot, root_, "f", CreateMode::kGuarded, {}, {}, nullptr).status()),
+      EEXIST);
   // UNCHECKED on an existing file succeeds and applies the size.
   SetAttributes truncate;
   truncate.size = 0;
-  ASSERT_OK_AND_ASSIGN(again, backend_->Create(kRoot, root_, "f", CreateMode::kUnchecked,
-                                               truncate, {}, nullptr));
+  ASSERT_OK_AND_ASSIGN(
+      again, backend_->Create(kRoot, root_, "f", CreateMode::kUnchecked, truncate, {}, nullptr));
   EXPECT_TRUE(again.handle == f);
   EXPECT_EQ(again.attributes->size, 0u);
   MakeDir(root_, "d");
-  EXPECT_EQ(ErrnoOf(backend_->Create(kRoot, root_, "d", CreateMode::kUnchecked, {}, {}, nullptr)
-                        .status()),
-            EEXIST);
+  EXPECT_EQ(
+      ErrnoOf(
+          backend_->Create(kRoot, root_, "d", CreateMode::kUnchecked, {}, {}, nullptr).status()),
+      EEXIST);
 }
 
 TEST_F(PosixBackendTest, ExclusiveCreateRetransmitInUserDir) {
   FileHandle dir = MakeDir(root_, "u", 0777);
   Verifier v1 = {1, 2, 3, 4, 0xf5, 6, 7, 0xf8};
   Verifier v2 = {1, 2, 3, 4, 0xf5, 6, 7, 0xf9};
-  ASSERT_OK_AND_ASSIGN(first, backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1,
-                                               nullptr));
+  ASSERT_OK_AND_ASSIGN(first,
+                       backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1, nullptr));
   EXPECT_EQ(first.attributes->uid, 1000u);
-  ASSERT_OK_AND_ASSIGN(retry, backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1,
-                                               nullptr));
+  ASSERT_OK_AND_ASSIGN(retry,
+                       backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1, nullptr));
   EXPECT_TRUE(retry.handle == first.handle);
-  EXPECT_EQ(ErrnoOf(backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v2, nullptr)
-                        .status()),
-            EEXIST);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v2, nullptr).status()),
+      EEXIST);
   // The times carry the verifier too (knfsd style).
   EXPECT_EQ(first.attributes->atime.seconds, 0x01020304u);
   EXPECT_EQ(first.attributes->mtime.seconds, 0xf50607f8u);
@@ -306,8 +307,7 @@ TEST_F(PosixBackendTest, ExclusiveCreateRetransmitInUserDir) {
   times.atime_how = SetTime::kServerTime;
   times.mtime_how = SetTime::kServerTime;
   ASSERT_TRUE(backend_->SetAttr(kUser, first.handle, times, std::nullopt, nullptr).ok());
-  EXPECT_TRUE(
-      backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1, nullptr).ok());
+  EXPECT_TRUE(backend_->Create(kUser, dir, "x", CreateMode::kExclusive, {}, v1, nullptr).ok());
 }
 
 TEST_F(PosixBackendTest, WriteReadAndWcc) {
@@ -379,8 +379,8 @@ TEST_F(PosixBackendTest, WriteSplicedTakesTheMiddleFromAPipe) {
   piped.memory = reinterpret_cast<uint8_t*>(memory.data()) + begin;
   Wcc wcc;
   auto span = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(memory.data()), memory.size());
-  ASSERT_OK_AND_ASSIGN(w, backend_->WriteSpliced(kRoot, f, 4096, span, piped,
-                                                 StableHow::kFileSync, &wcc));
+  ASSERT_OK_AND_ASSIGN(
+      w, backend_->WriteSpliced(kRoot, f, 4096, span, piped, StableHow::kFileSync, &wcc));
   EXPECT_EQ(w.count, data.size());
   EXPECT_EQ(w.committed, StableHow::kFileSync);
   EXPECT_EQ(w.verifier, backend_->WriteVerifier());
@@ -397,8 +397,9 @@ TEST_F(PosixBackendTest, WriteSplicedTakesTheMiddleFromAPipe) {
   ASSERT_EQ(write(fds[1], data.data(), 5000), 5000);
   piped.offset = 0;
   piped.size = 5000;
-  EXPECT_EQ(ErrnoOf(backend_->WriteSpliced(kRoot, root_, 0, span.first(5000), piped,
-                                           StableHow::kUnstable, nullptr)
+  EXPECT_EQ(ErrnoOf(backend_
+                        ->WriteSpliced(kRoot, root_, 0, span.first(5000), piped,
+                                       StableHow::kUnstable, nullptr)
                         .status()),
             EISDIR);
   ASSERT_EQ(ioctl(fds[0], FIONREAD, &left), 0);
@@ -421,8 +422,8 @@ TEST_F(PosixBackendTest, DefaultWriteSplicedFillsMemory) {
   ASSERT_EQ(write(fds[1], data.data() + 600, 89400), 89400);
   PipedBytes piped{600, 89400, fds[0], reinterpret_cast<uint8_t*>(memory.data()) + 600};
   auto span = absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(memory.data()), memory.size());
-  ASSERT_OK_AND_ASSIGN(w, backend_->Backend::WriteSpliced(kRoot, f, 0, span, piped,
-                                                          StableHow::kUnstable, nullptr));
+  ASSERT_OK_AND_ASSIGN(
+      w, backend_->Backend::WriteSpliced(kRoot, f, 0, span, piped, StableHow::kUnstable, nullptr));
   EXPECT_EQ(w.count, data.size());
   EXPECT_TRUE(memory == data);
   ASSERT_OK_AND_ASSIGN(back, ReadString(f, 0, static_cast<uint32_t>(data.size())));
@@ -453,8 +454,8 @@ TEST_F(PosixBackendTest, StableWritesAndCommit) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 10; ++i) {
-        auto w = backend_->Write(kRoot, f, 8192 * (t * 10 + i), span, StableHow::kFileSync,
-                                 nullptr);
+        auto w =
+            backend_->Write(kRoot, f, 8192 * (t * 10 + i), span, StableHow::kFileSync, nullptr);
         if (!w.ok() || w->count != span.size()) ++failures;
         if (!backend_->Commit(kRoot, f, 0, 0, nullptr).ok()) ++failures;
       }
@@ -488,9 +489,10 @@ TEST_F(PosixBackendTest, PermissionsAsUnprivilegedUser) {
   ASSERT_OK_AND_ASSIGN(dir_root, backend_->Access(kRoot, root_, 0x3f, nullptr));
   EXPECT_EQ(dir_root.granted, 0x01u | 0x02u | 0x04u | 0x08u | 0x10u);
   // Creating in a root-owned 0755 directory is denied.
-  EXPECT_EQ(ErrnoOf(backend_->Create(kUser, root_, "mine", CreateMode::kGuarded, {}, {}, nullptr)
-                        .status()),
-            EACCES);
+  EXPECT_EQ(
+      ErrnoOf(
+          backend_->Create(kUser, root_, "mine", CreateMode::kGuarded, {}, {}, nullptr).status()),
+      EACCES);
   EXPECT_EQ(ErrnoOf(backend_->Mkdir(kUser, root_, "mine", {}, nullptr).status()), EACCES);
   EXPECT_EQ(ErrnoOf(backend_->Remove(kUser, root_, "pub", nullptr)), EACCES);
   // A non-owner can't chmod.
@@ -500,8 +502,8 @@ TEST_F(PosixBackendTest, PermissionsAsUnprivilegedUser) {
   MakeFile(priv, "inside");
   EXPECT_EQ(ErrnoOf(backend_->Lookup(kUser, priv, "inside", nullptr).status()), EACCES);
   bool eof;
-  EXPECT_EQ(ErrnoOf(backend_->ReadDir(kUser, priv, 0, nullptr,
-                                      [](const DirEntry&) { return true; }, &eof, nullptr)),
+  EXPECT_EQ(ErrnoOf(backend_->ReadDir(
+                kUser, priv, 0, nullptr, [](const DirEntry&) { return true; }, &eof, nullptr)),
             EACCES);
 }
 
@@ -674,24 +676,25 @@ TEST_F(PosixBackendTest, SymlinksAreNotFollowed) {
 }
 
 TEST_F(PosixBackendTest, Mknod) {
-  ASSERT_OK_AND_ASSIGN(fifo, backend_->Mknod(kRoot, root_, "fifo", FileType::kFifo, 0, 0,
-                                             Mode(0640), nullptr));
+  ASSERT_OK_AND_ASSIGN(
+      fifo, backend_->Mknod(kRoot, root_, "fifo", FileType::kFifo, 0, 0, Mode(0640), nullptr));
   EXPECT_EQ(fifo.attributes->type, FileType::kFifo);
   EXPECT_EQ(fifo.attributes->mode, 0640u);
-  ASSERT_OK_AND_ASSIGN(sock, backend_->Mknod(kRoot, root_, "sock", FileType::kSocket, 0, 0, {},
-                                             nullptr));
+  ASSERT_OK_AND_ASSIGN(sock,
+                       backend_->Mknod(kRoot, root_, "sock", FileType::kSocket, 0, 0, {}, nullptr));
   EXPECT_EQ(sock.attributes->type, FileType::kSocket);
-  ASSERT_OK_AND_ASSIGN(chr, backend_->Mknod(kRoot, root_, "null", FileType::kChar, 1, 3,
-                                            Mode(0666), nullptr));
+  ASSERT_OK_AND_ASSIGN(
+      chr, backend_->Mknod(kRoot, root_, "null", FileType::kChar, 1, 3, Mode(0666), nullptr));
   EXPECT_EQ(chr.attributes->type, FileType::kChar);
   EXPECT_EQ(chr.attributes->rdev_major, 1u);
   EXPECT_EQ(chr.attributes->rdev_minor, 3u);
   // Reading a device through the server never opens it.
   EXPECT_EQ(ErrnoOf(ReadString(chr.handle, 0, 10).status()), EINVAL);
   EXPECT_EQ(ErrnoOf(ReadString(fifo.handle, 0, 10).status()), EINVAL);
-  EXPECT_EQ(ErrnoOf(backend_->Mknod(kRoot, root_, "dir", FileType::kDirectory, 0, 0, {}, nullptr)
-                        .status()),
-            kErrBadType);
+  EXPECT_EQ(
+      ErrnoOf(
+          backend_->Mknod(kRoot, root_, "dir", FileType::kDirectory, 0, 0, {}, nullptr).status()),
+      kErrBadType);
   FileHandle dir = MakeDir(root_, "u", 0777);
   EXPECT_EQ(ErrnoOf(backend_->Mknod(kUser, dir, "c", FileType::kChar, 1, 3, {}, nullptr).status()),
             EPERM);
@@ -701,10 +704,10 @@ TEST_F(PosixBackendTest, ReadDirPagesWithoutGapsOrDuplicates) {
   FileHandle d = MakeDir(root_, "big");
   constexpr int kFiles = 1000;
   for (int i = 0; i < kFiles; ++i) {
-    ASSERT_TRUE(backend_
-                    ->Create(kRoot, d, "file" + std::to_string(i), CreateMode::kUnchecked, {}, {},
-                             nullptr)
-                    .ok());
+    ASSERT_TRUE(
+        backend_
+            ->Create(kRoot, d, "file" + std::to_string(i), CreateMode::kUnchecked, {}, {}, nullptr)
+            .ok());
   }
   std::multiset<std::string> seen;
   uint64_t cookie = 0;
@@ -739,11 +742,14 @@ TEST_F(PosixBackendTest, ReadDirPagesWithoutGapsOrDuplicates) {
   // A stale verifier is accepted; the verifier stays constant.
   Verifier junk = {9, 9, 9, 9, 9, 9, 9, 9};
   bool eof2;
-  EXPECT_TRUE(backend_->ReadDir(kRoot, d, cookie, &junk, [](const DirEntry&) { return true; },
-                                &eof2, nullptr).ok());
+  EXPECT_TRUE(backend_
+                  ->ReadDir(
+                      kRoot, d, cookie, &junk, [](const DirEntry&) { return true; }, &eof2, nullptr)
+                  .ok());
   EXPECT_EQ(junk, Verifier{});
-  EXPECT_EQ(ErrnoOf(backend_->ReadDir(kRoot, MakeFile(root_, "plain"), 0, nullptr,
-                                      [](const DirEntry&) { return true; }, &eof2, nullptr)),
+  EXPECT_EQ(ErrnoOf(backend_->ReadDir(
+                kRoot, MakeFile(root_, "plain"), 0, nullptr, [](const DirEntry&) { return true; },
+                &eof2, nullptr)),
             ENOTDIR);
 }
 
@@ -751,12 +757,15 @@ TEST_F(PosixBackendTest, ReadDirAtRootReportsRootForDotDot) {
   ASSERT_OK_AND_ASSIGN(attrs, backend_->GetAttr(kRoot, root_));
   bool eof;
   uint64_t dotdot = 0;
-  ASSERT_TRUE(backend_->ReadDir(kRoot, root_, 0, nullptr,
-                                [&](const DirEntry& e) {
-                                  if (e.name == "..") dotdot = e.fileid;
-                                  return true;
-                                },
-                                &eof, nullptr).ok());
+  ASSERT_TRUE(backend_
+                  ->ReadDir(
+                      kRoot, root_, 0, nullptr,
+                      [&](const DirEntry& e) {
+                        if (e.name == "..") dotdot = e.fileid;
+                        return true;
+                      },
+                      &eof, nullptr)
+                  .ok());
   EXPECT_TRUE(eof);
   EXPECT_EQ(dotdot, attrs.fileid);
 }
@@ -855,9 +864,9 @@ TEST_F(PosixBackendTest, WorksOnTmpfs) {
                        backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr));
   EXPECT_TRUE(backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr).ok());
   v[0] = 9;
-  EXPECT_EQ(ErrnoOf(backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr)
-                        .status()),
-            EEXIST);
+  EXPECT_EQ(
+      ErrnoOf(backend_->Create(kUser, root, "x", CreateMode::kExclusive, {}, v, nullptr).status()),
+      EEXIST);
   ASSERT_TRUE(WriteString(created.handle, 0, "tmpfs", kUser).ok());
   FileHandle sub = MakeDir(root, "sub");
   NewBackend();
@@ -866,12 +875,15 @@ TEST_F(PosixBackendTest, WorksOnTmpfs) {
   EXPECT_TRUE(backend_->GetAttr(kRoot, sub).ok());
   std::set<std::string> names;
   bool eof;
-  ASSERT_TRUE(backend_->ReadDir(kRoot, root, 0, nullptr,
-                                [&](const DirEntry& e) {
-                                  names.insert(std::string(e.name));
-                                  return true;
-                                },
-                                &eof, nullptr).ok());
+  ASSERT_TRUE(backend_
+                  ->ReadDir(
+                      kRoot, root, 0, nullptr,
+                      [&](const DirEntry& e) {
+                        names.insert(std::string(e.name));
+                        return true;
+                      },
+                      &eof, nullptr)
+                  .ok());
   EXPECT_EQ(names, (std::set<std::string>{".", "..", "x", "sub"}));
   backend_.reset();
   std::filesystem::remove_all(shm);
