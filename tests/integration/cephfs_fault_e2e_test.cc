@@ -240,12 +240,22 @@ TEST_F(CephfsFaultTest, StoppedOsdMakesCommitJukeboxAndChangesTheVerifier) {
   Pause("osd");
   // Written again now: the client may have flushed the first write by itself
   // (dirty data ages out after 5 s, and pausing takes a while on a loaded
-  // machine), and the COMMIT must find data that only the OSD can take. Its
-  // status does not matter: buffered, or JUKEBOX if the stall reached it.
-  Write(fh, data, nfs3::UNSTABLE);
+  // machine), and the COMMIT must find data that only the OSD can take. The
+  // write's status does not matter: buffered, or JUKEBOX if the stall reached
+  // it. A COMMIT that still found nothing to sync (answered OK: the data was
+  // on the OSD before the pause took hold) is tried again after another
+  // write, a few times; with the OSD stopped one of them must block.
   const absl::Time stopped = absl::Now();
-  EXPECT_EQ(StatusOf(commit()), static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
-  std::printf("OSD stopped: COMMIT answered JUKEBOX after %.1f s\n", SecondsSince(stopped));
+  uint32_t status = 0;
+  int attempts = 0;
+  while (status != nfs3::NFS3ERR_JUKEBOX && attempts < 5) {
+    ++attempts;
+    Write(fh, absl::StrCat(data, " (", attempts, ")"), nfs3::UNSTABLE);
+    status = StatusOf(commit());
+  }
+  EXPECT_EQ(status, static_cast<uint32_t>(nfs3::NFS3ERR_JUKEBOX));
+  std::printf("OSD stopped: COMMIT answered JUKEBOX after %.1f s (write+commit %d times)\n",
+              SecondsSince(stopped), attempts);
   Resume();
 
   // The stuck sync's outcome was unknown: the verifier changed, so a client
