@@ -4,24 +4,14 @@
 // all end in ApplyExportTable.
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "conf/exports_edit.h"
+#include "conf/ini_parser.h"
 #include "daemon/daemon_impl.h"
 
 namespace nfs3d::daemon {
 namespace {
 
 constexpr char kSharedExportsName[] = "exports";
-
-absl::StatusOr<std::string> ReadLocalFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -44,7 +34,7 @@ absl::StatusOr<std::string> Daemon::Impl::ReadExportsText(const conf::ServerConf
     return **text;
   }
 #endif
-  return ReadLocalFile(c.exports_path);
+  return conf::ReadConfigFile(c.exports_path);
 }
 
 absl::StatusOr<std::string> Daemon::Impl::LoadSharedExportsText() {
@@ -58,7 +48,7 @@ absl::StatusOr<std::string> Daemon::Impl::LoadSharedExportsText() {
   if (text.ok() || !absl::IsNotFound(text.status())) return text;
   // The first head of a new cluster: the shared file starts as its local
   // file (or empty), and from then on every head follows the shared one.
-  absl::StatusOr<std::string> seed = ReadLocalFile(config.exports_path);
+  absl::StatusOr<std::string> seed = conf::ReadConfigFile(config.exports_path);
   std::string contents = seed.ok() ? *seed : "";
   if (absl::Status s = cluster_files->Write(kSharedExportsName, contents); !s.ok()) return s;
   NFS3D_LOG_INFO("shared exports %s created from %s", ExportsSource(config),

@@ -4,7 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +14,7 @@
 #include "common/durable_files.h"
 #include "conf/exports.h"
 #include "conf/exports_edit.h"
+#include "conf/ini_parser.h"
 #include "daemon/check_exports.h"
 #include "stats/metrics_server.h"
 
@@ -27,14 +27,6 @@ constexpr char kUsage[] =
     "       nfs3d exports [--config FILE] add PATH CLIENT(OPTIONS)...\n"
     "       nfs3d exports [--config FILE] remove PATH\n"
     "       nfs3d exports [--config FILE] check [FILE]\n";
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // "root@host1 at 2026-12-03T14:00:00Z: add /srv/x *(rw)".
 std::string Who(const std::string& what) {
@@ -67,7 +59,7 @@ std::string Notify(const conf::ServerConfig& config) {
   if (config.exports_poll > 0) {
     return absl::StrCat("the server follows the file: in force within ", config.exports_poll, " s");
   }
-  absl::StatusOr<std::string> pid_text = ReadFile(PidFilePath(config));
+  absl::StatusOr<std::string> pid_text = conf::ReadConfigFile(PidFilePath(config));
   const pid_t pid = pid_text.ok() ? static_cast<pid_t>(std::atoi(pid_text->c_str())) : 0;
   if (pid <= 0 || kill(pid, 0) != 0) {
     return "no running nfs3d found (" + PidFilePath(config) + "): in force at its next start";
@@ -125,7 +117,7 @@ int RunExportsCommand(const std::vector<std::string>& args, const conf::ServerCo
   if (command == "check") {
     return CheckExports(args.size() > 1 ? args[1] : config.exports_path, out);
   }
-  absl::StatusOr<std::string> text = ReadFile(config.exports_path);
+  absl::StatusOr<std::string> text = conf::ReadConfigFile(config.exports_path);
   if (!text.ok() && command != "add") {
     std::fprintf(err, "nfs3d exports: %s\n", std::string(text.status().message()).c_str());
     return 1;
