@@ -27,6 +27,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -198,6 +199,24 @@ class NfsdProcess {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+  }
+
+  // `nfs3d SUBCOMMAND --config <this server's> ARGS...` (e.g. "exports"):
+  // its exit status, and its stdout and stderr in `output`.
+  int Command(const std::string& subcommand, const std::vector<std::string>& args,
+              std::string* output = nullptr) const {
+    std::string cmd = absl::StrCat(NFS3D_BINARY, " ", subcommand, " --config '",
+                                   (dir_ / "nfs3d.conf").string(), "'");
+    for (const std::string& a : args) absl::StrAppend(&cmd, " '", a, "'");
+    absl::StrAppend(&cmd, " 2>&1");
+    std::FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return -1;
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+    const int status = pclose(p);
+    if (output) *output = out;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
   pid_t pid() const { return pid_; }
