@@ -4,8 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -17,6 +15,7 @@
 #include "conf/ini_parser.h"
 #include "daemon/check_exports.h"
 #include "stats/metrics_server.h"
+#include "stats/prom_text.h"
 
 namespace nfs3d::daemon {
 namespace {
@@ -38,7 +37,7 @@ std::string WhoAndWhen() {
 }
 
 std::string ControlSocket(const conf::ServerConfig& config) {
-  return absl::StrCat("unix:", config.state_dir, "/nfs3d.sock");
+  return stats::ControlSocketTarget(config.state_dir);
 }
 
 // The reload counter of the running server ("ok" + "failed"), read from its
@@ -46,11 +45,11 @@ std::string ControlSocket(const conf::ServerConfig& config) {
 std::optional<double> Reloads(const conf::ServerConfig& config) {
   absl::StatusOr<std::string> page = stats::HttpGet(ControlSocket(config), "/metrics");
   if (!page.ok()) return std::nullopt;
+  absl::StatusOr<std::vector<stats::Sample>> samples = stats::ParsePrometheusText(*page);
+  if (!samples.ok()) return std::nullopt;
   double sum = 0;
-  std::istringstream lines(*page);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("nfs3d_config_reloads_total{", 0) != 0) continue;
-    sum += std::stod(line.substr(line.rfind(' ') + 1));
+  for (const stats::Sample& sample : *samples) {
+    if (sample.name == "nfs3d_config_reloads_total") sum += sample.value;
   }
   return sum;
 }
@@ -108,8 +107,8 @@ int Edit(const conf::ServerConfig& config, const std::string& what,
 // the other heads follow it.
 int EditShared(const conf::ServerConfig& config, const std::string& command,
                const std::string& argument, std::FILE* out, std::FILE* err) {
-  absl::StatusOr<std::string> answer = stats::HttpCall(
-      ControlSocket(config), "POST", "/exports/" + command, WhoAndWhen(), argument);
+  absl::StatusOr<std::string> answer =
+      stats::HttpCall(ControlSocket(config), "POST", "/exports/" + command, WhoAndWhen(), argument);
   if (!answer.ok()) {
     std::fprintf(err, "nfs3d exports: %s: %s\n", ControlSocket(config).c_str(),
                  std::string(answer.status().message()).c_str());

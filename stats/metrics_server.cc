@@ -32,8 +32,7 @@ template <typename Socket>
 class Session : public std::enable_shared_from_this<Session<Socket>> {
  public:
   // `control` is null on TCP: control calls come only through the unix socket.
-  Session(Socket socket, const MetricsServer::Render* render,
-          const MetricsServer::Control* control)
+  Session(Socket socket, const MetricsServer::Render* render, const MetricsServer::Control* control)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         render_(render),
@@ -111,16 +110,17 @@ class Session : public std::enable_shared_from_this<Session<Socket>> {
 template <typename Acceptor>
 void AcceptLoop(Acceptor* acceptor, const MetricsServer::Render* render,
                 const MetricsServer::Control* control) {
-  acceptor->async_accept([acceptor, render, control](
-                             const error_code& ec, typename Acceptor::protocol_type::socket socket) {
-    if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket), render,
-                                                                          control)
-          ->Start();
-    }
-    AcceptLoop(acceptor, render, control);
-  });
+  acceptor->async_accept(
+      [acceptor, render, control](const error_code& ec,
+                                  typename Acceptor::protocol_type::socket socket) {
+        if (ec == asio::error::operation_aborted) return;
+        if (!ec) {
+          std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket),
+                                                                              render, control)
+              ->Start();
+        }
+        AcceptLoop(acceptor, render, control);
+      });
 }
 
 }  // namespace
@@ -307,6 +307,14 @@ absl::StatusOr<std::string> Send(const std::string& target, const Request& req) 
 }
 
 }  // namespace
+
+std::string ControlSocketPath(const std::string& state_dir) {
+  return absl::StrCat(state_dir, "/nfs3d.sock");
+}
+
+std::string ControlSocketTarget(const std::string& state_dir) {
+  return absl::StrCat("unix:", ControlSocketPath(state_dir));
+}
 
 absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path) {
   return Send(target, Request{http::verb::get, path, "", ""});

@@ -58,6 +58,11 @@ class MetricsServer {
   std::unique_ptr<Impl> impl_;
 };
 
+// The control socket of the server whose state directory is `state_dir`
+// (<state_dir>/nfs3d.sock), and the same as a target for HttpGet/HttpCall.
+std::string ControlSocketPath(const std::string& state_dir);
+std::string ControlSocketTarget(const std::string& state_dir);
+
 // Fetches http://<target><path> where target is "HOST:PORT", "[V6]:PORT" or
 // "unix:/path/to/socket". Returns the body of a 200 answer.
 absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path);

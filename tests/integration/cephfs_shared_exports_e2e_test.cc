@@ -120,10 +120,10 @@ TEST_F(CephfsSharedExportsTest, NfsExportsCommandEditsTheSharedFileForEveryHead)
   std::string out;
   const std::string b = Line("b");  // "PATH CLIENT(OPTIONS)\n"
   const size_t space = b.find(' ');
-  ASSERT_EQ(heads_[1].Command("exports",
-                              {"add", b.substr(0, space), b.substr(space + 1, b.size() - space - 2)},
-                              &out),
-            0)
+  ASSERT_EQ(
+      heads_[1].Command(
+          "exports", {"add", b.substr(0, space), b.substr(space + 1, b.size() - space - 2)}, &out),
+      0)
       << out;
   EXPECT_NE(out.find("in force on this head"), std::string::npos) << out;
   // The head asked serves it at once; the other one follows.
@@ -137,8 +137,7 @@ TEST_F(CephfsSharedExportsTest, NfsExportsCommandEditsTheSharedFileForEveryHead)
   EXPECT_NE(out.find(tag_ + "-b"), std::string::npos) << out;
   EXPECT_EQ(out.find(tag_ + "-a"), std::string::npos) << out;
   // Each head logged who made the change it applied.
-  EXPECT_NE(heads_[1].Log().find(": remove /" + tag_ + "-a"), std::string::npos)
-      << heads_[1].Log();
+  EXPECT_NE(heads_[1].Log().find(": remove /" + tag_ + "-a"), std::string::npos) << heads_[1].Log();
 
   // A bad line is refused by the head and the shared file keeps its text.
   EXPECT_NE(heads_[0].Command("exports", {"add", "/x", "127.0.0.1(bogus_option)"}, &out), 0);
