@@ -115,7 +115,8 @@ absl::StatusOr<std::string> Daemon::EditSharedExports(std::string_view command,
   absl::StatusOr<std::string> edited = command == "add" ? conf::AddExportLine(*text, argument)
                                                         : conf::RemoveExportLine(*text, argument);
   if (!edited.ok()) return edited.status();
-  const std::string change = absl::StrCat(std::string(who), ": ", std::string(command), " ", argument);
+  const std::string change =
+      absl::StrCat(std::string(who), ": ", std::string(command), " ", argument);
   const std::string stamped = conf::StampChange(*edited, change);
   if (absl::Status s = d.cluster_files->Write(kSharedExportsName, stamped); !s.ok()) return s;
   if (absl::Status s = ApplyExports(stamped, d.ExportsSource(c)); !s.ok()) return s;
@@ -137,8 +138,8 @@ stats::MetricsServer::ControlAnswer Daemon::AnswerExportsCall(std::string_view m
   }
   if (method == "POST" && (target == "/exports/add" || target == "/exports/remove")) {
     const std::string_view command = target.substr(target.rfind('/') + 1);
-    const std::string caller = who.empty() ? std::string("someone on the control socket")
-                                           : std::string(who);
+    const std::string caller =
+        who.empty() ? std::string("someone on the control socket") : std::string(who);
     absl::StatusOr<std::string> done = EditSharedExports(command, body, caller);
     if (done.ok()) return {200, *done + "\n"};
     NFS3D_LOG_WARNING("exports %s %s by %s refused: %s", command, body, caller,
