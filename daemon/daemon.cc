@@ -17,8 +17,8 @@ Daemon::~Daemon() { Stop(); }
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig& config,
                                                        conf::ExportTable exports) {
 #if NFS3D_HAVE_CEPHFS
-  // Before any thread starts: glibc fixes its arena count at the first
-  // arena a thread makes, and libcephfs's buffers need the cap.
+  // Before any thread starts: arenas made before the cap stay in use, and
+  // glibc stops reading the cap once it has settled its arena limit.
   const bool cephfs = config.cluster_shared_exports ||
                       std::any_of(exports.exports.begin(), exports.exports.end(),
                                   [](const conf::Export& e) { return e.cephfs_path.has_value(); });

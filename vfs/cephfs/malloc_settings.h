@@ -38,8 +38,9 @@ MallocLimits MallocLimitsFor(size_t max_transfer, int cores);
 bool TunablesSetMalloc(const char* glibc_tunables);
 
 // Applies MallocLimitsFor(1 MiB, online CPUs) process-wide, once, unless
-// GLIBC_TUNABLES sets malloc tunables. Call before the worker threads start:
-// arenas made before stay.
+// GLIBC_TUNABLES sets malloc tunables. Call before any thread starts:
+// arenas made before stay, and glibc stops reading the cap once it has
+// settled its arena limit.
 void KeepWriteBuffersInMallocArenas();
 
 }  // namespace nfs3d::vfs
