@@ -8,7 +8,8 @@
 # and prints one table: throughput or ops/s of both servers, their ratio,
 # server CPU per GB / per call (utime+stime of the server over the timed part,
 # from /proc/PID/stat), calls per fsync (FILE_SYNC row, counted with perf's
-# syscall tracepoints), UDP receive-buffer drops, peak RSS. Medians of RUNS runs.
+# syscall tracepoints), UDP receive-buffer drops, peak RSS (per row: VmHWM reset
+# through /proc/PID/clear_refs before each run; and over the whole table). Medians of RUNS runs.
 # Under the table, what the machine itself allows, measured in the same run:
 # loopback TCP (iperf3), the least CPU per GB of copying file data over it
 # (bench/copy_floor.cc) and, with the FILE_SYNC row, the disk's own FILE_SYNC
@@ -24,7 +25,8 @@
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
 #        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
 #        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, off or on; unset: nfs3d's default),
-#        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default)
+#        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default),
+#        NFS3D_BENCH_GLIBC_TUNABLES (GLIBC_TUNABLES for nfs3d only, e.g. glibc.malloc.arena_max=2)
 # Needs root. Stops only the processes it started.
 set -euo pipefail
 
@@ -34,6 +36,7 @@ DISK_PARENT=${NFS3D_BENCH_DISK:-/var/tmp}
 NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}  # nfs3d [nfsd] threads; 16 lets a sync gather 16 calls
 NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-}  # off: READ data copied through user space
 NFS3D_SPLICE_WRITES=${NFS3D_BENCH_SPLICE_WRITES:-}  # e.g. off, or 64K: WRITE data spliced to the file
+NFS3D_MALLOC=${NFS3D_BENCH_GLIBC_TUNABLES:-}  # GLIBC_TUNABLES for nfs3d alone (malloc trade-offs)
 RUNS=3
 SECS=3
 ONLY=""
@@ -198,7 +201,9 @@ exports = $dir/exports
 level = warning
 $ceph_section
 EOF
-  in_ns_bg nfs3d "$NFS3D" --config "$dir/nfs3d.conf" --foreground 2> "$dir/nfs3d.log" &
+  local env=()
+  [ -n "$NFS3D_MALLOC" ] && env=(env "GLIBC_TUNABLES=$NFS3D_MALLOC")
+  in_ns_bg nfs3d "${env[@]}" "$NFS3D" --config "$dir/nfs3d.conf" --foreground 2> "$dir/nfs3d.log" &
   SERVER_PID[nfs3d]=$!
   PIDS+=($!)
   wait_port nfs3d || { tail -20 "$dir/nfs3d.log" >&2; die "nfs3d did not come up"; }
@@ -289,6 +294,15 @@ fi
 RESULTS=$WORK/results.jsonl
 : > "$RESULTS"
 
+declare -A RUN_PEAK  # server: peak RSS (KiB) before the last reset of its VmHWM
+vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+reset_peak() {  # server: fold its VmHWM into RUN_PEAK, then restart it (clear_refs 5)
+  local pid=${SERVER_PID[$1]} hwm
+  hwm=$(vm_hwm "$pid")
+  [ "${hwm:-0}" -gt "${RUN_PEAK[$1]:-0}" ] && RUN_PEAK[$1]=$hwm
+  echo 5 > "/proc/$pid/clear_refs" 2>/dev/null || true
+}
+
 udp_rcvbuf_errors() {  # name: RcvbufErrors of the namespace's UDP stack
   in_ns "$1" awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) col[$i] = i; h = 1 } else print $col["RcvbufErrors"] }' /proc/net/snmp
 }
@@ -310,12 +324,15 @@ run_one() {  # server workload-spec rep
   fi
   local drops_before drops_after
   drops_before=$(udp_rcvbuf_errors "$srv")
+  reset_peak "$srv"  # the row's own peak RSS, read after it
   # shellcheck disable=SC2086
   in_ns "$srv" timeout $((SECS * 4 + 60)) "$BENCH" run "127.0.0.1:$path" --proto "$proto" \
     --port "${NFS_PORT[$srv]}" --mount-port "${MNT_PORT[$srv]}" --time "$SECS" \
     --server-pid "$pid" --timeout 20 \
     --dir "b.$id.$rep" $args > "$out" 2>&1 || log "$srv $id run $rep: nfs3bench failed (see below)"
   drops_after=$(udp_rcvbuf_errors "$srv")
+  local row_peak
+  row_peak=$(vm_hwm "$pid")
   local syncs=-1
   if [ -n "$perf_pid" ]; then
     kill -INT "$perf_pid" 2>/dev/null || true
@@ -330,7 +347,7 @@ run_one() {  # server workload-spec rep
   elif grep -q '"error":"[^"]' <<< "$json"; then
     log "$srv $id run $rep: $(grep -o '"error":"[^"]*"' <<< "$json")"
   fi
-  echo "{\"server\":\"$srv\",\"id\":\"$id\",\"rep\":$rep,\"syncs\":$syncs,\"rcvbuf_errors\":$((drops_after - drops_before)),\"r\":$json}" >> "$RESULTS"
+  echo "{\"server\":\"$srv\",\"id\":\"$id\",\"rep\":$rep,\"syncs\":$syncs,\"rcvbuf_errors\":$((drops_after - drops_before)),\"peak_rss_kb\":${row_peak:-0},\"r\":$json}" >> "$RESULTS"
 }
 
 iperf_baseline() {  # loopback TCP in the nfs3d namespace, Mbit/s per line
@@ -418,12 +435,13 @@ for spec in "${WORKLOADS[@]}"; do
 done
 declare -A RSS
 for srv in nfs3d ganesha; do
-  RSS[$srv]=$(awk '/^VmHWM:/ { print $2 }' "/proc/${SERVER_PID[$srv]}/status" 2>/dev/null || echo 0)
+  reset_peak "$srv"
+  RSS[$srv]=${RUN_PEAK[$srv]:-0}
   kill -0 "${SERVER_PID[$srv]}" 2>/dev/null || log "WARNING: $srv is no longer running"
 done
 
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
   "$WORK/cephfs_ceiling.jsonl"
-echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, ${NFS3D_SENDFILE:+[tcp] sendfile = $NFS3D_SENDFILE, }${NFS3D_SPLICE_WRITES:+[tcp] splice_writes = $NFS3D_SPLICE_WRITES, }other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
+echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, ${NFS3D_MALLOC:+GLIBC_TUNABLES=$NFS3D_MALLOC, }${NFS3D_SENDFILE:+[tcp] sendfile = $NFS3D_SENDFILE, }${NFS3D_SPLICE_WRITES:+[tcp] splice_writes = $NFS3D_SPLICE_WRITES, }other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

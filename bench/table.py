@@ -47,7 +47,7 @@ def main():
 
     head = ("| workload | nfs3d | ganesha | ratio | spread (n, g) | nfs3d CPU | ganesha CPU "
             "| CPU ratio | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, ganesha) | retrans (n, g) "
-            "| UDP rcvbuf drops (n, g) | verified |")
+            "| UDP rcvbuf drops (n, g) | peak RSS MiB (n, g) | verified |")
     print()
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
@@ -82,6 +82,9 @@ def main():
             st["no_sync_calls"] = bool(syncs) and all(s == 0 for _, s in syncs)
             st["retrans"] = sum(r["r"].get("retransmits", 0) for r in recs)
             st["drops"] = sum(r.get("rcvbuf_errors", 0) for r in recs)
+            # the highest of the runs' own peaks (VmHWM reset before each run)
+            peaks = [r["peak_rss_kb"] for r in recs if r.get("peak_rss_kb", 0) > 0]
+            st["peak_mib"] = max(peaks) / 1024 if peaks else None
             st["verified"] = sorted({r["r"].get("verified", "no") for r in recs})
             stats[srv] = st
         n, g = stats["nfs3d"], stats["ganesha"]
@@ -107,7 +110,8 @@ def main():
               f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | "
               f"{fmt(n['cores'], 2)}, {fmt(g['cores'], 2)} | "
               f"{fmt(n['client_cpu'], cpu_digits)}, {fmt(g['client_cpu'], cpu_digits)} | {extra} | "
-              f"{n['retrans']}, {g['retrans']} | {n['drops']}, {g['drops']} | {ver} |")
+              f"{n['retrans']}, {g['retrans']} | {n['drops']}, {g['drops']} | "
+              f"{fmt(n['peak_mib'])}, {fmt(g['peak_mib'])} | {ver} |")
     print()
     if iperf_mbs:
         print(f"loopback TCP baseline (iperf3, median of {len(iperf)}): {iperf_mbs:,.0f} MB/s "
@@ -118,8 +122,9 @@ def main():
         print_cephfs_ceiling(cephfs_file, rows)
     if ceiling_file:
         print_disk_ceiling(ceiling_file, rows.get("tcp-write-filesync-64k-n16-disk"))
+    rss_ratio = f" (ratio {int(rss_n) / int(rss_g):.2f}x)" if int(rss_g) else ""
     print(f"peak RSS over the whole table: nfs3d {int(rss_n) / 1024:,.0f} MiB, "
-          f"ganesha {int(rss_g) / 1024:,.0f} MiB")
+          f"ganesha {int(rss_g) / 1024:,.0f} MiB{rss_ratio}")
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
           "ratio = nfs3d / ganesha; spread = (max - min) / median of the runs; "

@@ -1,7 +1,12 @@
 #include "daemon/daemon.h"
 
+#include <algorithm>
+
 #include "daemon/daemon_impl.h"
 #include "daemon/daemon_settings.h"
+#if NFS3D_HAVE_CEPHFS
+#include "vfs/cephfs/malloc_settings.h"
+#endif
 
 namespace nfs3d::daemon {
 
@@ -11,6 +16,14 @@ Daemon::~Daemon() { Stop(); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig& config,
                                                        conf::ExportTable exports) {
+#if NFS3D_HAVE_CEPHFS
+  // Before any thread starts: arenas made before the cap stay in use, and
+  // glibc stops reading the cap once it has settled its arena limit.
+  const bool cephfs = config.cluster_shared_exports ||
+                      std::any_of(exports.exports.begin(), exports.exports.end(),
+                                  [](const conf::Export& e) { return e.cephfs_path.has_value(); });
+  if (cephfs) vfs::KeepWriteBuffersInMallocArenas();
+#endif
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   if (mkdir(config.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
