@@ -15,12 +15,13 @@
 #    lock, and writes a file 1 MiB at a time with an fsync after each piece,
 #    round after round, timing each piece (the client-visible pause);
 #  - failover: at 8 MiB, every process of machine 1 (keepalived, nfs3d) gets
-#    SIGKILL and its link goes down (the machine is gone); machine 2's
+#    SIGKILL and its NIC and network namespace go (the machine is gone); machine 2's
 #    keepalived takes the address and starts head1 there by itself; head1
 #    ends the dead session, declares the cluster's grace period, notifies
 #    the client, which reclaims; another host's lock through head3 is refused
 #    during the grace period and after it;
-#  - failback: machine 1 comes back (link up, keepalived started): it takes
+#  - failback: machine 1 comes back (a new network namespace, keepalived
+#    started): it takes
 #    the address back, machine 2's notify stops its copy of head1 and machine
 #    1's starts head1, which fences the copy's CephFS session and declares
 #    the grace period: the lock is reclaimed again and refused to head3;
@@ -60,9 +61,16 @@ kill_machine() {
   pids=$(machine_pids "$1")
   [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
 }
+# LAB_HEADS_KEEP=DIR keeps the logs there (the heads', keepalived's, the
+# notify script's and the guest's).
 cleanup() {
   local m
   for m in 0 1 2; do kill_machine $m; done
+  if [ -n "${LAB_HEADS_KEEP:-}" ] && [ -n "$WORK" ]; then
+    mkdir -p "$LAB_HEADS_KEEP"
+    cp "$WORK"/*.log "$LAB_HEADS_KEEP/" 2>/dev/null || true
+    for m in 0 1 2; do cp "$WORK/hd$m/keepalived.log" "$LAB_HEADS_KEEP/keepalived-hd$((m + 1)).log" 2>/dev/null || true; done
+  fi
   stop_started
   lab_stop_ceph
   for m in "${MACHINES[@]}"; do ip netns del "$m" 2>/dev/null || true; done
@@ -84,8 +92,10 @@ L=(ip -n "$NFS_LAB_NS")
 "${L[@]}" link set "$NFS_LAB_TAP" master br0
 "${L[@]}" addr add "$BRIDGE_IP/24" dev br0
 "${L[@]}" link set br0 up
-for m in 0 1 2; do
-  ns=${MACHINES[$m]}
+# machine_up M: machine M's network stack, a new one at every boot: its
+# namespace and a veth on the bridge with its fixed address.
+machine_up() {
+  local m=$1 ns=${MACHINES[$1]}
   ip netns add "$ns"
   ip -n "$ns" link set lo up
   "${L[@]}" link add "hd$m" type veth peer name "hd${m}b"
@@ -93,7 +103,19 @@ for m in 0 1 2; do
   "${L[@]}" link set "hd${m}b" master br0 up
   ip -n "$ns" addr add "${FIXED[$m]}/24" dev "hd$m"
   ip -n "$ns" link set "hd$m" up
-done
+}
+# machine_crash M: SIGKILL to every process of machine M, then its NIC and
+# network stack go away. (A killed process's TCP sockets linger in the
+# kernel; a machine that comes back must not find them: they would answer
+# for the client's reconnections, whose source ports the Linux client
+# reuses.)
+machine_crash() {
+  local m=$1
+  kill_machine "$m"
+  ip -n "${MACHINES[$m]}" link del "hd$m"
+  ip netns del "${MACHINES[$m]}"
+}
+for m in 0 1 2; do machine_up $m; done
 log "bridge up: machines ${MACHINES[*]} at ${FIXED[*]}"
 
 "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" --addr "$BRIDGE_IP" >/dev/null \
@@ -124,11 +146,11 @@ START_COMMAND='setsid "$NFS3D" --config "$dir/\$NODE.conf" --foreground \
 STOP_COMMAND='pid=\$(cat "$dir/\$NODE.pid" 2>/dev/null) || exit 0; kill -KILL "\$pid" 2>/dev/null;
   while ps -o stat= -p "\$pid" | grep -qv Z; do sleep 0.05; done; rm -f "$dir/\$NODE.pid"'
 EOF
-  for p in 0 1 2; do [ "$p" = "$m" ] || peers+=" ${FIXED[$p]}"; done
+  for p in 0 1 2; do [ "$p" = "$m" ] || peers+="    ${FIXED[$p]}"$'\n'; done
   local -a prio
   read -r -a prio <<< "${PRIO[$m]}"
   {
-    printf 'global_defs {\n  router_id hd%d\n  script_user root\n}\n' "$m"
+    printf 'global_defs {\n  router_id hd%d\n  script_user root\n  enable_script_security\n}\n' "$m"
     for n in 0 1 2; do
       cat <<EOF
 vrrp_instance nfs3d_head$((n + 1)) {
@@ -138,7 +160,8 @@ vrrp_instance nfs3d_head$((n + 1)) {
   priority ${prio[$n]}
   advert_int 1
   unicast_src_ip ${FIXED[$m]}
-  unicast_peer {$peers }
+  unicast_peer {
+$peers  }
   virtual_ipaddress {
     ${FLOATS[$n]}/24 dev hd$m
   }
@@ -147,7 +170,7 @@ vrrp_instance nfs3d_head$((n + 1)) {
 EOF
     done
   } > "$dir/keepalived.conf"
-  keepalived -t -f "$dir/keepalived.conf" 2> "$dir/keepalived-check.log" \
+  ip netns exec "${MACHINES[$m]}" keepalived -t -f "$dir/keepalived.conf" 2> "$dir/keepalived-check.log" \
     || { cat "$dir/keepalived-check.log" >&2; fail "keepalived refuses $dir/keepalived.conf"; }
 }
 # start_keepalived M: keepalived (VRRP only) on machine M, in a mount
@@ -278,8 +301,7 @@ rc=0; tool3 held lock || rc=$?
 [ "$rc" = 1 ] || fail "the guest's lock through head1 did not refuse head3's (status $rc)"
 
 log "failover: at $(size_on_cluster big) bytes, SIGKILL to every process of ${MACHINES[0]}: $(machine_pids 0 | xargs)"
-kill_machine 0
-ip -n "${MACHINES[0]}" link set hd0 down   # the machine is gone: nothing answers for it
+machine_crash 0
 t_kill=$(date +%s.%N)
 wait_until 60 head_running_on 1 head1 \
   || { tail -30 "$WORK/notify.log" >&2; fail "head1 did not start on ${MACHINES[1]} by itself"; }
@@ -287,12 +309,10 @@ log "failover: keepalived moved ${FLOATS[0]} to ${MACHINES[1]} and started head1
 $(echo "$(date +%s.%N) - $t_kill" | bc) s after the kill"
 check_lock_refused failover
 
-log "failback: ${MACHINES[0]} comes back (link up, keepalived started)"
+log "failback: ${MACHINES[0]} comes back (a new network stack, keepalived started)"
 mark failback
 sleep 3   # the guest sees the mark (actimeo=1) before the address moves
-ip -n "${MACHINES[0]}" addr flush dev hd0
-ip -n "${MACHINES[0]}" addr add "${FIXED[0]}/24" dev hd0
-ip -n "${MACHINES[0]}" link set hd0 up
+machine_up 0
 rm -f "$WORK/hd0/"*.pid   # the machine rebooted: its processes are gone
 start_keepalived 0
 t_back=$(date +%s.%N)
