@@ -49,7 +49,7 @@ FLOATS=(10.200.0.21 10.200.0.22 10.200.0.23)
 # VRRP priorities: PRIO[m][n] of machine m for head n. Head n's own machine
 # is highest; machine 2 is head1's survivor.
 PRIO=("150 50 100" "100 150 50" "50 100 150")
-GRACE=15
+GRACE=10
 MB=24
 KILL_AT_MB=8
 PY=/usr/bin/python3
