@@ -28,8 +28,9 @@
 #  - the guest's writes complete with no I/O error, the file read through
 #    head3 equals its source; a file written through head3 before is what
 #    the guest reads through head1 (close-to-open across heads).
-# The longest call of each phase is logged ("pause"); with PAUSE_FILE set
-# it is also appended there (bench/multihead.sh reads it).
+# The longest call of each phase is logged ("pause"); with PAUSE_FILE set,
+# the longest, 99th percentile and median call of each phase are appended
+# there (bench/failover.sh reads it).
 # Usage: lab_heads_test.sh NFS3D_BINARY [NLM_LOCK_TOOL]
 TEST_NAME=lab_heads
 source "$(dirname "$0")/lib.sh"
@@ -343,6 +344,22 @@ rc=0; tool3 held lock || rc=$?
 [ "$rc" = 0 ] || fail "the guest released its lock, but head3 refuses it (status $rc)"
 tool3 held unlock >/dev/null
 pauses=$(grep -h "HEADTEST pause" "$out.log" | sed 's/.*HEADTEST pause //' | sort | tr '\n' ';')
-[ -z "${PAUSE_FILE:-}" ] || echo "$pauses" >> "$PAUSE_FILE"
+# PAUSE_FILE: per phase, the longest call, the 99th percentile and the median
+# of the call times (gaps between fsynced pieces), one line each.
+if [ -n "${PAUSE_FILE:-}" ]; then
+  "$PY" - "$out/calls" >> "$PAUSE_FILE" <<'EOF'
+import statistics, sys
+last, gaps = None, {}
+for line in open(sys.argv[1]):
+    phase, t = line.split()
+    if last is not None:
+        gaps.setdefault(phase, []).append(float(t) - last)
+    last = float(t)
+for phase, g in sorted(gaps.items()):
+    g.sort()
+    p99 = g[min(len(g) - 1, int(0.99 * len(g)))]
+    print(f"{phase} max={g[-1]:.2f} p99={p99:.2f} median={statistics.median(g):.3f} calls={len(g)}")
+EOF
+fi
 log "PASS: $MB MiB (md5 $SRC_MD5) survived failover and failback under keepalived; lock reclaimed twice; \
 longest calls: $pauses"
