@@ -94,12 +94,16 @@ L=(ip -n "$NFS_LAB_NS")
 "${L[@]}" addr add "$BRIDGE_IP/24" dev br0
 "${L[@]}" link set br0 up
 # machine_up M: machine M's network stack, a new one at every boot: its
-# namespace and a veth on the bridge with its fixed address.
+# namespace and a veth on the bridge with its fixed address and a MAC address
+# of its own, the same at every boot as a real NIC's. (With a new MAC, the
+# other machines' unicast VRRP adverts would go to the old one until their
+# ARP entries expire, and the returning machine, hearing nobody, would take
+# over every head for a moment.)
 machine_up() {
   local m=$1 ns=${MACHINES[$1]}
   ip netns add "$ns"
   ip -n "$ns" link set lo up
-  "${L[@]}" link add "hd$m" type veth peer name "hd${m}b"
+  "${L[@]}" link add "hd$m" address "02:6e:66:73:00:1$m" type veth peer name "hd${m}b"
   "${L[@]}" link set "hd$m" netns "$ns"
   "${L[@]}" link set "hd${m}b" master br0 up
   ip -n "$ns" addr add "${FIXED[$m]}/24" dev "hd$m"
@@ -315,12 +319,16 @@ mark failback
 sleep 3   # the guest sees the mark (actimeo=1) before the address moves
 machine_up 0
 rm -f "$WORK/hd0/"*.pid   # the machine rebooted: its processes are gone
+notified=$(wc -l < "$WORK/notify.log")
 start_keepalived 0
 t_back=$(date +%s.%N)
 wait_until 60 home_placement \
   || { tail -30 "$WORK/notify.log" >&2; fail "head1 did not move home to ${MACHINES[0]}"; }
 log "failback: head1 runs on ${MACHINES[0]} again, its copy on ${MACHINES[1]} is stopped, \
 $(echo "$(date +%s.%N) - $t_back" | bc) s after keepalived started"
+# The returning machine took back its own head and nothing else.
+! tail -n +$((notified + 1)) "$WORK/notify.log" | grep -E "hd1 keepalived-notify head[23]: MASTER" \
+  || fail "failback: ${MACHINES[0]} took over another machine's head"
 grep " head1:" "$WORK/notify.log" | tail -4 >&2 || true
 check_lock_refused failback
 mark checked
