@@ -131,7 +131,7 @@ log "Ceph cluster up on $BRIDGE_IP"
 # that machine's own state directory), its notify script settings (nfs3d
 # started directly, pid file per head) and its keepalived.conf.
 machine_setup() {
-  local m=$1 dir="$WORK/hd$m" n node conf peers="" p
+  local m=$1 dir="$WORK/hd$1" n node conf peers="" p
   mkdir -p "$dir/run"
   for n in 0 1 2; do
     node=head$((n + 1)) conf="$dir/$node.conf"
