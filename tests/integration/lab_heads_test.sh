@@ -326,6 +326,12 @@ wait_until 60 home_placement \
   || { tail -30 "$WORK/notify.log" >&2; fail "head1 did not move home to ${MACHINES[0]}"; }
 log "failback: head1 runs on ${MACHINES[0]} again, its copy on ${MACHINES[1]} is stopped, \
 $(echo "$(date +%s.%N) - $t_back" | bc) s after keepalived started"
+# The copies of head1 that were replaced were fenced: the MDS blocklisted
+# their CephFS clients when the next copy reclaimed the session.
+fenced=$("$LAB" exec -- ceph -c "$WORK/ceph/ceph.conf" -k "$WORK/ceph/keyring" -n client.admin \
+  --connect-timeout 20 osd blocklist ls 2>/dev/null | grep -c -E "^10\.200\.0\.1[12]:" || true)
+[ "$fenced" -ge 2 ] || fail "failback: $fenced of head1's replaced copies are blocklisted, not 2"
+log "failback: the MDS blocklisted both replaced copies of head1 (machine 1's before failover, machine 2's)"
 # The returning machine took back its own head and nothing else.
 ! tail -n +$((notified + 1)) "$WORK/notify.log" | grep -E "hd1 keepalived-notify head[23]: MASTER" \
   || fail "failback: ${MACHINES[0]} took over another machine's head"
