@@ -205,6 +205,8 @@ wait_until() {
   done
   return 1
 }
+# since T: seconds from T (date +%s.%N) to now.
+since() { awk -v t="$1" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", now - t }'; }
 # home_placement: every head runs on its own machine only.
 home_placement() {
   local m n
@@ -311,7 +313,7 @@ t_kill=$(date +%s.%N)
 wait_until 60 head_running_on 1 head1 \
   || { tail -30 "$WORK/notify.log" >&2; fail "head1 did not start on ${MACHINES[1]} by itself"; }
 log "failover: keepalived moved ${FLOATS[0]} to ${MACHINES[1]} and started head1 there \
-$(echo "$(date +%s.%N) - $t_kill" | bc) s after the kill"
+$(since "$t_kill") s after the kill"
 check_lock_refused failover
 
 log "failback: ${MACHINES[0]} comes back (a new network stack, keepalived started)"
@@ -325,7 +327,7 @@ t_back=$(date +%s.%N)
 wait_until 60 home_placement \
   || { tail -30 "$WORK/notify.log" >&2; fail "head1 did not move home to ${MACHINES[0]}"; }
 log "failback: head1 runs on ${MACHINES[0]} again, its copy on ${MACHINES[1]} is stopped, \
-$(echo "$(date +%s.%N) - $t_back" | bc) s after keepalived started"
+$(since "$t_back") s after keepalived started"
 # The copies of head1 that were replaced were fenced: the MDS blocklisted
 # their CephFS clients when the next copy reclaimed the session.
 fenced=$("$LAB" exec -- ceph -c "$WORK/ceph/ceph.conf" -k "$WORK/ceph/keyring" -n client.admin \
