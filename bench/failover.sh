@@ -22,12 +22,21 @@ done
 LOCK=${NFS_LAB_LOCK:-$(cd "$REPO/.." && pwd)/.lab.lock}
 PAUSES=$(mktemp /var/tmp/nfs3d-failover.XXXXXX)
 trap 'rm -f "$PAUSES"' EXIT
+# A run that fails keeps its logs in /var/tmp/nfs3d-failover-run.* and is
+# left out of the figures.
+failed=0
 for i in $(seq 1 "$RUNS"); do
   echo "failover: run $i of $RUNS" >&2
-  PAUSE_FILE=$PAUSES flock "$LOCK" "$REPO/tests/integration/lab_heads_test.sh" "$NFS3D" "$TOOL" \
-    > "$PAUSES.log" 2>&1 || { tail -20 "$PAUSES.log" >&2; rm -f "$PAUSES.log"; exit 1; }
+  keep=$(mktemp -d /var/tmp/nfs3d-failover-run.XXXXXX)
+  if PAUSE_FILE=$PAUSES LAB_HEADS_KEEP=$keep flock "$LOCK" "$REPO/tests/integration/lab_heads_test.sh" \
+      "$NFS3D" "$TOOL" > "$keep/test.log" 2>&1; then
+    rm -rf "$keep"
+  else
+    failed=$((failed + 1))
+    echo "failover: run $i failed: $(grep -m1 FAIL "$keep/test.log" || true) (logs in $keep)" >&2
+  fi
 done
-rm -f "$PAUSES.log"
+echo "$((RUNS - failed)) of $RUNS runs passed"
 python3 - "$PAUSES" "$RUNS" <<'EOF'
 import statistics, sys
 rows = {}
