@@ -255,8 +255,8 @@ round=0
 while :; do
   for i in \$(seq 0 $((MB - 1))); do
     dd if=$DATA/src of="\$MNT/big" bs=1M skip=\$i seek=\$i count=1 conv=notrunc,fsync status=none
-    [ \$phase = failback ] || [ ! -e "\$MNT/failback" ] || phase=failback
     echo "\$phase \$(date +%s.%N)" >> /tmp/calls
+    [ \$phase = failback ] || [ ! -e "\$MNT/failback" ] || phase=failback
     [ \$round -ge 1 ] && [ -e "\$MNT/checked" ] && break 2
   done
   round=\$((round + 1))
