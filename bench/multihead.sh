@@ -7,8 +7,14 @@
 # rate, each head's CPU seconds per second of wall time, the cluster daemons'
 # (mon+osd+mds) and the clients'. Everything runs in a private network and
 # mount namespace this script makes; needs root.
+# Then, with 3 heads following the cluster's shared exports file ([cluster]
+# shared_exports, exports_poll 2 s), CHANGES times: a new export is added to
+# the file (written to a temp file and renamed over it, as an operator would)
+# and the time until each head serves it is measured; reported: the time
+# until every head serves it (median, min, max).
 #   bench/multihead.sh [--nfs3d BIN] [--nfs3bench BIN] [--clients N] [--time SEC]
 #                      [--heads "1 2 3"] [--workloads "getattr create write read"]
+#                      [--exports-changes N]
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/bench/private_ns.sh" "$@"
@@ -18,6 +24,8 @@ CLIENTS=3
 TIME=5
 HEADS="1 2 3"
 WORKLOADS="getattr create write read"
+CHANGES=5
+SHARED=off
 while [ $# -gt 0 ]; do
   case $1 in
     --nfs3d) NFS3D=$2; shift 2 ;;
@@ -26,6 +34,7 @@ while [ $# -gt 0 ]; do
     --time) TIME=$2; shift 2 ;;
     --heads) HEADS=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
+    --exports-changes) CHANGES=$2; shift 2 ;;
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +86,7 @@ fs_name = cephfs
 node_id = head$i
 name = bench
 shared_dir = /.nfs3d
+shared_exports = $SHARED
 CONF
     "$NFS3D" --config "$D/head$i.conf" --foreground 2>> "$D/head$i.log" &
     HEAD_PIDS+=($!)
@@ -151,3 +161,58 @@ PY
   stop_heads
 done
 echo "CPU columns: CPU seconds per wall second (1.00 = one core busy); $(nproc) cores here."
+
+# A shared-exports change: how long until every head serves it.
+[ "$CHANGES" -gt 0 ] || exit 0
+SHARED=on
+start_heads 3
+# cephfs_put PATH TEXT: writes TEXT to PATH in the CephFS through libcephfs
+# (Debian's python3-cephfs), via a temp file renamed over PATH; creates the
+# directory /mh-sub* it names.
+cephfs_put() {
+  /usr/bin/python3 - "$D/ceph/ceph.conf" "$D/ceph/keyring" "$1" "$2" <<'PY'
+import cephfs, sys
+conf, keyring, path, text = sys.argv[1:5]
+fs = cephfs.LibCephFS(conffile=conf, auth_id="admin")
+fs.conf_set("keyring", keyring)
+fs.mount(filesystem_name=b"cephfs")
+for line in text.splitlines():
+    sub = line.split("cephfs=")[-1].rstrip(")") if "cephfs=/mh-" in line else None
+    if sub:
+        try:
+            fs.mkdir(sub, 0o755)
+        except cephfs.ObjectExists:
+            pass
+fd = fs.open(path + ".tmp", "w", 0o644)
+fs.write(fd, text.encode(), 0)
+fs.fsync(fd, 0)
+fs.close(fd)
+fs.rename(path + ".tmp", path)
+fs.shutdown()
+PY
+}
+served_by() {  # HEAD EXPORT
+  nfs-ls "nfs://127.0.0.1$2?version=3&nfsport=$((2048 + $1))&mountport=$((20047 + $1))" >/dev/null 2>&1
+}
+base=$(cat "$D/exports")
+times=()
+for k in $(seq 1 "$CHANGES"); do
+  text="$base"$'\n'"/mh$k 127.0.0.1(rw,insecure,no_root_squash,cephfs=/mh-sub$k)"
+  cephfs_put /.nfs3d/exports "$text"
+  start=$(date +%s.%N)
+  slowest=0
+  for h in 1 2 3; do
+    for _ in $(seq 1 300); do served_by "$h" "/mh$k" && break; sleep 0.05; done
+    served_by "$h" "/mh$k" || { echo "head$h never served /mh$k" >&2; exit 1; }
+  done
+  slowest=$(echo "$(date +%s.%N) - $start" | bc)
+  times+=("$slowest")
+  base=$text
+done
+stop_heads
+python3 - "${times[@]}" <<'PY'
+import statistics, sys
+t = sorted(float(x) for x in sys.argv[1:])
+print(f"shared exports: a new export served by all 3 heads after {statistics.median(t):.2f} s "
+      f"(median of {len(t)} changes; min {t[0]:.2f}, max {t[-1]:.2f}; exports_poll 2 s)")
+PY

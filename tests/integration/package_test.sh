@@ -79,6 +79,13 @@ in_root test -f "$UNIT" || fail "no $UNIT"
 [ "$(in_ns systemctl --root="$ROOT" is-enabled nfs3d.service)" = enabled ] || fail "nfs3d.service is not enabled"
 in_root test -L /etc/systemd/system/multi-user.target.wants/nfs3d.service \
   || fail "no multi-user.target.wants link"
+# The fleet's template unit and keepalived notify script: installed, never
+# enabled (keepalived starts the instances).
+TEMPLATE=/lib/systemd/system/nfs3d@.service
+in_root test -f "$TEMPLATE" || fail "no $TEMPLATE"
+in_root test -x /usr/lib/nfs3d/keepalived-notify || fail "no /usr/lib/nfs3d/keepalived-notify"
+in_root test -f /usr/share/doc/nfs3d/examples/keepalived.conf || fail "no example keepalived.conf"
+[ -z "$(in_root find /etc/systemd/system -name 'nfs3d@*')" ] || fail "an nfs3d@ instance is enabled"
 log "installed: binaries, conffiles, /var/lib/nfs3d 0700, unit enabled, ${#pages[@]} man pages"
 
 # systemd-analyze verify runs man for Documentation=; man-db caches what it
@@ -87,6 +94,10 @@ log "installed: binaries, conffiles, /var/lib/nfs3d 0700, unit enabled, ${#pages
 in_ns mount -t tmpfs tmpfs "$ROOT/var/cache/man"
 in_root systemd-analyze verify "$UNIT" > "$WORK/verify.log" 2>&1 \
   || { cat "$WORK/verify.log" >&2; fail "systemd-analyze verify $UNIT"; }
+# A template is verified through an instance of it.
+in_root ln -s "$TEMPLATE" /tmp/nfs3d@head1.service
+in_root systemd-analyze verify /tmp/nfs3d@head1.service >> "$WORK/verify.log" 2>&1 \
+  || { cat "$WORK/verify.log" >&2; fail "systemd-analyze verify nfs3d@head1.service"; }
 [ ! -s "$WORK/verify.log" ] || { cat "$WORK/verify.log" >&2; fail "systemd-analyze verify complained"; }
 for p in "${pages[@]}"; do
   MANWIDTH=80 in_root man --warnings -l "/usr/share/man/$p.gz" > "$WORK/page.txt" 2> "$WORK/man.err" \
@@ -95,7 +106,7 @@ for p in "${pages[@]}"; do
   [ -s "$WORK/page.txt" ] || fail "man -l $p rendered nothing"
 done
 in_ns umount "$ROOT/var/cache/man"
-log "systemd-analyze verify: clean; man -l: ${#pages[@]} pages without warnings"
+log "systemd-analyze verify (nfs3d.service, nfs3d@head1.service): clean; man -l: ${#pages[@]} pages without warnings"
 
 # Serve: an admin's export line, the server started as the unit starts it.
 in_ns mkdir -p "$ROOT/srv/nfs3d-test"
