@@ -16,6 +16,24 @@ absl::StatusOr<std::unique_ptr<nlm::StatusStore>> Daemon::Impl::OpenStatusStore(
   return nlm::StatusStore::Open(config.state_dir);
 }
 
+void Daemon::Impl::RecordGraceBeforeTakeover(DurableFiles& shared) {
+  if (!config.nlm || config.nlm_grace_period == 0) return;
+  absl::StatusOr<std::unique_ptr<DurableFiles>> nsm =
+      shared.Sub(absl::StrCat("nsm.", config.cluster_node_id));
+  absl::StatusOr<bool> held =
+      nsm.ok() ? nlm::StatusStore::HasRecordedHosts(**nsm) : absl::StatusOr<bool>(nsm.status());
+  if (!held.ok()) {
+    NFS3D_LOG_WARNING("cluster grace period: %s", held.status().ToString());
+    return;
+  }
+  if (!*held) return;
+  // Start() records it again from the start of the grace period proper.
+  absl::Status recorded = nlm::RecordGraceEnd(shared, config.cluster_node_id,
+                                              absl::Now() + absl::Seconds(config.nlm_grace_period));
+  if (!recorded.ok()) NFS3D_LOG_WARNING("cluster grace period: %s", recorded.ToString());
+  NFS3D_LOG_INFO("cluster grace period recorded before the previous instance's locks are released");
+}
+
 void Daemon::Impl::ShareGraceWithCluster(bool grace) {
 #if NFS3D_HAVE_CEPHFS
   if (!cluster_files) return;

@@ -29,6 +29,14 @@ absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(const std::string
   return Open(std::move(*nsm));
 }
 
+absl::StatusOr<bool> StatusStore::HasRecordedHosts(DurableFiles& nsm) {
+  absl::StatusOr<std::unique_ptr<DurableFiles>> hosts = nsm.Sub("hosts");
+  if (!hosts.ok()) return hosts.status();
+  absl::StatusOr<std::vector<std::string>> names = (*hosts)->List();
+  if (!names.ok()) return names.status();
+  return !names->empty();
+}
+
 absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(std::unique_ptr<DurableFiles> nsm) {
   absl::StatusOr<std::unique_ptr<DurableFiles>> hosts = nsm->Sub("hosts");
   if (!hosts.ok()) return hosts.status();

@@ -37,6 +37,10 @@ class StatusStore {
   // "hosts", and persists the new state number before returning.
   static absl::StatusOr<std::unique_ptr<StatusStore>> Open(std::unique_ptr<DurableFiles> nsm);
 
+  // Whether `nsm` (as Open takes it) holds hosts recorded by earlier runs,
+  // read without opening the store (no new state number).
+  static absl::StatusOr<bool> HasRecordedHosts(DurableFiles& nsm);
+
   int32_t state() const { return state_; }
   // Hosts recorded by earlier runs (read at Open).
   const std::vector<MonitoredHost>& previous_hosts() const { return previous_; }
