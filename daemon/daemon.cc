@@ -108,6 +108,9 @@ absl::Status Daemon::Start() {
     ports_.own_portmapper = true;
   }
   if (absl::Status s = StartMetrics(); !s.ok()) return s;
+  if (d.before_serving) {
+    if (absl::Status s = d.before_serving(); !s.ok()) return s;
+  }
   d.server->Start();
   if (use_rpcbind) {
     d.RegisterWithRpcbind(mappings, netids);
@@ -130,6 +133,7 @@ absl::Status Daemon::Start() {
       : ports_.rpcbind      ? "registered with rpcbind"
                             : "none");
   StartFollowingExports();
+  StartHandoverServer();
   return absl::OkStatus();
 }
 
@@ -231,6 +235,10 @@ void Daemon::Stop() {
   if (d.stopped) return;
   d.stopped = true;
   d.follower.reset();
+  if (d.handover) {
+    d.handover.reset();
+    unlink(HandoverSocketPath(d.config.state_dir).c_str());
+  }
   // Clients must not find us while we go: unregister first.
   if (d.registered_with_rpcbind) {
     if (absl::Status s = rpc::UnregisterAll(); !s.ok()) {

@@ -5,6 +5,7 @@
 #define NFS3D_DAEMON_DAEMON_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -34,6 +35,14 @@ class Daemon {
 
   // Binds listeners, starts threads, registers with the portmapper.
   absl::Status Start();
+  // Instead of Start: takes the listening sockets, the write verifier and
+  // the state over from the nfs3d serving the same state directory (nfs3d
+  // --takeover, daemon/handover.h), then serves. On an error before it
+  // serves, the running one serves on.
+  absl::Status TakeOver();
+  // Called, on another thread, once this daemon handed everything over to a
+  // successor: the process should exit then, without Stop.
+  void OnHandedOver(std::function<void()> done);
   // Re-reads the exports file named in the config (SIGHUP). On error the old
   // table stays in force and the error is returned.
   absl::Status ReloadExports();
@@ -68,6 +77,8 @@ class Daemon {
   // [cluster] shared_exports or [paths] exports_poll: a thread that follows
   // the exports file (daemon/exports_follower.h).
   void StartFollowingExports();
+  // The handover socket (a new one, or the predecessor's).
+  void StartHandoverServer();
   std::unique_ptr<Impl> impl_;
   BoundPorts ports_;
   uint16_t metrics_port_ = 0;

@@ -13,7 +13,10 @@ absl::Status Daemon::StartMetrics() {
   if (c.metrics) {
     uint16_t port = c.metrics_port;
     for (const std::string& address : c.metrics_listen) {
-      absl::StatusOr<uint16_t> bound = d.metrics->ListenTcp(address, port);
+      std::optional<OwnedFd> fd =
+          d.inherited.Take(handover::SocketRole::kMetrics, true, address, port);
+      absl::StatusOr<uint16_t> bound =
+          fd ? d.metrics->AdoptTcp(fd->Release()) : d.metrics->ListenTcp(address, port);
       if (!bound.ok()) return bound.status();
       port = *bound;
     }
@@ -21,7 +24,10 @@ absl::Status Daemon::StartMetrics() {
   }
   if (c.control_socket) {
     const std::string path = absl::StrCat(c.state_dir, "/nfs3d.sock");
-    if (absl::Status s = d.metrics->ListenUnix(path); !s.ok()) {
+    std::optional<OwnedFd> fd = d.inherited.Take(handover::SocketRole::kControl);
+    if (absl::Status s =
+            fd ? d.metrics->AdoptUnix(fd->Release(), path) : d.metrics->ListenUnix(path);
+        !s.ok()) {
       // nfs3stat then needs --server; serving NFS matters more.
       NFS3D_LOG_WARNING("%s", s.message());
     }
