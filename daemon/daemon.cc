@@ -10,9 +10,10 @@ Daemon::Daemon(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Daemon::~Daemon() { Stop(); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig& config,
-                                                       conf::ExportTable exports) {
+                                                       conf::ExportTable exports, bool takeover) {
   auto impl = std::make_unique<Impl>();
   impl->config = config;
+  impl->taking_over = takeover;
   if (mkdir(config.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot create state directory ", config.state_dir));
@@ -116,7 +117,14 @@ absl::Status Daemon::Start() {
     d.RegisterWithRpcbind(mappings, netids);
     ports_.rpcbind = true;
   }
-  if (d.nlm) {
+  if (d.nlm && d.nlm_snapshot) {
+    d.ShareGraceWithCluster(false);
+    d.nlm->StartFrom(*d.nlm_snapshot);
+  } else if (d.nlm) {
+    // A takeover without the predecessor's locks: a new NSM state after all.
+    if (d.taking_over) {
+      if (absl::Status s = d.nsm_store->Bump(); !s.ok()) return s;
+    }
     // Reachable and registered now: tell the clients that held locks before
     // this start to reclaim them, and give them the grace period for it.
     bool grace = !d.nsm_store->previous_hosts().empty() && c.nlm_grace_period > 0;

@@ -29,8 +29,11 @@ class Daemon {
  public:
   // Validates and prepares everything that can fail before any socket is
   // bound: state directory, backend, export roots. No half-started server.
+  // With `takeover`, TakeOver must follow instead of Start: the NSM state
+  // number is the running nfs3d's, not a new one.
   static absl::StatusOr<std::unique_ptr<Daemon>> Create(const conf::ServerConfig& config,
-                                                        conf::ExportTable exports);
+                                                        conf::ExportTable exports,
+                                                        bool takeover = false);
   ~Daemon();
 
   // Binds listeners, starts threads, registers with the portmapper.

@@ -23,7 +23,7 @@ void Daemon::StartHandoverServer() {
   PredecessorHooks hooks;
   hooks.pause = [&d](std::vector<int>* fds) { return d.PauseForHandover(fds); };
   hooks.resume = [&d] { d.server->ResumeListeners(); };
-  hooks.finish = [&d] { return d.FinishForHandover(); };
+  hooks.finish = [&d](std::vector<int>* fds) { return d.FinishForHandover(fds); };
   hooks.handed_over = [&d] {
     if (d.handed_over) d.handed_over();
   };
@@ -49,11 +49,12 @@ handover::Sockets Daemon::Impl::PauseForHandover(std::vector<int>* fds) {
   return sockets;
 }
 
-handover::State Daemon::Impl::FinishForHandover() {
+handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   follower.reset();
   // No call is read any more; the running ones finish and are answered.
   server->Stop();
   handover::State state;
+  state.nlm = ExportLocks(fds);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     for (rpc::DuplicateCache::Record& r : drc->Export()) {
       state.drc.push_back({std::move(r.key.peer), r.key.xid, r.key.prog, r.key.vers, r.key.proc,
@@ -63,7 +64,9 @@ handover::State Daemon::Impl::FinishForHandover() {
   return state;
 }
 
-void Daemon::Impl::ImportState(handover::State state) {
+void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
+  handover::State& state = final_state.state;
+  ImportLocks(std::move(state.nlm), &final_state.fds);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
@@ -73,6 +76,71 @@ void Daemon::Impl::ImportState(handover::State state) {
     }
     drc->Import(std::move(records));
   }
+}
+
+handover::NlmState Daemon::Impl::ExportLocks(std::vector<int>* fds) {
+  handover::NlmState out;
+  if (!nlm) return out;
+  nlm->Stop();  // no callback changes anything any more
+  out.enabled = true;
+  out.nsm_state = nsm_store->state();
+  nlm::NlmSnapshot snapshot = nlm->Snapshot();
+  out.grace_left_ms = snapshot.grace_left_ms;
+  for (const auto& [file, l] : snapshot.locks) {
+    out.locks.push_back({file, l.owner.host, l.owner.svid, l.owner.oh, l.first, l.last,
+                         l.exclusive});
+  }
+  for (const auto& [file, s] : snapshot.shares) {
+    out.shares.push_back({file, s.host, s.oh, static_cast<uint32_t>(s.mode),
+                          static_cast<uint32_t>(s.access)});
+  }
+  for (const nlm::NlmSnapshot::HostRecord& h : snapshot.hosts) {
+    out.hosts.push_back({h.name, h.address, h.local_address, h.recorded, h.previous});
+  }
+  for (const nlm::OfdLockMirror::Held& h : lock_mirror->Descriptors()) {
+    out.fds.push_back({h.file, h.owner.host, h.owner.svid, h.owner.oh,
+                       static_cast<uint32_t>(fds->size())});
+    fds->push_back(h.fd);
+  }
+  return out;
+}
+
+void Daemon::Impl::ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds) {
+  if (!state.enabled) return;
+  if (!nlm) {
+    NFS3D_LOG_WARNING("the predecessor's %d NLM locks are dropped: [nlm] is off here",
+                      state.locks.size());
+    return;
+  }
+  if (state.nsm_state != nsm_store->state()) {
+    NFS3D_LOG_WARNING("NSM state %d here, %d in the predecessor", nsm_store->state(),
+                      state.nsm_state);
+  }
+  std::vector<nlm::OfdLockMirror::Held> held;
+  for (const handover::LockFdEntry& e : state.fds) {
+    held.push_back({nlm::LockOwner{e.host, e.svid, e.oh}, e.file, (*fds)[e.fd_index].Release()});
+  }
+  lock_mirror->Adopt(std::move(held));
+  nlm::NlmSnapshot snapshot;
+  snapshot.grace_left_ms = state.grace_left_ms;
+  for (handover::NlmLockEntry& l : state.locks) {
+    snapshot.locks.push_back({std::move(l.file),
+                              nlm::Lock{nlm::LockOwner{std::move(l.host), l.svid, std::move(l.oh)},
+                                        l.first, l.last, l.exclusive}});
+  }
+  for (handover::NlmShareEntry& s : state.shares) {
+    nlm::ShareReservation r;
+    r.host = std::move(s.host);
+    r.oh = std::move(s.oh);
+    r.mode = static_cast<nlm::fsh4_mode>(s.mode & 3);
+    r.access = static_cast<nlm::fsh4_access>(s.access & 3);
+    snapshot.shares.push_back({std::move(s.file), std::move(r)});
+  }
+  for (handover::NlmHostEntry& h : state.hosts) {
+    snapshot.hosts.push_back({std::move(h.name), std::move(h.address), std::move(h.local_address),
+                              h.recorded, h.previous});
+  }
+  nlm_snapshot = std::move(snapshot);
 }
 
 absl::Status Daemon::TakeOver() {
@@ -90,12 +158,12 @@ absl::Status Daemon::TakeOver() {
     if (absl::Status s = client->SendReady(absl::OkStatus()); !s.ok()) return s;
     ready_sent = true;
     // From here this process serves, whatever comes.
-    absl::StatusOr<handover::State> state = client->ReceiveState();
+    absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();
     if (!state.ok()) {
       NFS3D_LOG_WARNING("serving without the predecessor's state: %s", state.status().message());
       return absl::OkStatus();
     }
-    NFS3D_LOG_INFO("took over %d cached replies", state->drc.size());
+    NFS3D_LOG_INFO("took over %d cached replies", state->state.drc.size());
     d.ImportState(std::move(*state));
     return absl::OkStatus();
   };

@@ -129,6 +129,9 @@ struct Daemon::Impl {
   // taken; what Start runs just before serving (receiving the state); the
   // server that takes successors; what to call once handed over.
   InheritedSockets inherited;
+  bool taking_over = false;  // Create(takeover): TakeOver, not Start, follows
+  // The predecessor's lock manager state, once received.
+  std::optional<nlm::NlmSnapshot> nlm_snapshot;
   std::function<absl::Status()> before_serving;
   std::unique_ptr<HandoverServer> handover;
   std::function<void()> handed_over;
@@ -160,9 +163,12 @@ struct Daemon::Impl {
 
   // The predecessor's steps of a handover (PredecessorHooks).
   handover::Sockets PauseForHandover(std::vector<int>* fds);
-  handover::State FinishForHandover();
+  handover::State FinishForHandover(std::vector<int>* fds);
   // The successor's: puts the predecessor's state in force.
-  void ImportState(handover::State state);
+  void ImportState(HandoverClient::FinalState state);
+  // The lock manager's part of each.
+  handover::NlmState ExportLocks(std::vector<int>* fds);
+  void ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds);
 
   // What the portmapper (ours or the system's) must know.
   struct Mapping {

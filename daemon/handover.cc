@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "absl/strings/numbers.h"
@@ -125,14 +126,22 @@ bool HandoverServer::Serve(FdChannel channel) {
     hooks_.resume();
     return false;
   }
-  handover::State state = hooks_.finish();
+  std::vector<int> state_fds;
+  handover::State state = hooks_.finish(&state_fds);
   MaybeDieAt("predecessor-finished");
-  const size_t entries = state.drc.size();
-  if (absl::Status s = channel.Send(handover::EncodeFrame(handover::Step::kState, state));
-      !s.ok()) {
+  absl::Status s;
+  for (size_t at = 0; s.ok() && at < state_fds.size(); at += FdChannel::kMaxFds) {
+    const size_t n = std::min(FdChannel::kMaxFds, state_fds.size() - at);
+    handover::Descriptors frame{static_cast<uint32_t>(n)};
+    s = channel.Send(handover::EncodeFrame(handover::Step::kDescriptors, frame),
+                     absl::MakeConstSpan(state_fds).subspan(at, n));
+  }
+  if (s.ok()) s = channel.Send(handover::EncodeFrame(handover::Step::kState, state));
+  if (!s.ok()) {
     NFS3D_LOG_WARNING("handover: the state did not reach the successor: %s", s.message());
   }
-  NFS3D_LOG_INFO("handed over to the successor (%d cached replies)", entries);
+  NFS3D_LOG_INFO("handed over to the successor (%d cached replies, %d locks)", state.drc.size(),
+                 state.nlm.locks.size());
   return true;
 }
 
@@ -189,15 +198,33 @@ absl::Status HandoverClient::SendReady(const absl::Status& status) {
   return sent;
 }
 
-absl::StatusOr<handover::State> HandoverClient::ReceiveState() {
+absl::StatusOr<HandoverClient::FinalState> HandoverClient::ReceiveState() {
   // The predecessor finishes its running calls first.
   if (absl::Status s = channel_.SetTimeout(kReadyTimeoutSeconds); !s.ok()) return s;
-  absl::StatusOr<FdFrame> frame = channel_.Receive(handover::kMaxFrame);
-  if (!frame.ok()) return frame.status();
-  std::optional<handover::State> state =
-      handover::DecodeFrame<handover::State>(handover::Step::kState, frame->payload);
-  if (!state) return absl::DataLossError("handover: malformed state frame");
-  return std::move(*state);
+  FinalState out;
+  for (;;) {
+    absl::StatusOr<FdFrame> frame = channel_.Receive(handover::kMaxFrame);
+    if (!frame.ok()) return frame.status();
+    std::optional<handover::Descriptors> more = handover::DecodeFrame<handover::Descriptors>(
+        handover::Step::kDescriptors, frame->payload);
+    if (more) {
+      if (more->count != frame->fds.size() || out.fds.size() > handover::kMaxLocks) {
+        return absl::DataLossError("handover: descriptors frame without its descriptors");
+      }
+      for (OwnedFd& fd : frame->fds) out.fds.push_back(std::move(fd));
+      continue;
+    }
+    std::optional<handover::State> state =
+        handover::DecodeFrame<handover::State>(handover::Step::kState, frame->payload);
+    if (!state) return absl::DataLossError("handover: malformed state frame");
+    for (const handover::LockFdEntry& e : state->nlm.fds) {
+      if (e.fd_index >= out.fds.size()) {
+        return absl::DataLossError("handover: a lock without its descriptor");
+      }
+    }
+    out.state = std::move(*state);
+    return out;
+  }
 }
 
 }  // namespace nfs3d::daemon

@@ -6,7 +6,8 @@
 //                            <-------  Answer; pauses its listeners
 //                            <-------  Sockets + descriptors (SCM_RIGHTS)
 //   binds/adopts, Ready ------------>  failure or silence: resumes serving
-//                            <-------  stops (running calls answered), State
+//                            <-------  stops (running calls answered),
+//                                      Descriptors..., State
 //   serves                             exits
 //
 // Until Ready arrives the predecessor can take everything back; after it,
@@ -39,8 +40,9 @@ struct PredecessorHooks {
   // The successor failed before it was ready: serve as before.
   std::function<void()> resume;
   // The successor serves: stop (running calls finish and are answered) and
-  // give the state to hand over.
-  std::function<handover::State()> finish;
+  // give the state to hand over; descriptors it refers to go to *fds (the
+  // daemon keeps owning them).
+  std::function<handover::State(std::vector<int>* fds)> finish;
   // Everything is handed over: the process should exit.
   std::function<void()> handed_over;
 };
@@ -84,7 +86,11 @@ class HandoverClient {
   absl::StatusOr<Inherited> ReceiveSockets();
   // Ready (ok) or the reason the successor gives up.
   absl::Status SendReady(const absl::Status& status);
-  absl::StatusOr<handover::State> ReceiveState();
+  struct FinalState {
+    handover::State state;
+    std::vector<OwnedFd> fds;  // what State's fd_index fields point into
+  };
+  absl::StatusOr<FinalState> ReceiveState();
 
   const std::string& predecessor_version() const { return version_; }
 

@@ -38,8 +38,9 @@ enum class Step : uint32_t {
   kSockets = 3,  // predecessor -> successor, with the descriptors
   kReady = 4,    // successor -> predecessor
   kState = 5,    // predecessor -> successor
+  kDescriptors = 6,  // predecessor -> successor, before State: descriptors it refers to
 };
-inline xdr::EnumRange XdrRange(Step) { return {1, 5}; }
+inline xdr::EnumRange XdrRange(Step) { return {1, 6}; }
 
 struct Hello {
   uint32_t magic = kMagic;
@@ -102,11 +103,82 @@ NFS3D_XDR(DrcEntry) {
     xdr::Bounded(x.reply, kMaxDrcBytes));
 }
 
+// A frame of descriptors only; State's fd_index fields count through all
+// of them in the order they came.
+struct Descriptors {
+  uint32_t count = 0;  // as many as ride on the frame
+};
+NFS3D_XDR(Descriptors) { v(x.count); }
+
+inline constexpr uint32_t kMaxName = 1024;   // NLM caller names, addresses
+inline constexpr uint32_t kMaxOpaque = 1024;  // NLM owner handles, file keys
+inline constexpr uint32_t kMaxLocks = 1 << 20;
+
+struct NlmLockEntry {
+  std::string file;  // the lock table's key of the file
+  std::string host;
+  int32_t svid = 0;
+  std::string oh;
+  uint64_t first = 0, last = 0;  // inclusive byte range
+  bool exclusive = false;
+};
+NFS3D_XDR(NlmLockEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName), x.svid,
+    xdr::Bounded(x.oh, kMaxOpaque), x.first, x.last, x.exclusive);
+}
+
+struct NlmShareEntry {
+  std::string file, host, oh;
+  uint32_t mode = 0, access = 0;  // fsh4_mode, fsh4_access
+};
+NFS3D_XDR(NlmShareEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName),
+    xdr::Bounded(x.oh, kMaxOpaque), x.mode, x.access);
+}
+
+struct NlmHostEntry {
+  std::string name, address, local_address;
+  bool recorded = false;  // in the NSM store
+  bool previous = false;  // from before a restart whose grace period still runs
+};
+NFS3D_XDR(NlmHostEntry) {
+  v(xdr::Bounded(x.name, kMaxName), xdr::Bounded(x.address, kMaxName),
+    xdr::Bounded(x.local_address, kMaxName), x.recorded, x.previous);
+}
+
+// A descriptor holding an owner's OFD locks on a file.
+struct LockFdEntry {
+  std::string file, host;
+  int32_t svid = 0;
+  std::string oh;
+  uint32_t fd_index = 0;
+};
+NFS3D_XDR(LockFdEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName), x.svid,
+    xdr::Bounded(x.oh, kMaxOpaque), x.fd_index);
+}
+
+struct NlmState {
+  bool enabled = false;  // the rest is empty when the lock manager was off
+  int32_t nsm_state = 0;
+  int64_t grace_left_ms = 0;
+  std::vector<NlmLockEntry> locks;
+  std::vector<NlmShareEntry> shares;
+  std::vector<NlmHostEntry> hosts;
+  std::vector<LockFdEntry> fds;
+};
+NFS3D_XDR(NlmState) {
+  v(x.enabled, x.nsm_state, x.grace_left_ms, xdr::Counted(x.locks, kMaxLocks, 36),
+    xdr::Counted(x.shares, kMaxLocks, 20), xdr::Counted(x.hosts, kMaxLocks, 20),
+    xdr::Counted(x.fds, kMaxLocks, 20));
+}
+
 // What is handed over once the predecessor stopped serving.
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
+  NlmState nlm;
 };
-NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32)); }
+NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
 
 // A frame's payload: its step, then the body.
 template <typename T>

@@ -260,7 +260,7 @@ int Run() {
   signal(SIGPIPE, SIG_IGN);
 
   absl::StatusOr<std::unique_ptr<daemon::Daemon>> server =
-      daemon::Daemon::Create(*config, std::move(*exports));
+      daemon::Daemon::Create(*config, std::move(*exports), flags.takeover);
   if (!server.ok()) {
     NFS3D_LOG_ERROR("%s", server.status().message());
     ReportStarted(false);
