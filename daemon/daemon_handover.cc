@@ -87,19 +87,19 @@ handover::NlmState Daemon::Impl::ExportLocks(std::vector<int>* fds) {
   nlm::NlmSnapshot snapshot = nlm->Snapshot();
   out.grace_left_ms = snapshot.grace_left_ms;
   for (const auto& [file, l] : snapshot.locks) {
-    out.locks.push_back({file, l.owner.host, l.owner.svid, l.owner.oh, l.first, l.last,
-                         l.exclusive});
+    out.locks.push_back(
+        {file, l.owner.host, l.owner.svid, l.owner.oh, l.first, l.last, l.exclusive});
   }
   for (const auto& [file, s] : snapshot.shares) {
-    out.shares.push_back({file, s.host, s.oh, static_cast<uint32_t>(s.mode),
-                          static_cast<uint32_t>(s.access)});
+    out.shares.push_back(
+        {file, s.host, s.oh, static_cast<uint32_t>(s.mode), static_cast<uint32_t>(s.access)});
   }
   for (const nlm::NlmSnapshot::HostRecord& h : snapshot.hosts) {
     out.hosts.push_back({h.name, h.address, h.local_address, h.recorded, h.previous});
   }
   for (const nlm::OfdLockMirror::Held& h : lock_mirror->Descriptors()) {
-    out.fds.push_back({h.file, h.owner.host, h.owner.svid, h.owner.oh,
-                       static_cast<uint32_t>(fds->size())});
+    out.fds.push_back(
+        {h.file, h.owner.host, h.owner.svid, h.owner.oh, static_cast<uint32_t>(fds->size())});
     fds->push_back(h.fd);
   }
   return out;
@@ -124,9 +124,9 @@ void Daemon::Impl::ImportLocks(handover::NlmState state, std::vector<OwnedFd>* f
   nlm::NlmSnapshot snapshot;
   snapshot.grace_left_ms = state.grace_left_ms;
   for (handover::NlmLockEntry& l : state.locks) {
-    snapshot.locks.push_back({std::move(l.file),
-                              nlm::Lock{nlm::LockOwner{std::move(l.host), l.svid, std::move(l.oh)},
-                                        l.first, l.last, l.exclusive}});
+    snapshot.locks.push_back(
+        {std::move(l.file), nlm::Lock{nlm::LockOwner{std::move(l.host), l.svid, std::move(l.oh)},
+                                      l.first, l.last, l.exclusive}});
   }
   for (handover::NlmShareEntry& s : state.shares) {
     nlm::ShareReservation r;

@@ -205,8 +205,8 @@ absl::StatusOr<HandoverClient::FinalState> HandoverClient::ReceiveState() {
   for (;;) {
     absl::StatusOr<FdFrame> frame = channel_.Receive(handover::kMaxFrame);
     if (!frame.ok()) return frame.status();
-    std::optional<handover::Descriptors> more = handover::DecodeFrame<handover::Descriptors>(
-        handover::Step::kDescriptors, frame->payload);
+    std::optional<handover::Descriptors> more =
+        handover::DecodeFrame<handover::Descriptors>(handover::Step::kDescriptors, frame->payload);
     if (more) {
       if (more->count != frame->fds.size() || out.fds.size() > handover::kMaxLocks) {
         return absl::DataLossError("handover: descriptors frame without its descriptors");

@@ -33,11 +33,11 @@ inline constexpr size_t kMaxFrame = size_t{256} << 20;
 // Each frame starts with its step; a frame of another step than the one
 // expected ends the handover.
 enum class Step : uint32_t {
-  kHello = 1,    // successor -> predecessor
-  kAnswer = 2,   // predecessor -> successor
-  kSockets = 3,  // predecessor -> successor, with the descriptors
-  kReady = 4,    // successor -> predecessor
-  kState = 5,    // predecessor -> successor
+  kHello = 1,        // successor -> predecessor
+  kAnswer = 2,       // predecessor -> successor
+  kSockets = 3,      // predecessor -> successor, with the descriptors
+  kReady = 4,        // successor -> predecessor
+  kState = 5,        // predecessor -> successor
   kDescriptors = 6,  // predecessor -> successor, before State: descriptors it refers to
 };
 inline xdr::EnumRange XdrRange(Step) { return {1, 6}; }
@@ -110,7 +110,7 @@ struct Descriptors {
 };
 NFS3D_XDR(Descriptors) { v(x.count); }
 
-inline constexpr uint32_t kMaxName = 1024;   // NLM caller names, addresses
+inline constexpr uint32_t kMaxName = 1024;    // NLM caller names, addresses
 inline constexpr uint32_t kMaxOpaque = 1024;  // NLM owner handles, file keys
 inline constexpr uint32_t kMaxLocks = 1 << 20;
 

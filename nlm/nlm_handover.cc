@@ -45,8 +45,8 @@ void NlmService::StartFrom(const NlmSnapshot& snapshot) {
     grace_cleanup_done_ = true;
   }
   NFS3D_LOG_INFO("lock manager: took over %d locks, %d shares, %d clients (NSM state %d)%s",
-                 snapshot.locks.size(), snapshot.shares.size(), snapshot.hosts.size(),
-                 nsm_state(), snapshot.grace_left_ms > 0 ? ", in grace period" : "");
+                 snapshot.locks.size(), snapshot.shares.size(), snapshot.hosts.size(), nsm_state(),
+                 snapshot.grace_left_ms > 0 ? ", in grace period" : "");
 }
 
 }  // namespace nfs3d::nlm

@@ -37,8 +37,8 @@
 
 #include "nlm/lock_mirror.h"
 #include "nlm/lock_table.h"
-#include "nlm/nlm_snapshot.h"
 #include "nlm/nlm4_types.h"
+#include "nlm/nlm_snapshot.h"
 #include "nlm/peer_caller.h"
 #include "nlm/share_table.h"
 #include "nlm/status_store.h"
