@@ -73,6 +73,13 @@ absl::StatusOr<FdChannel> FdChannel::Connect(const std::string& path) {
   return FdChannel(std::move(fd));
 }
 
+int FdChannel::PeerPid() const {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+  return cred.pid;
+}
+
 absl::Status FdChannel::SetTimeout(int seconds) {
   timeval tv{seconds, 0};
   if (setsockopt(fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||

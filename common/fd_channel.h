@@ -53,6 +53,8 @@ class FdChannel {
   absl::StatusOr<FdFrame> Receive(size_t max_payload);
 
   int fd() const { return socket_.get(); }
+  // The process at the other end (SO_PEERCRED); -1 if unknown.
+  int PeerPid() const;
 
  private:
   OwnedFd socket_;

@@ -2,6 +2,7 @@
 // predecessor pauses, passes its sockets and, once the successor is ready,
 // stops and passes its state; the successor adopts the sockets and state.
 #include "daemon/daemon_impl.h"
+#include "daemon/systemd_notify.h"
 
 namespace nfs3d::daemon {
 
@@ -154,8 +155,16 @@ absl::Status Daemon::TakeOver() {
   d.backend->AdoptWriteVerifier(inherited->sockets.write_verifier);
   d.inherited = InheritedSockets(inherited->sockets.sockets, std::move(inherited->fds));
   bool ready_sent = false;
+  const int predecessor = client->predecessor_pid();
   d.before_serving = [&]() -> absl::Status {
-    if (absl::Status s = client->SendReady(absl::OkStatus()); !s.ok()) return s;
+    // Under systemd this process is the service from now on: said before
+    // Ready, as the predecessor may exit any time after it; taken back if
+    // Ready does not get through (the predecessor then serves on).
+    NotifySystemdMainPid(getpid());
+    if (absl::Status s = client->SendReady(absl::OkStatus()); !s.ok()) {
+      if (predecessor > 0) NotifySystemdMainPid(predecessor);
+      return s;
+    }
     ready_sent = true;
     // From here this process serves, whatever comes.
     absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();

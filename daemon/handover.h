@@ -93,6 +93,7 @@ class HandoverClient {
   absl::StatusOr<FinalState> ReceiveState();
 
   const std::string& predecessor_version() const { return version_; }
+  int predecessor_pid() const { return channel_.PeerPid(); }
 
  private:
   explicit HandoverClient(FdChannel channel) : channel_(std::move(channel)) {}

@@ -4,9 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -152,25 +150,6 @@ void ReportStarted(bool ok) {
   started_pipe = -1;
 }
 
-// Under systemd (NOTIFY_SOCKET, NotifyAccess=all in the unit): after a
-// takeover this process is the service's main process.
-void TellSystemdMainPid() {
-  const char* path = std::getenv("NOTIFY_SOCKET");
-  if (path == nullptr || (path[0] != '/' && path[0] != '@')) return;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const size_t len = std::strlen(path);
-  if (len >= sizeof(addr.sun_path)) return;
-  std::memcpy(addr.sun_path, path, len);
-  if (path[0] == '@') addr.sun_path[0] = '\0';
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
-  const std::string message = absl::StrCat("MAINPID=", getpid());
-  (void)!sendto(fd, message.data(), message.size(), 0, reinterpret_cast<sockaddr*>(&addr),
-                static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len));
-  close(fd);
-}
-
 // Detaches from the terminal: fork, new session, stdio to /dev/null.
 void Daemonize(bool wait_for_start) {
   int fds[2] = {-1, -1};
@@ -269,7 +248,6 @@ int Run() {
   // A successor took over: SIGUSR1 to the main thread, which then exits.
   (*server)->OnHandedOver([] { kill(getpid(), SIGUSR1); });
   absl::Status started = flags.takeover ? (*server)->TakeOver() : (*server)->Start();
-  if (started.ok() && flags.takeover) TellSystemdMainPid();
   ReportStarted(started.ok());
   if (!started.ok()) {
     NFS3D_LOG_ERROR("%s%s", flags.takeover ? "takeover failed: " : "", started.message());
