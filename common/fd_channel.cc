@@ -80,6 +80,13 @@ int FdChannel::PeerPid() const {
   return cred.pid;
 }
 
+int FdChannel::PeerUid() const {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (getsockopt(fd(), SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+  return static_cast<int>(cred.uid);
+}
+
 absl::Status FdChannel::SetTimeout(int seconds) {
   timeval tv{seconds, 0};
   if (setsockopt(fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||

@@ -53,8 +53,9 @@ class FdChannel {
   absl::StatusOr<FdFrame> Receive(size_t max_payload);
 
   int fd() const { return socket_.get(); }
-  // The process at the other end (SO_PEERCRED); -1 if unknown.
+  // The process at the other end and its user (SO_PEERCRED); -1 if unknown.
   int PeerPid() const;
+  int PeerUid() const;
 
  private:
   OwnedFd socket_;

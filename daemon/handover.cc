@@ -102,6 +102,12 @@ bool HandoverServer::Greet(FdChannel& channel, const FdFrame& frame) {
 }
 
 bool HandoverServer::Serve(FdChannel channel) {
+  // The socket is the owner's only (mode 0600 in a 0700 directory); a peer
+  // of another user gets nothing all the same.
+  if (channel.PeerUid() != static_cast<int>(geteuid())) {
+    NFS3D_LOG_WARNING("handover: refused a peer of uid %d", channel.PeerUid());
+    return false;
+  }
   if (!channel.SetTimeout(kStepTimeoutSeconds).ok()) return false;
   absl::StatusOr<FdFrame> hello = channel.Receive(kMaxSmallFrame);
   if (!hello.ok() || !Greet(channel, *hello)) return false;
