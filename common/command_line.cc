@@ -1,6 +1,7 @@
 #include "common/command_line.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -124,6 +125,31 @@ std::string Usage(absl::string_view synopsis, absl::Span<const Option> options) 
     absl::StrAppend(&out, "  ", left, std::string(width - left.size() + 2, ' '), o.help, "\n");
   }
   return out;
+}
+
+std::optional<int> ParseToolOptions(absl::string_view tool, int argc, char** argv,
+                                    absl::string_view synopsis, absl::Span<const Option> options,
+                                    const bool& help, const bool& version,
+                                    absl::string_view version_text) {
+  absl::StatusOr<std::vector<std::string>> rest = Parse(argc, argv, options);
+  if (rest.ok() && !rest->empty()) {
+    rest = absl::InvalidArgumentError("unexpected argument '" + rest->front() + "'");
+  }
+  const std::string name(tool);
+  if (!rest.ok()) {
+    std::fprintf(stderr, "%s: %s (%s --help lists the options)\n", name.c_str(),
+                 std::string(rest.status().message()).c_str(), name.c_str());
+    return 2;
+  }
+  if (help) {
+    std::fputs(Usage(synopsis, options).c_str(), stdout);
+    return 0;
+  }
+  if (version) {
+    std::fputs(std::string(version_text).c_str(), stdout);
+    return 0;
+  }
+  return std::nullopt;
 }
 
 }  // namespace nfs3d::cli

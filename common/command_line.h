@@ -7,6 +7,7 @@
 #define NFS3D_COMMON_COMMAND_LINE_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,16 @@ absl::StatusOr<std::vector<std::string>> Parse(int argc, char** argv,
 
 // "usage: SYNOPSIS\n" then one aligned line per option.
 std::string Usage(absl::string_view synopsis, absl::Span<const Option> options);
+
+// The front end of a tool that takes options only: parses argv, and answers
+// --help (`help` set by the table) and --version (`version`, printed as
+// `version_text`). Returns the exit status when the tool should stop
+// there (2 after a mistake, said on stderr; 0 after help or version), or
+// nullopt when it should run.
+std::optional<int> ParseToolOptions(absl::string_view tool, int argc, char** argv,
+                                    absl::string_view synopsis, absl::Span<const Option> options,
+                                    const bool& help, const bool& version,
+                                    absl::string_view version_text);
 
 }  // namespace nfs3d::cli
 

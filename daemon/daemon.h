@@ -8,12 +8,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 #include "conf/exports.h"
 #include "conf/server_config.h"
+#include "stats/metrics_server.h"
 
 namespace nfs3d::daemon {
 
@@ -77,6 +79,17 @@ class Daemon {
   struct Impl;
   explicit Daemon(std::unique_ptr<Impl> impl);
   absl::Status StartMetrics();
+  // The exports calls of the control socket: GET /exports (the text in
+  // force), POST /exports/add (an export line) and /exports/remove (a path)
+  // on a [cluster] with shared_exports. `who` says who asked (logged).
+  stats::MetricsServer::ControlAnswer AnswerExportsCall(std::string_view method,
+                                                        std::string_view target,
+                                                        std::string_view who,
+                                                        const std::string& body);
+  // Edits the shared exports file as it is now ("add" LINE or "remove"
+  // PATH), stamps it with `who`, writes it and puts it in force here.
+  absl::StatusOr<std::string> EditSharedExports(std::string_view command,
+                                                const std::string& argument, std::string_view who);
   // [cluster] shared_exports or [paths] exports_poll: a thread that follows
   // the exports file (daemon/exports_follower.h).
   void StartFollowingExports();

@@ -1,7 +1,9 @@
 // Where the exports come from and how a new table is put in force: the local
 // exports file or, on a cluster with [cluster] shared_exports, one file in
 // CephFS that every head follows; SIGHUP, the follower and `nfs3d exports`
-// all end in ApplyExportTable.
+// all end in ApplyExportTable. On a cluster, `nfs3d exports add|remove`
+// edits the shared file through a running head's control socket
+// (AnswerExportsCall).
 #include <unistd.h>
 
 #include "conf/exports_edit.h"
@@ -90,6 +92,65 @@ absl::Status Daemon::ApplyExports(const std::string& text, const std::string& so
   }
   ++d.reloads_ok;
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Daemon::EditSharedExports(std::string_view command,
+                                                      const std::string& argument,
+                                                      std::string_view who) {
+  Impl& d = *impl_;
+  conf::ServerConfig c;
+  {
+    absl::MutexLock lock(&d.reload_mu);
+    c = d.config;
+  }
+#if NFS3D_HAVE_CEPHFS
+  if (!c.cluster_shared_exports || !d.cluster_files) {
+    return absl::FailedPreconditionError(
+        "this head reads a local exports file: edit it with nfs3d exports on this machine");
+  }
+  // The file as it is now (another head may have changed it since this one
+  // last looked), not the text in force here.
+  absl::StatusOr<std::string> text = d.ReadExportsText(c);
+  if (!text.ok()) return text.status();
+  absl::StatusOr<std::string> edited = command == "add" ? conf::AddExportLine(*text, argument)
+                                                        : conf::RemoveExportLine(*text, argument);
+  if (!edited.ok()) return edited.status();
+  const std::string change =
+      absl::StrCat(std::string(who), ": ", std::string(command), " ", argument);
+  const std::string stamped = conf::StampChange(*edited, change);
+  if (absl::Status s = d.cluster_files->Write(kSharedExportsName, stamped); !s.ok()) return s;
+  if (absl::Status s = ApplyExports(stamped, d.ExportsSource(c)); !s.ok()) return s;
+  return absl::StrCat("in force on this head; the other heads follow within ",
+                      c.cluster_exports_poll, " s");
+#else
+  (void)command, (void)argument, (void)who;
+  return absl::FailedPreconditionError("this nfs3d was built without CephFS: no shared exports");
+#endif
+}
+
+stats::MetricsServer::ControlAnswer Daemon::AnswerExportsCall(std::string_view method,
+                                                              std::string_view target,
+                                                              std::string_view who,
+                                                              const std::string& body) {
+  if (method == "GET" && target == "/exports") {
+    absl::MutexLock lock(&impl_->reload_mu);
+    return {200, impl_->exports_text};
+  }
+  if (method == "POST" && (target == "/exports/add" || target == "/exports/remove")) {
+    const std::string_view command = target.substr(target.rfind('/') + 1);
+    const std::string caller =
+        who.empty() ? std::string("someone on the control socket") : std::string(who);
+    absl::StatusOr<std::string> done = EditSharedExports(command, body, caller);
+    if (done.ok()) return {200, *done + "\n"};
+    NFS3D_LOG_WARNING("exports %s %s by %s refused: %s", command, body, caller,
+                      done.status().message());
+    const int status = absl::IsFailedPrecondition(done.status()) ? 409
+                       : absl::IsNotFound(done.status())         ? 404
+                       : absl::IsInvalidArgument(done.status())  ? 400
+                                                                 : 503;
+    return {status, std::string(done.status().message()) + "\n"};
+  }
+  return {404, "no such control call\n"};
 }
 
 void Daemon::StartFollowingExports() {

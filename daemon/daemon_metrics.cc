@@ -10,6 +10,9 @@ absl::Status Daemon::StartMetrics() {
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (!c.metrics && !c.control_socket) return absl::OkStatus();
   d.metrics = std::make_unique<stats::MetricsServer>([this] { return RenderMetrics(); });
+  d.metrics->SetControl(
+      [this](std::string_view method, std::string_view target, std::string_view who,
+             const std::string& body) { return AnswerExportsCall(method, target, who, body); });
   if (c.metrics) {
     uint16_t port = c.metrics_port;
     for (const std::string& address : c.metrics_listen) {
@@ -23,7 +26,7 @@ absl::Status Daemon::StartMetrics() {
     metrics_port_ = port;
   }
   if (c.control_socket) {
-    const std::string path = absl::StrCat(c.state_dir, "/nfs3d.sock");
+    const std::string path = stats::ControlSocketPath(c.state_dir);
     std::optional<OwnedFd> fd = d.inherited.Take(handover::SocketRole::kControl);
     if (absl::Status s =
             fd ? d.metrics->AdoptUnix(fd->Release(), path) : d.metrics->ListenUnix(path);

@@ -4,8 +4,6 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
@@ -17,6 +15,7 @@
 #include "conf/ini_parser.h"
 #include "daemon/check_exports.h"
 #include "stats/metrics_server.h"
+#include "stats/prom_text.h"
 
 namespace nfs3d::daemon {
 namespace {
@@ -28,27 +27,29 @@ constexpr char kUsage[] =
     "       nfs3d exports [--config FILE] remove PATH\n"
     "       nfs3d exports [--config FILE] check [FILE]\n";
 
-// "root@host1 at 2026-12-03T14:00:00Z: add /srv/x *(rw)".
-std::string Who(const std::string& what) {
+// "root@host1 at 2026-12-03T14:00:00Z".
+std::string WhoAndWhen() {
   const passwd* pw = getpwuid(getuid());
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
   return absl::StrCat(pw ? pw->pw_name : absl::StrCat("uid ", getuid()), "@", host, " at ",
-                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()),
-                      ": ", what);
+                      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone()));
+}
+
+std::string ControlSocket(const conf::ServerConfig& config) {
+  return stats::ControlSocketTarget(config.state_dir);
 }
 
 // The reload counter of the running server ("ok" + "failed"), read from its
 // control socket; nullopt when no server answers there.
 std::optional<double> Reloads(const conf::ServerConfig& config) {
-  absl::StatusOr<std::string> page =
-      stats::HttpGet(absl::StrCat("unix:", config.state_dir, "/nfs3d.sock"), "/metrics");
+  absl::StatusOr<std::string> page = stats::HttpGet(ControlSocket(config), "/metrics");
   if (!page.ok()) return std::nullopt;
+  absl::StatusOr<std::vector<stats::Sample>> samples = stats::ParsePrometheusText(*page);
+  if (!samples.ok()) return std::nullopt;
   double sum = 0;
-  std::istringstream lines(*page);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("nfs3d_config_reloads_total{", 0) != 0) continue;
-    sum += std::stod(line.substr(line.rfind(' ') + 1));
+  for (const stats::Sample& sample : *samples) {
+    if (sample.name == "nfs3d_config_reloads_total") sum += sample.value;
   }
   return sum;
 }
@@ -91,7 +92,7 @@ int Edit(const conf::ServerConfig& config, const std::string& what,
     std::fprintf(err, "nfs3d exports: %s\n", std::string(edited.status().message()).c_str());
     return 1;
   }
-  const std::string text = conf::StampChange(*edited, Who(what));
+  const std::string text = conf::StampChange(*edited, absl::StrCat(WhoAndWhen(), ": ", what));
   if (absl::Status s = WriteExports(config, text); !s.ok()) {
     std::fprintf(err, "nfs3d exports: %s\n", std::string(s.message()).c_str());
     return 1;
@@ -99,6 +100,30 @@ int Edit(const conf::ServerConfig& config, const std::string& what,
   std::fprintf(out, "%s: %s; %s\n", config.exports_path.c_str(), what.c_str(),
                Notify(config).c_str());
   return 0;
+}
+
+// A fleet's exports live in the cluster: `add`/`remove` go to the running
+// head's control socket, which edits the shared file and puts it in force;
+// the other heads follow it.
+int EditShared(const conf::ServerConfig& config, const std::string& command,
+               const std::string& argument, std::FILE* out, std::FILE* err) {
+  absl::StatusOr<std::string> answer =
+      stats::HttpCall(ControlSocket(config), "POST", "/exports/" + command, WhoAndWhen(), argument);
+  if (!answer.ok()) {
+    std::fprintf(err, "nfs3d exports: %s: %s\n", ControlSocket(config).c_str(),
+                 std::string(answer.status().message()).c_str());
+    return 1;
+  }
+  std::fprintf(out, "shared exports: %s %s; %s", command.c_str(), argument.c_str(),
+               answer->c_str());
+  return 0;
+}
+
+// The exports text to list: the local file, or on a fleet the shared file
+// in force on the running head.
+absl::StatusOr<std::string> ExportsText(const conf::ServerConfig& config) {
+  if (config.cluster_shared_exports) return stats::HttpGet(ControlSocket(config), "/exports");
+  return conf::ReadConfigFile(config.exports_path);
 }
 
 }  // namespace
@@ -117,8 +142,15 @@ int RunExportsCommand(const std::vector<std::string>& args, const conf::ServerCo
   if (command == "check") {
     return CheckExports(args.size() > 1 ? args[1] : config.exports_path, out);
   }
-  absl::StatusOr<std::string> text = conf::ReadConfigFile(config.exports_path);
-  if (!text.ok() && command != "add") {
+  if (config.cluster_shared_exports && (command == "add" || command == "remove") &&
+      args.size() >= 2) {
+    const std::string argument = absl::StrJoin(args.begin() + 1, args.end(), " ");
+    if (command == "add" ? args.size() >= 3 : args.size() == 2) {
+      return EditShared(config, command, argument, out, err);
+    }
+  }
+  absl::StatusOr<std::string> text = ExportsText(config);
+  if (!text.ok() && (command != "add" || config.cluster_shared_exports)) {
     std::fprintf(err, "nfs3d exports: %s\n", std::string(text.status().message()).c_str());
     return 1;
   }

@@ -26,7 +26,7 @@ void ManagedGids::Configure(const Settings& settings) {
   enabled_.store(settings.enabled, std::memory_order_relaxed);
 }
 
-std::vector<uint32_t> ManagedGids::GroupsOf(uint32_t uid) {
+ManagedGids::Groups ManagedGids::GroupsOf(uint32_t uid) {
   const absl::Time now = clock_();
   {
     absl::MutexLock lock(&mu_);
@@ -34,7 +34,8 @@ std::vector<uint32_t> ManagedGids::GroupsOf(uint32_t uid) {
     if (it != cache_.end() && it->second.expires > now) return it->second.groups;
   }
   // An unknown uid runs with no supplementary groups, as with rpc.mountd.
-  std::vector<uint32_t> groups = lookup_(uid).value_or(std::vector<uint32_t>{});
+  Groups groups =
+      std::make_shared<const std::vector<uint32_t>>(lookup_(uid).value_or(std::vector<uint32_t>{}));
   absl::MutexLock lock(&mu_);
   if (cache_.size() >= settings_.max_entries && !cache_.contains(uid)) {
     // Full: drop what has expired; if that frees nothing, start over (a

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -45,14 +46,16 @@ class ManagedGids {
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
 
   // The groups `uid` runs with: cached for the TTL, looked up (outside the
-  // lock: a directory service may be slow) when absent or expired.
-  std::vector<uint32_t> GroupsOf(uint32_t uid);
+  // lock: a directory service may be slow) when absent or expired. Shared
+  // with the cache, so a call does not copy a long list.
+  using Groups = std::shared_ptr<const std::vector<uint32_t>>;
+  Groups GroupsOf(uint32_t uid);
 
   size_t cached() const;
 
  private:
   struct Entry {
-    std::vector<uint32_t> groups;
+    Groups groups;
     absl::Time expires;
   };
 

@@ -86,7 +86,7 @@ vfs::Cred NfsServer::SquashCredential(const rpc::Credential& cred,
   }
   conf::SquashedIdentity id =
       cred.flavor == kAuthSys && managed_gids_.enabled()
-          ? options.Squash(cred.uid, cred.gid, managed_gids_.GroupsOf(cred.uid))
+          ? options.Squash(cred.uid, cred.gid, *managed_gids_.GroupsOf(cred.uid))
           : options.Squash(cred.uid, cred.gid, cred.gids);
   out.uid = id.uid;
   out.gid = id.gid;

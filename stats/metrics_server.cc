@@ -32,8 +32,12 @@ constexpr char kContentType[] = "text/plain; version=0.0.4; charset=utf-8";
 template <typename Socket>
 class Session : public std::enable_shared_from_this<Session<Socket>> {
  public:
-  Session(Socket socket, const MetricsServer::Render* render)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), render_(render) {}
+  // `control` is null on TCP: control calls come only through the unix socket.
+  Session(Socket socket, const MetricsServer::Render* render, const MetricsServer::Control* control)
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        render_(render),
+        control_(control) {}
 
   void Start() {
     auto self = this->shared_from_this();
@@ -57,10 +61,20 @@ class Session : public std::enable_shared_from_this<Session<Socket>> {
     response->set(http::field::server, "nfs3d");
     const bool get = request_.method() == http::verb::get || request_.method() == http::verb::head;
     std::string_view target(request_.target().data(), request_.target().size());
-    if (!get) {
+    const bool metrics = target == "/metrics" || target.substr(0, 9) == "/metrics?";
+    if (control_ && *control_ && !metrics && target != "/") {
+      std::string_view method(request_.method_string().data(), request_.method_string().size());
+      auto who = request_.find("X-Nfs3d-Who");
+      std::string_view who_text;
+      if (who != request_.end()) who_text = {who->value().data(), who->value().size()};
+      MetricsServer::ControlAnswer answer = (*control_)(method, target, who_text, request_.body());
+      response->result(static_cast<http::status>(answer.status));
+      response->set(http::field::content_type, "text/plain");
+      response->body() = std::move(answer.body);
+    } else if (!get) {
       response->result(http::status::method_not_allowed);
       response->body() = "only GET\n";
-    } else if (target == "/metrics" || target.substr(0, 9) == "/metrics?") {
+    } else if (metrics) {
       response->result(http::status::ok);
       response->set(http::field::content_type, kContentType);
       response->body() = (*render_)();
@@ -89,21 +103,25 @@ class Session : public std::enable_shared_from_this<Session<Socket>> {
   Socket socket_;
   asio::steady_timer timer_;
   const MetricsServer::Render* render_;
+  const MetricsServer::Control* control_;
   beast::flat_buffer buffer_;
   http::request<http::string_body> request_;
 };
 
 template <typename Acceptor>
-void AcceptLoop(Acceptor* acceptor, const MetricsServer::Render* render) {
-  acceptor->async_accept([acceptor, render](const error_code& ec,
-                                            typename Acceptor::protocol_type::socket socket) {
-    if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket), render)
-          ->Start();
-    }
-    AcceptLoop(acceptor, render);
-  });
+void AcceptLoop(Acceptor* acceptor, const MetricsServer::Render* render,
+                const MetricsServer::Control* control) {
+  acceptor->async_accept(
+      [acceptor, render, control](const error_code& ec,
+                                  typename Acceptor::protocol_type::socket socket) {
+        if (ec == asio::error::operation_aborted) return;
+        if (!ec) {
+          std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket),
+                                                                              render, control)
+              ->Start();
+        }
+        AcceptLoop(acceptor, render, control);
+      });
 }
 
 }  // namespace
@@ -112,6 +130,7 @@ struct MetricsServer::Impl {
   // Declared first: destroyed last, after everything that uses it.
   asio::io_context io;
   Render render;
+  Control control;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp;
   std::vector<std::unique_ptr<local_stream::acceptor>> unix_sockets;
   std::vector<std::string> unix_paths;
@@ -217,12 +236,13 @@ std::vector<int> MetricsServer::UnixListenerFds() const {
   for (auto& a : impl_->unix_sockets) fds.push_back(a->native_handle());
   return fds;
 }
+void MetricsServer::SetControl(Control control) { impl_->control = std::move(control); }
 
 void MetricsServer::Start() {
   if (impl_->started) return;
   impl_->started = true;
-  for (auto& a : impl_->tcp) AcceptLoop(a.get(), &impl_->render);
-  for (auto& a : impl_->unix_sockets) AcceptLoop(a.get(), &impl_->render);
+  for (auto& a : impl_->tcp) AcceptLoop(a.get(), &impl_->render, nullptr);
+  for (auto& a : impl_->unix_sockets) AcceptLoop(a.get(), &impl_->render, &impl_->control);
   impl_->thread = std::thread([this] {
     try {
       impl_->io.run();
@@ -245,15 +265,43 @@ void MetricsServer::Stop() {
 
 namespace {
 
+// What one request carries besides its target.
+struct Request {
+  http::verb method = http::verb::get;
+  std::string path;
+  std::string who;
+  std::string body;
+};
+
+// The error for a control call's non-200 answer: its body says why.
+absl::Status AnswerError(unsigned status, const std::string& body) {
+  std::string why = body;
+  while (!why.empty() && why.back() == '\n') why.pop_back();
+  if (why.empty()) why = absl::StrCat("HTTP status ", status);
+  switch (status) {
+    case 400:
+      return absl::InvalidArgumentError(why);
+    case 404:
+      return absl::NotFoundError(why);
+    case 409:
+      return absl::FailedPreconditionError(why);
+    default:
+      return absl::UnavailableError(why);
+  }
+}
+
 template <typename Socket>
-absl::StatusOr<std::string> Exchange(Socket& socket, const std::string& host,
-                                     const std::string& path) {
-  timeval tv{5, 0};
+absl::StatusOr<std::string> Exchange(Socket& socket, const std::string& host, const Request& req) {
+  // A control call may wait for the cluster ([ceph] timeout): allow for it.
+  timeval tv{req.method == http::verb::get ? 5 : 60, 0};
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  http::request<http::empty_body> request{http::verb::get, path, 11};
+  http::request<http::string_body> request{req.method, req.path, 11};
   request.set(http::field::host, host);
-  request.set(http::field::user_agent, "nfs3stat");
+  request.set(http::field::user_agent, "nfs3d");
+  if (!req.who.empty()) request.set("X-Nfs3d-Who", req.who);
+  request.body() = req.body;
+  request.prepare_payload();
   error_code ec;
   http::write(socket, request, ec);
   if (ec) return absl::UnavailableError(absl::StrCat("sending request: ", ec.message()));
@@ -264,14 +312,12 @@ absl::StatusOr<std::string> Exchange(Socket& socket, const std::string& host,
   if (ec) return absl::UnavailableError(absl::StrCat("reading answer: ", ec.message()));
   auto& response = parser.get();
   if (response.result() != http::status::ok) {
-    return absl::UnavailableError(absl::StrCat("HTTP status ", response.result_int()));
+    return AnswerError(response.result_int(), response.body());
   }
   return std::move(response.body());
 }
 
-}  // namespace
-
-absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path) {
+absl::StatusOr<std::string> Send(const std::string& target, const Request& req) {
   asio::io_context io;
   error_code ec;
   if (target.rfind("unix:", 0) == 0) {
@@ -282,7 +328,7 @@ absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string
       return absl::UnavailableError(
           absl::StrCat("cannot connect to ", socket_path, ": ", ec.message()));
     }
-    return Exchange(socket, "localhost", path);
+    return Exchange(socket, "localhost", req);
   }
   size_t colon = target.rfind(':');
   if (colon == std::string::npos) {
@@ -301,7 +347,31 @@ absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string
   if (ec) {
     return absl::UnavailableError(absl::StrCat("cannot connect to ", target, ": ", ec.message()));
   }
-  return Exchange(socket, host, path);
+  return Exchange(socket, host, req);
+}
+
+}  // namespace
+
+std::string ControlSocketPath(const std::string& state_dir) {
+  return absl::StrCat(state_dir, "/nfs3d.sock");
+}
+
+std::string ControlSocketTarget(const std::string& state_dir) {
+  return absl::StrCat("unix:", ControlSocketPath(state_dir));
+}
+
+absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path) {
+  return Send(target, Request{http::verb::get, path, "", ""});
+}
+
+absl::StatusOr<std::string> HttpCall(const std::string& target, const std::string& method,
+                                     const std::string& path, const std::string& who,
+                                     const std::string& body) {
+  const http::verb verb = http::string_to_verb(method);
+  if (verb == http::verb::unknown) {
+    return absl::InvalidArgumentError(absl::StrCat("unknown HTTP method ", method));
+  }
+  return Send(target, Request{verb, path, who, body});
 }
 
 }  // namespace nfs3d::stats

@@ -3,7 +3,9 @@
 // TCP addresses (the [metrics] section) and on a unix socket in the state
 // directory (nfs3stat's default, mode 0600 so only root reads it). One
 // thread; one request per connection; idle connections are closed after a
-// few seconds.
+// few seconds. The unix socket also answers the control calls of the
+// `nfs3d` command (SetControl): only root reaches it, so they are never
+// served on TCP.
 #ifndef NFS3D_STATS_METRICS_SERVER_H_
 #define NFS3D_STATS_METRICS_SERVER_H_
 
@@ -11,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,6 +25,17 @@ class MetricsServer {
  public:
   // Returns the /metrics body; called on the server's thread.
   using Render = std::function<std::string()>;
+
+  // A control call's answer: an HTTP status and a text body.
+  struct ControlAnswer {
+    int status = 200;
+    std::string body;
+  };
+  // Answers a request other than GET /metrics that came in on the unix
+  // socket: its method ("GET", "POST"), target, the X-Nfs3d-Who header and
+  // body. Called on the server's thread.
+  using Control = std::function<ControlAnswer(std::string_view method, std::string_view target,
+                                              std::string_view who, const std::string& body)>;
 
   explicit MetricsServer(Render render);
   ~MetricsServer();  // Stop()s
@@ -42,6 +56,9 @@ class MetricsServer {
   std::vector<int> TcpListenerFds() const;
   std::vector<int> UnixListenerFds() const;
 
+  // Before Start().
+  void SetControl(Control control);
+
   void Start();
   // Closes the listeners and joins the thread; removes the unix socket file.
   void Stop();
@@ -51,9 +68,22 @@ class MetricsServer {
   std::unique_ptr<Impl> impl_;
 };
 
+// The control socket of the server whose state directory is `state_dir`
+// (<state_dir>/nfs3d.sock), and the same as a target for HttpGet/HttpCall.
+std::string ControlSocketPath(const std::string& state_dir);
+std::string ControlSocketTarget(const std::string& state_dir);
+
 // Fetches http://<target><path> where target is "HOST:PORT", "[V6]:PORT" or
 // "unix:/path/to/socket". Returns the body of a 200 answer.
 absl::StatusOr<std::string> HttpGet(const std::string& target, const std::string& path);
+
+// A control call: `method` to `path` with `body` and the X-Nfs3d-Who header.
+// Returns the body of a 200 answer; any other answer is an error whose
+// message is that body (FailedPrecondition for 409, InvalidArgument for
+// 400, NotFound for 404).
+absl::StatusOr<std::string> HttpCall(const std::string& target, const std::string& method,
+                                     const std::string& path, const std::string& who,
+                                     const std::string& body);
 
 }  // namespace nfs3d::stats
 

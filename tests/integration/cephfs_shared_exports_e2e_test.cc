@@ -4,7 +4,9 @@
 // and the second, whose local file is empty, serves what it says; a change
 // written there (from another CephFS client, as an admin would) is in force
 // on both heads without SIGHUP; a file that does not parse is refused by both,
-// which keep serving their exports.
+// which keep serving their exports. `nfs3d exports add|remove|list` on one
+// head's configuration edits the shared file through that head's control
+// socket, and both heads serve the change.
 #include <cephfs/libcephfs.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -111,6 +113,36 @@ TEST_F(CephfsSharedExportsTest, EveryHeadFollowsTheSharedExports) {
 
   WriteShared(Line("b"));
   ASSERT_TRUE(BothHeads("a", false)) << heads_[1].Log();
+  EXPECT_EQ(Mnt(0, "b"), 0u);
+}
+
+TEST_F(CephfsSharedExportsTest, NfsExportsCommandEditsTheSharedFileForEveryHead) {
+  std::string out;
+  const std::string b = Line("b");  // "PATH CLIENT(OPTIONS)\n"
+  const size_t space = b.find(' ');
+  ASSERT_EQ(
+      heads_[1].Command(
+          "exports", {"add", b.substr(0, space), b.substr(space + 1, b.size() - space - 2)}, &out),
+      0)
+      << out;
+  EXPECT_NE(out.find("in force on this head"), std::string::npos) << out;
+  // The head asked serves it at once; the other one follows.
+  EXPECT_EQ(Mnt(1, "b"), 0u) << heads_[1].Log();
+  ASSERT_TRUE(BothHeads("b", true)) << heads_[0].Log();
+
+  ASSERT_EQ(heads_[0].Command("exports", {"remove", absl::StrCat("/", tag_, "-a")}, &out), 0)
+      << out;
+  ASSERT_TRUE(BothHeads("a", false)) << heads_[1].Log();
+  ASSERT_EQ(heads_[1].Command("exports", {"list"}, &out), 0) << out;
+  EXPECT_NE(out.find(tag_ + "-b"), std::string::npos) << out;
+  EXPECT_EQ(out.find(tag_ + "-a"), std::string::npos) << out;
+  // Each head logged who made the change it applied.
+  EXPECT_NE(heads_[1].Log().find(": remove /" + tag_ + "-a"), std::string::npos) << heads_[1].Log();
+
+  // A bad line is refused by the head and the shared file keeps its text.
+  EXPECT_NE(heads_[0].Command("exports", {"add", "/x", "127.0.0.1(bogus_option)"}, &out), 0);
+  EXPECT_NE(out.find("bogus_option"), std::string::npos) << out;
+  EXPECT_NE(heads_[0].Command("exports", {"remove", "/not-exported"}, &out), 0);
   EXPECT_EQ(Mnt(0, "b"), 0u);
 }
 

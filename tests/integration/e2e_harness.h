@@ -250,6 +250,24 @@ class NfsdProcess {
   // NAME=VALUE set in the processes Start spawns from now on.
   void set_start_env(const std::string& env) { start_env_ = env; }
 
+  // `nfs3d SUBCOMMAND --config <this server's> ARGS...` (e.g. "exports"):
+  // its exit status, and its stdout and stderr in `output`.
+  int Command(const std::string& subcommand, const std::vector<std::string>& args,
+              std::string* output = nullptr) const {
+    std::string cmd = absl::StrCat(NFS3D_BINARY, " ", subcommand, " --config '",
+                                   (dir_ / "nfs3d.conf").string(), "'");
+    for (const std::string& a : args) absl::StrAppend(&cmd, " '", a, "'");
+    absl::StrAppend(&cmd, " 2>&1");
+    std::FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return -1;
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
+    const int status = pclose(p);
+    if (output) *output = out;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
   pid_t pid() const { return pid_; }
   uint16_t port() const { return port_; }
   uint16_t mount_port() const { return mount_port_; }

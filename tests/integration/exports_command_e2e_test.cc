@@ -49,17 +49,7 @@ class ExportsCommandE2eTest : public ::testing::Test {
 
   // `nfs3d exports ARGS` on the server's configuration: exit status and output.
   int Command(const std::vector<std::string>& args, std::string* output = nullptr) {
-    std::string cmd =
-        absl::StrCat(NFS3D_BINARY, " exports --config '", (dir_ / "nfs3d.conf").string(), "'");
-    for (const std::string& a : args) absl::StrAppend(&cmd, " '", a, "'");
-    absl::StrAppend(&cmd, " 2>&1");
-    std::FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), p)) > 0;) out.append(buf, n);
-    int status = pclose(p);
-    if (output) *output = out;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return nfsd_.Command("exports", args, output);
   }
 
   // MNT v3 of an export: the status, and the handle on success.

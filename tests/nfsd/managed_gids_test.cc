@@ -25,9 +25,9 @@ class ManagedGidsTest : public ::testing::Test {
 TEST_F(ManagedGidsTest, CachesForTheTtl) {
   gids_.Configure({.enabled = true, .ttl = absl::Seconds(60), .max_entries = 10});
   EXPECT_TRUE(gids_.enabled());
-  EXPECT_EQ(gids_.GroupsOf(7), (std::vector<uint32_t>{7, 8, 9}));
+  EXPECT_EQ(*gids_.GroupsOf(7), (std::vector<uint32_t>{7, 8, 9}));
   now_ += absl::Seconds(59);
-  EXPECT_EQ(gids_.GroupsOf(7), (std::vector<uint32_t>{7, 8, 9}));
+  EXPECT_EQ(*gids_.GroupsOf(7), (std::vector<uint32_t>{7, 8, 9}));
   EXPECT_EQ(lookups_[7], 1);
   now_ += absl::Seconds(2);
   gids_.GroupsOf(7);
@@ -36,8 +36,8 @@ TEST_F(ManagedGidsTest, CachesForTheTtl) {
 
 TEST_F(ManagedGidsTest, UnknownUidHasNoGroups) {
   gids_.Configure({.enabled = true});
-  EXPECT_TRUE(gids_.GroupsOf(404).empty());
-  EXPECT_TRUE(gids_.GroupsOf(404).empty());
+  EXPECT_TRUE(gids_.GroupsOf(404)->empty());
+  EXPECT_TRUE(gids_.GroupsOf(404)->empty());
   EXPECT_EQ(lookups_[404], 1);  // the miss is cached too
 }
 

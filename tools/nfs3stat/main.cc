@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -156,23 +157,11 @@ int main(int argc, char** argv) {
   using namespace nfs3d::nfs3stat;
   Options options;
   const std::vector<nfs3d::cli::Option> table = OptionTable(&options);
-  absl::StatusOr<std::vector<std::string>> rest = nfs3d::cli::Parse(argc, argv, table);
-  if (rest.ok() && !rest->empty()) {
-    rest = absl::InvalidArgumentError("unexpected argument '" + rest->front() + "'");
+  if (std::optional<int> done =
+          nfs3d::cli::ParseToolOptions("nfs3stat", argc, argv, kSynopsis, table, options.help,
+                                       options.version, nfs3d::VersionText("nfs3stat"))) {
+    return *done;
   }
-  if (!rest.ok()) {
-    std::fprintf(stderr, "nfs3stat: %s (nfs3stat --help lists the options)\n",
-                 std::string(rest.status().message()).c_str());
-    return 2;
-  }
-  if (options.help) {
-    std::fputs(nfs3d::cli::Usage(kSynopsis, table).c_str(), stdout);
-    return 0;
-  }
-  if (options.version) {
-    std::fputs(nfs3d::VersionText("nfs3stat").c_str(), stdout);
-    return 0;
-  }
-  if (options.server.empty()) options.server = "unix:" + options.state_dir + "/nfs3d.sock";
+  if (options.server.empty()) options.server = nfs3d::stats::ControlSocketTarget(options.state_dir);
   return Run(options);
 }

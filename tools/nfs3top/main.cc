@@ -244,24 +244,12 @@ int main(int argc, char** argv) {
   using namespace nfs3d::nfs3top;
   Options options;
   const std::vector<nfs3d::cli::Option> table = OptionTable(&options);
-  absl::StatusOr<std::vector<std::string>> rest = nfs3d::cli::Parse(argc, argv, table);
-  if (rest.ok() && !rest->empty()) {
-    rest = absl::InvalidArgumentError("unexpected argument '" + rest->front() + "'");
+  if (std::optional<int> done =
+          nfs3d::cli::ParseToolOptions("nfs3top", argc, argv, kSynopsis, table, options.help,
+                                       options.version, nfs3d::VersionText("nfs3top"))) {
+    return *done;
   }
-  if (!rest.ok()) {
-    std::fprintf(stderr, "nfs3top: %s (nfs3top --help lists the options)\n",
-                 std::string(rest.status().message()).c_str());
-    return 2;
-  }
-  if (options.help) {
-    std::fputs(nfs3d::cli::Usage(kSynopsis, table).c_str(), stdout);
-    return 0;
-  }
-  if (options.version) {
-    std::fputs(nfs3d::VersionText("nfs3top").c_str(), stdout);
-    return 0;
-  }
-  if (options.server.empty()) options.server = "unix:" + options.state_dir + "/nfs3d.sock";
+  if (options.server.empty()) options.server = nfs3d::stats::ControlSocketTarget(options.state_dir);
   signal(SIGINT, [](int) { stop = 1; });
   signal(SIGTERM, [](int) { stop = 1; });
   return Run(options);
