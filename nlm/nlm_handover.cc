@@ -6,8 +6,9 @@
 
 namespace nfs3d::nlm {
 
-NlmSnapshot NlmService::Snapshot() const {
+NlmSnapshot NlmService::Snapshot() {
   absl::MutexLock lock(&mu_);
+  if (!grace_cleanup_done_ && absl::Now() >= grace_end_) ForgetUnreclaimedLocked();
   NlmSnapshot snapshot;
   snapshot.locks = table_.All();
   snapshot.shares = shares_.All();

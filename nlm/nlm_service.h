@@ -93,8 +93,9 @@ class NlmService {
   // Stops outgoing calls. Idempotent.
   void Stop();
   // Handover to a successor process (nlm/nlm_snapshot.h): the state, taken
-  // once no call runs any more (after Stop).
-  NlmSnapshot Snapshot() const;
+  // once no call runs any more (after Stop). A grace period that ended
+  // has its clean-up done first.
+  NlmSnapshot Snapshot();
   // Instead of Start, in the successor: serves the predecessor's locks,
   // shares and hosts as they were (the mirror already holds the locks: see
   // OfdLockMirror::Adopt), with no grace period beyond the one that was
