@@ -15,7 +15,7 @@ Daemon::Daemon(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Daemon::~Daemon() { Stop(); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig& config,
-                                                       conf::ExportTable exports) {
+                                                       conf::ExportTable exports, bool takeover) {
 #if NFS3D_HAVE_CEPHFS
   // Before any thread starts: arenas made before the cap stay in use, and
   // glibc stops reading the cap once it has settled its arena limit.
@@ -26,6 +26,7 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
 #endif
   auto impl = std::make_unique<Impl>();
   impl->config = config;
+  impl->taking_over = takeover;
   if (mkdir(config.state_dir.c_str(), 0700) != 0 && errno != EEXIST) {
     return absl::InvalidArgumentError(
         absl::StrCat("cannot create state directory ", config.state_dir));
@@ -121,12 +122,22 @@ absl::Status Daemon::Start() {
     ports_.own_portmapper = true;
   }
   if (absl::Status s = StartMetrics(); !s.ok()) return s;
+  if (d.before_serving) {
+    if (absl::Status s = d.before_serving(); !s.ok()) return s;
+  }
   d.server->Start();
   if (use_rpcbind) {
     d.RegisterWithRpcbind(mappings, netids);
     ports_.rpcbind = true;
   }
-  if (d.nlm) {
+  if (d.nlm && d.nlm_snapshot) {
+    d.ShareGraceWithCluster(false);
+    d.nlm->StartFrom(*d.nlm_snapshot);
+  } else if (d.nlm) {
+    // A takeover without the predecessor's locks: a new NSM state after all.
+    if (d.taking_over) {
+      if (absl::Status s = d.nsm_store->Bump(); !s.ok()) return s;
+    }
     // Reachable and registered now: tell the clients that held locks before
     // this start to reclaim them, and give them the grace period for it.
     bool grace = !d.nsm_store->previous_hosts().empty() && c.nlm_grace_period > 0;
@@ -143,6 +154,7 @@ absl::Status Daemon::Start() {
       : ports_.rpcbind      ? "registered with rpcbind"
                             : "none");
   StartFollowingExports();
+  StartHandoverServer();
   return absl::OkStatus();
 }
 
@@ -244,6 +256,10 @@ void Daemon::Stop() {
   if (d.stopped) return;
   d.stopped = true;
   d.follower.reset();
+  if (d.handover) {
+    d.handover.reset();
+    unlink(HandoverSocketPath(d.config.state_dir).c_str());
+  }
   // Clients must not find us while we go: unregister first.
   if (d.registered_with_rpcbind) {
     if (absl::Status s = rpc::UnregisterAll(); !s.ok()) {

@@ -5,6 +5,7 @@
 #define NFS3D_DAEMON_DAEMON_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,12 +31,23 @@ class Daemon {
  public:
   // Validates and prepares everything that can fail before any socket is
   // bound: state directory, backend, export roots. No half-started server.
+  // With `takeover`, TakeOver must follow instead of Start: the NSM state
+  // number is the running nfs3d's, not a new one.
   static absl::StatusOr<std::unique_ptr<Daemon>> Create(const conf::ServerConfig& config,
-                                                        conf::ExportTable exports);
+                                                        conf::ExportTable exports,
+                                                        bool takeover = false);
   ~Daemon();
 
   // Binds listeners, starts threads, registers with the portmapper.
   absl::Status Start();
+  // Instead of Start: takes the listening sockets, the write verifier and
+  // the state over from the nfs3d serving the same state directory (nfs3d
+  // --takeover, daemon/handover.h), then serves. On an error before it
+  // serves, the running one serves on.
+  absl::Status TakeOver();
+  // Called, on another thread, once this daemon handed everything over to a
+  // successor: the process should exit then, without Stop.
+  void OnHandedOver(std::function<void()> done);
   // Re-reads the exports file named in the config (SIGHUP). On error the old
   // table stays in force and the error is returned.
   absl::Status ReloadExports();
@@ -81,6 +93,8 @@ class Daemon {
   // [cluster] shared_exports or [paths] exports_poll: a thread that follows
   // the exports file (daemon/exports_follower.h).
   void StartFollowingExports();
+  // The handover socket (a new one, or the predecessor's).
+  void StartHandoverServer();
   std::unique_ptr<Impl> impl_;
   BoundPorts ports_;
   uint16_t metrics_port_ = 0;

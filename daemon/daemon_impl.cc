@@ -131,13 +131,19 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
 
 absl::Status Daemon::Impl::ListenAll(uint16_t port, uint16_t* bound) {
   for (const std::string& address : config.listen) {
-    if (config.tcp) {
-      absl::StatusOr<uint16_t> p = server->ListenTcp(address, port);
-      if (!p.ok()) return p.status();
-      port = *p;
-    }
-    if (config.udp) {
-      absl::StatusOr<uint16_t> p = server->ListenUdp(address, port);
+    for (bool tcp : {true, false}) {
+      if (!(tcp ? config.tcp : config.udp)) continue;
+      absl::StatusOr<uint16_t> p;
+      if (std::optional<OwnedFd> fd =
+              inherited.Take(handover::SocketRole::kRpc, tcp, address, port)) {
+        p = tcp ? server->AdoptTcp(fd->Release()) : server->AdoptUdp(fd->Release());
+        if (p.ok()) {
+          NFS3D_LOG_INFO("listening on %s %s port %d (handed over)", tcp ? "tcp" : "udp", address,
+                         *p);
+        }
+      } else {
+        p = tcp ? server->ListenTcp(address, port) : server->ListenUdp(address, port);
+      }
       if (!p.ok()) return p.status();
       port = *p;
     }

@@ -24,7 +24,9 @@
 #include "daemon/daemon.h"
 #include "daemon/early_answers.h"
 #include "daemon/exports_follower.h"
+#include "daemon/handover.h"
 #include "daemon/hostname_resolver.h"
+#include "daemon/inherited_sockets.h"
 #include "daemon/origin_stats_wiring.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
@@ -123,6 +125,16 @@ struct Daemon::Impl {
   absl::Mutex reload_mu;
   std::string exports_text;  // the exports file's text in force
   std::unique_ptr<ExportsFollower> follower;
+  // Handover (daemon/handover.h): sockets a predecessor passed, not yet
+  // taken; what Start runs just before serving (receiving the state); the
+  // server that takes successors; what to call once handed over.
+  InheritedSockets inherited;
+  bool taking_over = false;  // Create(takeover): TakeOver, not Start, follows
+  // The predecessor's lock manager state, once received.
+  std::optional<nlm::NlmSnapshot> nlm_snapshot;
+  std::function<absl::Status()> before_serving;
+  std::unique_ptr<HandoverServer> handover;
+  std::function<void()> handed_over;
 
   // Adds the roots of exports the backend does not know yet.
   absl::Status AddNewExports(const conf::ExportTable& table);
@@ -152,6 +164,15 @@ struct Daemon::Impl {
   // Binds one service port on every listen address and transport; with port
   // 0 the first bind picks the port and the others reuse it.
   absl::Status ListenAll(uint16_t port, uint16_t* bound);
+
+  // The predecessor's steps of a handover (PredecessorHooks).
+  handover::Sockets PauseForHandover(std::vector<int>* fds);
+  handover::State FinishForHandover(std::vector<int>* fds);
+  // The successor's: puts the predecessor's state in force.
+  void ImportState(HandoverClient::FinalState state);
+  // The lock manager's part of each.
+  handover::NlmState ExportLocks(std::vector<int>* fds);
+  void ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds);
 
   // What the portmapper (ours or the system's) must know.
   struct Mapping {

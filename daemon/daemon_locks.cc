@@ -10,10 +10,10 @@ absl::StatusOr<std::unique_ptr<nlm::StatusStore>> Daemon::Impl::OpenStatusStore(
     absl::StatusOr<std::unique_ptr<DurableFiles>> nsm =
         cluster_files->Sub(absl::StrCat("nsm.", config.cluster_node_id));
     if (!nsm.ok()) return nsm.status();
-    return nlm::StatusStore::Open(std::move(*nsm));
+    return nlm::StatusStore::Open(std::move(*nsm), /*bump=*/!taking_over);
   }
 #endif
-  return nlm::StatusStore::Open(config.state_dir);
+  return nlm::StatusStore::Open(config.state_dir, /*bump=*/!taking_over);
 }
 
 void Daemon::Impl::RecordGraceBeforeTakeover(DurableFiles& shared) {

@@ -16,7 +16,10 @@ absl::Status Daemon::StartMetrics() {
   if (c.metrics) {
     uint16_t port = c.metrics_port;
     for (const std::string& address : c.metrics_listen) {
-      absl::StatusOr<uint16_t> bound = d.metrics->ListenTcp(address, port);
+      std::optional<OwnedFd> fd =
+          d.inherited.Take(handover::SocketRole::kMetrics, true, address, port);
+      absl::StatusOr<uint16_t> bound =
+          fd ? d.metrics->AdoptTcp(fd->Release()) : d.metrics->ListenTcp(address, port);
       if (!bound.ok()) return bound.status();
       port = *bound;
     }
@@ -24,7 +27,10 @@ absl::Status Daemon::StartMetrics() {
   }
   if (c.control_socket) {
     const std::string path = stats::ControlSocketPath(c.state_dir);
-    if (absl::Status s = d.metrics->ListenUnix(path); !s.ok()) {
+    std::optional<OwnedFd> fd = d.inherited.Take(handover::SocketRole::kControl);
+    if (absl::Status s =
+            fd ? d.metrics->AdoptUnix(fd->Release(), path) : d.metrics->ListenUnix(path);
+        !s.ok()) {
       // nfs3stat then needs --server; serving NFS matters more.
       NFS3D_LOG_WARNING("%s", s.message());
     }

@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -42,6 +44,7 @@ struct Flags {
   std::string check_exports;  // print how this exports file is read, then exit
   int shutdown_timeout = 30;
   bool foreground = false;
+  bool takeover = false;
   bool help = false;
   bool version = false;
 };
@@ -57,6 +60,8 @@ const cli::Option kOptions[] = {
     {"state-dir", 0, "DIR", "state directory, instead of [paths] state_dir",
      cli::Store(&flags.state_dir)},
     {"foreground", 0, "", "stay in the foreground, log to stderr", cli::SetTrue(&flags.foreground)},
+    {"takeover", 0, "", "take over from the nfs3d running on the same state directory",
+     cli::SetTrue(&flags.takeover)},
     {"log-level", 0, "LEVEL", "debug|info|warning|error, not [log] level",
      [](absl::string_view value) {
        std::string text(value);
@@ -132,14 +137,42 @@ absl::StatusOr<conf::ExportTable> LoadExportTable(const conf::ServerConfig& conf
   return conf::LoadExports(config.exports_path);
 }
 
+// With --takeover and without --foreground, the parent waits for the
+// daemon to serve (or fail) and exits 0 (or 1): what systemctl reload
+// reports. The daemon writes one byte on this pipe when it knows.
+int started_pipe = -1;
+
+void ReportStarted(bool ok) {
+  if (started_pipe < 0) return;
+  const char byte = ok ? 1 : 0;
+  (void)!write(started_pipe, &byte, 1);
+  close(started_pipe);
+  started_pipe = -1;
+}
+
 // Detaches from the terminal: fork, new session, stdio to /dev/null.
-void Daemonize() {
+void Daemonize(bool wait_for_start) {
+  int fds[2] = {-1, -1};
+  if (wait_for_start && pipe2(fds, O_CLOEXEC) != 0) wait_for_start = false;
   pid_t pid = fork();
   if (pid < 0) {
     std::perror("fork");
     std::exit(1);
   }
-  if (pid > 0) std::_Exit(0);
+  if (pid > 0) {
+    if (!wait_for_start) std::_Exit(0);
+    close(fds[1]);
+    char byte = 0;
+    ssize_t n;
+    do {
+      n = read(fds[0], &byte, 1);
+    } while (n < 0 && errno == EINTR);
+    std::_Exit(n == 1 && byte == 1 ? 0 : 1);
+  }
+  if (wait_for_start) {
+    close(fds[0]);
+    started_pipe = fds[1];
+  }
   setsid();
   int null = open("/dev/null", O_RDWR);
   if (null >= 0) {
@@ -201,18 +234,23 @@ int Run() {
   // server starts inherits the blocked mask.
   sigset_t signals;
   sigemptyset(&signals);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, sig);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1}) sigaddset(&signals, sig);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
   absl::StatusOr<std::unique_ptr<daemon::Daemon>> server =
-      daemon::Daemon::Create(*config, std::move(*exports));
+      daemon::Daemon::Create(*config, std::move(*exports), flags.takeover);
   if (!server.ok()) {
     NFS3D_LOG_ERROR("%s", server.status().message());
+    ReportStarted(false);
     return 1;
   }
-  if (absl::Status started = (*server)->Start(); !started.ok()) {
-    NFS3D_LOG_ERROR("%s", started.message());
+  // A successor took over: SIGUSR1 to the main thread, which then exits.
+  (*server)->OnHandedOver([] { kill(getpid(), SIGUSR1); });
+  absl::Status started = flags.takeover ? (*server)->TakeOver() : (*server)->Start();
+  ReportStarted(started.ok());
+  if (!started.ok()) {
+    NFS3D_LOG_ERROR("%s%s", flags.takeover ? "takeover failed: " : "", started.message());
     return 1;
   }
   // For `nfs3d exports`, which signals the server after changing its exports.
@@ -221,6 +259,13 @@ int Run() {
   for (;;) {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;
+    if (sig == SIGUSR1) {
+      // The successor serves the sockets, the pid file and the state
+      // directory's sockets now: nothing of them is removed here.
+      NFS3D_LOG_INFO("handed over to a successor; nfs3d %d exits", getpid());
+      std::fflush(stderr);
+      std::_Exit(0);
+    }
     if (sig == SIGHUP) {
       // Re-read the config file (transfer sizes, log level) and, unless the
       // export came from --export, the exports file it names.
@@ -315,7 +360,7 @@ int main(int argc, char** argv) {
     return nfs3d::daemon::CheckExports(nfs3d::flags.check_exports, stdout);
   }
   if (!nfs3d::flags.foreground) {
-    nfs3d::Daemonize();
+    nfs3d::Daemonize(nfs3d::flags.takeover);
     nfs3d::log::UseSyslog(true);
   }
   return nfs3d::Run();

@@ -159,4 +159,12 @@ std::vector<std::string> LockTable::Hosts() const {
   return out;
 }
 
+std::vector<std::pair<std::string, nlm::Lock>> LockTable::All() const {
+  std::vector<std::pair<std::string, nlm::Lock>> all;
+  for (const auto& [file, locks] : files_) {
+    for (const nlm::Lock& l : locks) all.emplace_back(file, l);
+  }
+  return all;
+}
+
 }  // namespace nfs3d::nlm

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace nfs3d::nlm {
@@ -75,6 +76,8 @@ class LockTable {
   std::vector<std::string> ReleaseHost(const std::string& host);
 
   std::vector<nlm::Lock> LocksOf(const std::string& file) const;
+  // Every lock with its file (a successor process takes them over).
+  std::vector<std::pair<std::string, nlm::Lock>> All() const;
   size_t size() const { return total_; }
   size_t CountOf(const std::string& host) const;
   std::vector<std::string> Hosts() const;

@@ -38,6 +38,7 @@
 #include "nlm/lock_mirror.h"
 #include "nlm/lock_table.h"
 #include "nlm/nlm4_types.h"
+#include "nlm/nlm_snapshot.h"
 #include "nlm/peer_caller.h"
 #include "nlm/share_table.h"
 #include "nlm/status_store.h"
@@ -91,6 +92,15 @@ class NlmService {
   void Start(bool grace);
   // Stops outgoing calls. Idempotent.
   void Stop();
+  // Handover to a successor process (nlm/nlm_snapshot.h): the state, taken
+  // once no call runs any more (after Stop). A grace period that ended
+  // has its clean-up done first.
+  NlmSnapshot Snapshot();
+  // Instead of Start, in the successor: serves the predecessor's locks,
+  // shares and hosts as they were (the mirror already holds the locks: see
+  // OfdLockMirror::Adopt), with no grace period beyond the one that was
+  // running and no SM_NOTIFY: no client lost anything.
+  void StartFrom(const NlmSnapshot& snapshot);
 
   nlm4_testres Test(const rpc::CallContext& ctx, const nlm4_testargs& args);
   // monitored: false for NM_LOCK (the host is not recorded for notification).

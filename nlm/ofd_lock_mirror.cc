@@ -123,4 +123,20 @@ void OfdLockMirror::ForgetHost(const std::string& host) {
   }
 }
 
+std::vector<OfdLockMirror::Held> OfdLockMirror::Descriptors() const {
+  std::vector<Held> held;
+  for (const auto& [key, fd] : fds_) {
+    const auto& [host, svid, oh, file] = key;
+    held.push_back({LockOwner{host, svid, oh}, file, fd});
+  }
+  return held;
+}
+
+void OfdLockMirror::Adopt(std::vector<Held> held) {
+  for (Held& h : held) {
+    auto [it, inserted] = fds_.emplace(KeyOf(h.file, h.owner), h.fd);
+    if (!inserted) close(h.fd);
+  }
+}
+
 }  // namespace nfs3d::nlm

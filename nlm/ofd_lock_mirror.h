@@ -48,6 +48,18 @@ class OfdLockMirror : public LockMirror {
 
   size_t descriptors() const { return fds_.size(); }
 
+  // The descriptors holding the locks, for a successor process: passed with
+  // SCM_RIGHTS they hold the same open file descriptions, so the locks are
+  // never released. The mirror keeps owning its own.
+  struct Held {
+    LockOwner owner;
+    std::string file;
+    int fd = -1;
+  };
+  std::vector<Held> Descriptors() const;
+  // Takes over a predecessor's descriptors (owned from now on).
+  void Adopt(std::vector<Held> held);
+
  private:
   using Key = std::tuple<std::string, int32_t, std::string, std::string>;  // host, svid, oh, file
   static Key KeyOf(const std::string& file, const LockOwner& owner) {

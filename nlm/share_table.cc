@@ -56,4 +56,12 @@ void ShareTable::ReleaseHost(const std::string& host) {
   }
 }
 
+std::vector<std::pair<std::string, ShareReservation>> ShareTable::All() const {
+  std::vector<std::pair<std::string, ShareReservation>> all;
+  for (const auto& [file, list] : files_) {
+    for (const ShareReservation& s : list) all.emplace_back(file, s);
+  }
+  return all;
+}
+
 }  // namespace nfs3d::nlm

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "nlm/nlm4_types.h"
@@ -31,6 +32,8 @@ class ShareTable {
   void Unshare(const std::string& file, const std::string& host, const std::string& oh);
   void ReleaseHost(const std::string& host);
   size_t size() const { return total_; }
+  // Every reservation with its file (a successor process takes them over).
+  std::vector<std::pair<std::string, ShareReservation>> All() const;
 
  private:
   size_t max_total_;

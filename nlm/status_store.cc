@@ -23,10 +23,11 @@ std::string HostFile(const std::string& name) { return absl::StrFormat("%016x", 
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(const std::string& state_dir) {
+absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(const std::string& state_dir,
+                                                               bool bump) {
   absl::StatusOr<std::unique_ptr<DurableFiles>> nsm = OpenLocalFiles(state_dir + "/nsm");
   if (!nsm.ok()) return nsm.status();
-  return Open(std::move(*nsm));
+  return Open(std::move(*nsm), bump);
 }
 
 absl::StatusOr<bool> StatusStore::HasRecordedHosts(DurableFiles& nsm) {
@@ -37,25 +38,26 @@ absl::StatusOr<bool> StatusStore::HasRecordedHosts(DurableFiles& nsm) {
   return !names->empty();
 }
 
-absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(std::unique_ptr<DurableFiles> nsm) {
+absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(std::unique_ptr<DurableFiles> nsm,
+                                                               bool bump) {
   absl::StatusOr<std::unique_ptr<DurableFiles>> hosts = nsm->Sub("hosts");
   if (!hosts.ok()) return hosts.status();
-  auto store = std::unique_ptr<StatusStore>(new StatusStore(std::move(*hosts)));
+  auto store = std::unique_ptr<StatusStore>(new StatusStore(std::move(nsm), std::move(*hosts)));
+  DurableFiles* files = store->nsm_.get();
 
-  absl::StatusOr<std::optional<std::string>> text = nsm->Read("state");
+  absl::StatusOr<std::optional<std::string>> text = files->Read("state");
   if (!text.ok()) return text.status();
   int32_t previous = 0;
   if (text->has_value()) {
     std::string trimmed(absl::StripAsciiWhitespace(**text));
     if (!absl::SimpleAtoi(trimmed, &previous) || previous < 0) {
-      return absl::DataLossError(absl::StrCat(nsm->where(), "/state: not a state number"));
+      return absl::DataLossError(absl::StrCat(files->where(), "/state: not a state number"));
     }
   }
-  // Next odd number; wraps before INT32_MAX to stay positive.
-  int32_t next = previous >= INT32_MAX - 2 ? 1 : previous + 1;
-  if (next % 2 == 0) ++next;
-  if (absl::Status s = nsm->Write("state", absl::StrCat(next, "\n")); !s.ok()) return s;
-  store->state_ = next;
+  store->state_ = previous;
+  if (bump || previous % 2 == 0) {
+    if (absl::Status s = store->Bump(); !s.ok()) return s;
+  }
 
   absl::StatusOr<std::vector<std::string>> names = store->hosts_->List();
   if (!names.ok()) return names.status();
@@ -68,6 +70,15 @@ absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(std::unique_ptr<D
     store->previous_.push_back({lines[0], lines[1], lines[2]});
   }
   return store;
+}
+
+absl::Status StatusStore::Bump() {
+  // Next odd number; wraps before INT32_MAX to stay positive.
+  int32_t next = state_ >= INT32_MAX - 2 ? 1 : state_ + 1;
+  if (next % 2 == 0) ++next;
+  if (absl::Status s = nsm_->Write("state", absl::StrCat(next, "\n")); !s.ok()) return s;
+  state_ = next;
+  return absl::OkStatus();
 }
 
 absl::Status StatusStore::AddHost(const MonitoredHost& host) {

@@ -32,10 +32,17 @@ struct MonitoredHost {
 class StatusStore {
  public:
   // Opens <state_dir>/nsm, creating it if needed (see Open below).
-  static absl::StatusOr<std::unique_ptr<StatusStore>> Open(const std::string& state_dir);
+  static absl::StatusOr<std::unique_ptr<StatusStore>> Open(const std::string& state_dir,
+                                                           bool bump = true);
   // Reads the previous state and hosts from `nsm` and its sub-directory
-  // "hosts", and persists the new state number before returning.
-  static absl::StatusOr<std::unique_ptr<StatusStore>> Open(std::unique_ptr<DurableFiles> nsm);
+  // "hosts", and persists the new state number before returning. Without
+  // `bump` the state stays the one on disk: a successor taking over from a
+  // running nfs3d (daemon/handover.h) is the same NSM instance.
+  static absl::StatusOr<std::unique_ptr<StatusStore>> Open(std::unique_ptr<DurableFiles> nsm,
+                                                           bool bump = true);
+  // The bump Open left out: the takeover did not get the lock state after
+  // all, so clients must reclaim as after a restart.
+  absl::Status Bump();
 
   // Whether `nsm` (as Open takes it) holds hosts recorded by earlier runs,
   // read without opening the store (no new state number).
@@ -50,8 +57,10 @@ class StatusStore {
   absl::Status RemoveHost(const std::string& name);
 
  private:
-  explicit StatusStore(std::unique_ptr<DurableFiles> hosts) : hosts_(std::move(hosts)) {}
+  StatusStore(std::unique_ptr<DurableFiles> nsm, std::unique_ptr<DurableFiles> hosts)
+      : nsm_(std::move(nsm)), hosts_(std::move(hosts)) {}
 
+  std::unique_ptr<DurableFiles> nsm_;
   std::unique_ptr<DurableFiles> hosts_;
   int32_t state_ = 0;
   std::vector<MonitoredHost> previous_;

@@ -49,6 +49,8 @@ class Dispatcher : public RpcService {
 
   // Zeros when the cache is disabled.
   DuplicateCacheStats drc_stats() const;
+  // The cache itself (null when disabled): handed to a successor process.
+  DuplicateCache* drc() const { return drc_.get(); }
 
  private:
   const Program* FindProgram(uint32_t prog) const;

@@ -2,14 +2,39 @@
 
 #include <netinet/in.h>
 
+#include <cstring>
 #include <iterator>
 #include <string_view>
 #include <utility>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/string_view.h"
 
 namespace nfs3d::rpc {
+
+namespace {
+
+// 64-bit multiply-xorshift over 8-byte words, finished like MurmurHash3's
+// fmix64: fast, and the same in every process and on every build.
+uint64_t StableHash(const uint8_t* p, size_t n, uint64_t seed) {
+  constexpr uint64_t kMul = 0xff51afd7ed558ccdull;
+  uint64_t h = seed ^ 0x9e3779b97f4a7c15ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * kMul;
+    h ^= h >> 32;
+  }
+  uint64_t tail = 0;
+  for (size_t k = 0; i < n; ++i, k += 8) tail |= uint64_t{p[i]} << k;
+  h = (h ^ tail ^ (uint64_t{n} << 56)) * kMul;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+}  // namespace
 namespace {
 
 void AppendBytes(std::string* out, const void* data, size_t len) {
@@ -53,20 +78,20 @@ DrcKey DuplicateCache::MakeKey(const TransportInfo& transport, uint32_t xid, uin
   key.prog = prog;
   key.vers = vers;
   key.proc = proc;
-  // absl::Hash is seeded per process, which is all an in-memory cache needs.
   // The checksum only has to tell a reused xid with another call from a
   // retransmission: the length plus the head (file handle, offset, count...)
   // and the tail of the arguments do that -- knfsd checksums 256 bytes.
-  // Hashing all of a 1 MiB WRITE cost a fifth of the server's CPU.
+  // Hashing all of a 1 MiB WRITE cost a fifth of the server's CPU. It is the
+  // same in every process (not absl::Hash, which is seeded per process):
+  // entries cross to a successor (docs/handover.md).
   constexpr size_t kHead = 512;
   constexpr size_t kTail = 64;
-  const char* p = reinterpret_cast<const char*>(args.data());
+  const uint8_t* p = args.data();
   const size_t n = args.size();
   if (n <= kHead + kTail) {
-    key.checksum = absl::HashOf(absl::string_view(p, n));
+    key.checksum = StableHash(p, n, n);
   } else {
-    key.checksum =
-        absl::HashOf(n, absl::string_view(p, kHead), absl::string_view(p + n - kTail, kTail));
+    key.checksum = StableHash(p + n - kTail, kTail, StableHash(p, kHead, n));
   }
   return key;
 }
@@ -126,6 +151,33 @@ void DuplicateCache::Abandon(const DrcKey& key, uint64_t token) {
   auto found = index_.find(IndexKey{key.peer, key.xid});
   if (found == index_.end() || found->second->token != token) return;
   EraseLocked(found->second);
+}
+
+std::vector<DuplicateCache::Record> DuplicateCache::Export() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<Record> records;
+  for (auto it = lru_.rbegin(); it != lru_.rend(); ++it) {
+    if (it->done) records.push_back({it->key, it->reply});
+  }
+  return records;
+}
+
+void DuplicateCache::Import(std::vector<Record> records) {
+  absl::MutexLock lock(&mu_);
+  for (Record& r : records) {
+    if (r.reply.size() > options_.max_bytes) continue;
+    auto found = index_.find(IndexKey{r.key.peer, r.key.xid});
+    if (found != index_.end()) EraseLocked(found->second);
+    Entry entry;
+    entry.key = std::move(r.key);
+    entry.token = next_token_++;
+    entry.done = true;
+    entry.reply = std::move(r.reply);
+    bytes_ += entry.reply.size();
+    lru_.push_front(std::move(entry));
+    index_[IndexKey{lru_.front().key.peer, lru_.front().key.xid}] = lru_.begin();
+    EvictLocked();
+  }
 }
 
 void DuplicateCache::EraseLocked(Lru::iterator it) {

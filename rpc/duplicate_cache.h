@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <list>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -99,6 +100,17 @@ class DuplicateCache {
 
   DuplicateCacheStats stats() const;
   size_t size() const;
+
+  // The completed entries, least recently used first (calls still running
+  // are left out: they have no reply yet), for a successor process.
+  struct Record {
+    DrcKey key;
+    std::string reply;
+  };
+  std::vector<Record> Export() const;
+  // Adds completed entries (in Export's order) as if their calls had run
+  // here; the bounds apply.
+  void Import(std::vector<Record> records);
 
  private:
   // Lookup index: (peer, xid). Everything else in DrcKey is compared on hit.

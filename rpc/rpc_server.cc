@@ -111,6 +111,52 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   return bound;
 }
 
+absl::StatusOr<uint16_t> RpcServer::AdoptTcp(int fd) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return absl::FailedPreconditionError("server stopped");
+  auto listener = TcpListener::Adopt(
+      NextContext(), fd, [this]() -> asio::io_context& { return NextContext(); }, &tcp_context_);
+  if (!listener.ok()) return listener.status();
+  uint16_t bound = (*listener)->port();
+  if (started_) (*listener)->Start();
+  tcp_listeners_.push_back(std::move(*listener));
+  return bound;
+}
+
+absl::StatusOr<uint16_t> RpcServer::AdoptUdp(int fd) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_) return absl::FailedPreconditionError("server stopped");
+  auto listener = UdpListener::Adopt(NextContext(), fd, service_, pools_, &mtu_cache_, &inflight_,
+                                     options_.receive_count, options_.udp_pacing);
+  if (!listener.ok()) return listener.status();
+  uint16_t bound = (*listener)->port();
+  if (started_) (*listener)->Start();
+  udp_listeners_.push_back(std::move(*listener));
+  return bound;
+}
+
+std::vector<RpcServer::ListenerSocket> RpcServer::ListenerSockets() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ListenerSocket> sockets;
+  for (auto& l : tcp_listeners_) sockets.push_back({true, l->native_handle()});
+  for (auto& l : udp_listeners_) sockets.push_back({false, l->native_handle()});
+  return sockets;
+}
+
+void RpcServer::PauseListeners() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!started_ || stopped_) return;
+  for (auto& l : tcp_listeners_) l->Pause();
+  for (auto& l : udp_listeners_) l->Pause();
+}
+
+void RpcServer::ResumeListeners() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!started_ || stopped_) return;
+  for (auto& l : tcp_listeners_) l->Resume();
+  for (auto& l : udp_listeners_) l->Resume();
+}
+
 void RpcServer::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (started_ || stopped_) return;

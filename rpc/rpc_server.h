@@ -81,6 +81,25 @@ class RpcServer {
   absl::StatusOr<uint16_t> ListenTcp(const std::string& address, uint16_t port);
   absl::StatusOr<uint16_t> ListenUdp(const std::string& address, uint16_t port);
 
+  // A listening TCP socket or bound UDP socket another process handed over
+  // (daemon/handover.h): served like a bound one. Takes the descriptor.
+  absl::StatusOr<uint16_t> AdoptTcp(int fd);
+  absl::StatusOr<uint16_t> AdoptUdp(int fd);
+
+  // Every listener's socket, for a successor process; the server still owns
+  // the descriptors.
+  struct ListenerSocket {
+    bool tcp = true;
+    int fd = -1;
+  };
+  std::vector<ListenerSocket> ListenerSockets();
+  // Stops accepting connections and reading datagrams (both queue in the
+  // kernel) until ResumeListeners; connections already accepted are served
+  // on. Returns once nothing is read from the listeners any more. Only
+  // after Start.
+  void PauseListeners();
+  void ResumeListeners();
+
   // Starts the io and worker threads and every listener.
   void Start();
   // Stops accepting and receiving, waits for running calls, closes every

@@ -5,11 +5,13 @@
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <optional>
 #include <utility>
 
@@ -637,6 +639,25 @@ absl::StatusOr<std::unique_ptr<TcpListener>> TcpListener::Create(
   return listener;
 }
 
+absl::StatusOr<std::unique_ptr<TcpListener>> TcpListener::Adopt(
+    asio::io_context& io, int fd, std::function<asio::io_context&()> pick, TcpContext* context) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof(local);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
+    close(fd);
+    return absl::InvalidArgumentError("inherited tcp listener: getsockname failed");
+  }
+  asio::ip::tcp::acceptor acceptor(io);
+  error_code ec;
+  acceptor.assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
+  if (ec) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("inherited tcp listener: ", ec.message()));
+  }
+  return std::unique_ptr<TcpListener>(
+      new TcpListener(std::move(acceptor), std::move(pick), context));
+}
+
 TcpListener::TcpListener(asio::ip::tcp::acceptor acceptor, std::function<asio::io_context&()> pick,
                          TcpContext* context)
     : acceptor_(std::move(acceptor)),
@@ -659,7 +680,7 @@ void TcpListener::Accept() {
       NFS3D_LOG_WARNING("tcp: accept: %s", ec.message());
       retry_timer_.expires_after(std::chrono::milliseconds(100));
       retry_timer_.async_wait([this](const error_code& wait_ec) {
-        if (!wait_ec && acceptor_.is_open()) Accept();
+        if (!wait_ec && acceptor_.is_open() && !paused_) Accept();
       });
       return;
     }
@@ -675,6 +696,26 @@ void TcpListener::Accept() {
         conn->CloseNow();
       }
     }
+    if (!paused_) Accept();
+  });
+}
+
+void TcpListener::Pause() {
+  std::promise<void> done;
+  asio::post(acceptor_.get_executor(), [this, &done] {
+    paused_ = true;
+    error_code ec;
+    acceptor_.cancel(ec);
+    retry_timer_.cancel();
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+void TcpListener::Resume() {
+  asio::post(acceptor_.get_executor(), [this] {
+    if (!paused_) return;
+    paused_ = false;
     Accept();
   });
 }

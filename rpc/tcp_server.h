@@ -307,9 +307,20 @@ class TcpListener {
   static absl::StatusOr<std::unique_ptr<TcpListener>> Create(
       boost::asio::io_context& io, const boost::asio::ip::tcp::endpoint& endpoint,
       std::function<boost::asio::io_context&()> pick, TcpContext* context);
+  // A listening socket bound by another process (a predecessor handing its
+  // sockets over); takes the descriptor.
+  static absl::StatusOr<std::unique_ptr<TcpListener>> Adopt(
+      boost::asio::io_context& io, int fd, std::function<boost::asio::io_context&()> pick,
+      TcpContext* context);
 
   uint16_t port() const { return port_; }
+  int native_handle() { return acceptor_.native_handle(); }
   void Start();
+  // Stops accepting until Resume (new clients wait in the backlog); the
+  // connections already accepted go on. On the io thread: Pause returns once
+  // no accept is pending any more. Only after Start.
+  void Pause();
+  void Resume();
   // Only while no io thread runs.
   void CloseNow();
 
@@ -323,6 +334,7 @@ class TcpListener {
   std::function<boost::asio::io_context&()> pick_;
   TcpContext* context_;
   uint16_t port_ = 0;
+  bool paused_ = false;  // on the io thread
 };
 
 }  // namespace nfs3d::rpc

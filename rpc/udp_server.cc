@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <future>
 #include <optional>
 #include <utility>
 
@@ -69,6 +70,27 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
   return listener;
 }
 
+absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Adopt(
+    asio::io_context& io, int fd, RpcService* service, WorkerPools workers, MtuCache* mtu,
+    InflightLimit* limit, std::atomic<uint64_t>* receive_count, const UdpPacingOptions& pacing) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof(local);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
+    close(fd);
+    return absl::InvalidArgumentError("inherited udp socket: getsockname failed");
+  }
+  asio::ip::udp::socket socket(io);
+  error_code ec;
+  socket.assign(local.ss_family == AF_INET6 ? asio::ip::udp::v6() : asio::ip::udp::v4(), fd, ec);
+  if (!ec) socket.non_blocking(true, ec);
+  if (ec) {
+    if (!socket.is_open()) close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("inherited udp socket: ", ec.message()));
+  }
+  return std::unique_ptr<UdpListener>(
+      new UdpListener(std::move(socket), service, workers, mtu, limit, receive_count, pacing));
+}
+
 UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service, WorkerPools workers,
                          MtuCache* mtu, InflightLimit* limit, std::atomic<uint64_t>* receive_count,
                          const UdpPacingOptions& pacing)
@@ -104,8 +126,27 @@ void UdpListener::Start() {
 
 void UdpListener::Wait() {
   socket_.async_wait(asio::ip::udp::socket::wait_read, [this](const error_code& ec) {
-    if (ec || !socket_.is_open()) return;
+    if (ec || !socket_.is_open() || paused_) return;
     OnReadable();
+    if (!paused_) Wait();
+  });
+}
+
+void UdpListener::Pause() {
+  std::promise<void> done;
+  asio::post(socket_.get_executor(), [this, &done] {
+    paused_ = true;
+    error_code ec;
+    socket_.cancel(ec);
+    done.set_value();
+  });
+  done.get_future().wait();
+}
+
+void UdpListener::Resume() {
+  asio::post(socket_.get_executor(), [this] {
+    if (!paused_) return;
+    paused_ = false;
     Wait();
   });
 }

@@ -46,12 +46,24 @@ class UdpListener : public EarlyAnswerer {
       InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr,
       const UdpPacingOptions& pacing = {});
 
+  // A bound socket from another process (a predecessor handing its sockets
+  // over), with its options as they were set; takes the descriptor.
+  static absl::StatusOr<std::unique_ptr<UdpListener>> Adopt(
+      boost::asio::io_context& io, int fd, RpcService* service, WorkerPools workers, MtuCache* mtu,
+      InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr,
+      const UdpPacingOptions& pacing = {});
+
   uint16_t port() const { return port_; }
+  int native_handle() const { return fd_; }
   // The socket's effective buffers, the receive batch and the pacing, for
   // the startup line: "SO_RCVBUF 8388608, SO_SNDBUF 8388608, recvmmsg 16,
   // pacing auto".
   std::string Describe() const;
   void Start();
+  // Stops reading datagrams until Resume (they queue in the socket); calls
+  // already read run on. Returns once no read is pending. Only after Start.
+  void Pause();
+  void Resume();
   // Only once no io thread and no worker runs.
   void CloseNow();
 
@@ -112,6 +124,7 @@ class UdpListener : public EarlyAnswerer {
   int rcvbuf_ = 0, sndbuf_ = 0;      // effective, as the kernel reports them
   std::vector<uint8_t> recv_buf_;    // kRecvBatch datagrams of up to 64 KiB
   std::unique_ptr<UdpPacer> pacer_;  // null: pacing off
+  bool paused_ = false;              // on the io thread
 };
 
 }  // namespace nfs3d::rpc

@@ -18,7 +18,8 @@ BUILD=${BUILD_DIR:-$REPO/build-fuzz}
 JOBS=${FUZZ_JOBS:-2}
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(rpc_call_fuzz record_marker_fuzz conf_fuzz dispatcher_fuzz nfs3_args_fuzz nfsacl_fuzz
-                                   nlm_fuzz nsm_fuzz rquota_fuzz portmap_fuzz rpcsec_gss_fuzz krb5_token_fuzz)
+                                   nlm_fuzz nsm_fuzz rquota_fuzz portmap_fuzz rpcsec_gss_fuzz krb5_token_fuzz
+                                   handover_fuzz)
 
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed" >&2; exit 1; }
 FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only"

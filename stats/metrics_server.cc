@@ -1,5 +1,6 @@
 #include "stats/metrics_server.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,6 +193,49 @@ absl::Status MetricsServer::ListenUnix(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<uint16_t> MetricsServer::AdoptTcp(int fd) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof(local);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
+    close(fd);
+    return absl::InvalidArgumentError("metrics: inherited socket: getsockname failed");
+  }
+  auto acceptor = std::make_unique<asio::ip::tcp::acceptor>(impl_->io);
+  error_code ec;
+  acceptor->assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
+  if (ec) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("metrics: inherited socket: ", ec.message()));
+  }
+  uint16_t bound = acceptor->local_endpoint(ec).port();
+  impl_->tcp.push_back(std::move(acceptor));
+  return bound;
+}
+
+absl::Status MetricsServer::AdoptUnix(int fd, const std::string& path) {
+  auto acceptor = std::make_unique<local_stream::acceptor>(impl_->io);
+  error_code ec;
+  acceptor->assign(local_stream(), fd, ec);
+  if (ec) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat("metrics: inherited socket: ", ec.message()));
+  }
+  impl_->unix_sockets.push_back(std::move(acceptor));
+  impl_->unix_paths.push_back(path);
+  return absl::OkStatus();
+}
+
+std::vector<int> MetricsServer::TcpListenerFds() const {
+  std::vector<int> fds;
+  for (auto& a : impl_->tcp) fds.push_back(a->native_handle());
+  return fds;
+}
+
+std::vector<int> MetricsServer::UnixListenerFds() const {
+  std::vector<int> fds;
+  for (auto& a : impl_->unix_sockets) fds.push_back(a->native_handle());
+  return fds;
+}
 void MetricsServer::SetControl(Control control) { impl_->control = std::move(control); }
 
 void MetricsServer::Start() {

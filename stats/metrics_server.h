@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -45,6 +46,15 @@ class MetricsServer {
   absl::StatusOr<uint16_t> ListenTcp(const std::string& address, uint16_t port);
   // Replaces a stale socket file at `path`; the socket gets mode 0600.
   absl::Status ListenUnix(const std::string& path);
+
+  // Before Start(): a listening socket another process handed over
+  // (daemon/handover.h); takes the descriptor. A unix socket keeps its path
+  // (removed again by Stop).
+  absl::StatusOr<uint16_t> AdoptTcp(int fd);
+  absl::Status AdoptUnix(int fd, const std::string& path);
+  // The listening sockets, for a successor (the server keeps them).
+  std::vector<int> TcpListenerFds() const;
+  std::vector<int> UnixListenerFds() const;
 
   // Before Start().
   void SetControl(Control control);

@@ -22,6 +22,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -201,6 +202,54 @@ class NfsdProcess {
     return ss.str();
   }
 
+  // Starts `nfs3d --takeover` on the same configuration and waits for the
+  // running one to hand over and exit: true once it exited 0 and the new
+  // one, now this process, answers on the same port over TCP and UDP.
+  // `env` (NAME=VALUE) is set in the new process only.
+  bool TakeOver(const std::string& env = "") {
+    const pid_t old = pid_;
+    const size_t log_from = Log().size();
+    Spawn({"--takeover"}, env);
+    const pid_t successor = pid_;
+    pid_ = old;
+    std::optional<int> status = WaitExit(absl::Seconds(60));
+    pid_ = successor;
+    if (!status || !WIFEXITED(*status) || WEXITSTATUS(*status) != 0) return false;
+    for (int i = 0; i < 100; ++i) {
+      if (Log().find("listening on", log_from) != std::string::npos &&
+          Answers(rpc::Transport::kTcp) && Answers(rpc::Transport::kUdp)) {
+        return true;
+      }
+      usleep(100000);
+    }
+    return false;
+  }
+
+  // Runs `nfs3d --takeover` expecting it to give up: its wait status (none
+  // if it still ran after `limit`). The running process stays this one.
+  std::optional<int> TakeOverUntilExit(const std::string& env, absl::Duration limit) {
+    const pid_t old = pid_;
+    Spawn({"--takeover"}, env);
+    std::optional<int> status = WaitExit(limit);
+    pid_ = old;
+    return status;
+  }
+
+  // Starts `nfs3d --takeover` and returns at once with its pid; the running
+  // process stays this one (for tests that kill either at some point).
+  pid_t SpawnTakeover(const std::string& env = "") {
+    const pid_t old = pid_;
+    Spawn({"--takeover"}, env);
+    const pid_t successor = pid_;
+    pid_ = old;
+    return successor;
+  }
+  // Makes `pid` (a SpawnTakeover child) the process this object runs.
+  void Adopt(pid_t pid) { pid_ = pid; }
+
+  // NAME=VALUE set in the processes Start spawns from now on.
+  void set_start_env(const std::string& env) { start_env_ = env; }
+
   // `nfs3d SUBCOMMAND --config <this server's> ARGS...` (e.g. "exports"):
   // its exit status, and its stdout and stderr in `output`.
   int Command(const std::string& subcommand, const std::vector<std::string>& args,
@@ -241,16 +290,21 @@ class NfsdProcess {
     return true;
   }
 
-  // Starts nfs3d on the configuration, its stderr appended to nfs3d.log.
-  void Spawn() {
+  // Starts nfs3d on the configuration, its stderr appended to nfs3d.log;
+  // `extra` arguments and one NAME=VALUE `env` for it alone.
+  void Spawn(std::initializer_list<const char*> extra = {}, const std::string& env = "") {
     std::string config = (dir_ / "nfs3d.conf").string();
     std::string log = (dir_ / "nfs3d.log").string();
     pid_ = fork();
     if (pid_ == 0) {
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       if (fd >= 0) dup2(fd, 2);
-      execl(NFS3D_BINARY, "nfs3d", "--config", config.c_str(), "--foreground",
-            static_cast<char*>(nullptr));
+      const std::string& set = env.empty() ? start_env_ : env;
+      if (!set.empty()) putenv(const_cast<char*>(set.c_str()));
+      std::vector<const char*> argv = {"nfs3d", "--config", config.c_str(), "--foreground"};
+      argv.insert(argv.end(), extra.begin(), extra.end());
+      argv.push_back(nullptr);
+      execv(NFS3D_BINARY, const_cast<char* const*>(argv.data()));
       _exit(127);
     }
   }
@@ -292,6 +346,7 @@ class NfsdProcess {
 
   fs::path dir_;
   std::string exports_, extra_;  // as configured, to configure again
+  std::string start_env_;
   pid_t pid_ = -1;
   uint16_t port_ = 0, mount_port_ = 0;
 };

@@ -19,6 +19,10 @@
 #   4. restart: nfs3d is restarted while a guest process holds a lock; nfs3d
 #      tells the client (SM_NOTIFY), the client reclaims the lock in the grace
 #      period, and the other host finds it held after the grace period.
+#   5. handover, in section 4's VM session: nfs3d --takeover 10 times while
+#      the guest still holds the lock and writes with fsync: after each the
+#      other host is refused that lock and granted another at once (no grace
+#      period), nothing is reclaimed, and every block written verifies.
 # Usage: lab_lock_test.sh NFS3D_BINARY [NLM_LOCK_TOOL]
 TEST_NAME=lab_lock
 source "$(dirname "$0")/lib.sh"
@@ -281,6 +285,26 @@ for i in $(seq 1 240); do
   sleep 0.5
 done
 [ -e "$MNT/checked" ] || bad "the host never checked the lock"
+# Section 5: the lock stays held while the host hands nfs3d over 10 times
+# (nfs3d --takeover); meanwhile this writes with fsync, then checks every
+# block.
+$PY -c '
+import os, sys
+path, done = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o666)
+n = 0
+while not os.path.exists(done) and n < 100000:
+    os.write(fd, (b"%08d" % n) * 512)  # 4 KiB blocks, each naming its number
+    os.fsync(fd)
+    n += 1
+os.close(fd)
+data = open(path, "rb").read()
+for i in range(n):
+    if data[i * 4096:(i + 1) * 4096] != (b"%08d" % i) * 512:
+        print("LOCKTEST FAIL: block %d of %d differs" % (i, n), flush=True)
+        sys.exit(1)
+print("LOCKTEST OK: %d blocks written with fsync across the handovers verify" % n, flush=True)
+' "$MNT/ho-data" "$MNT/ho-done" || bad "writer across the handovers"
 touch /tmp/release
 wait $holder
 trylock "$MNT/held" || bad "lock not free after the holder released it"
@@ -377,7 +401,29 @@ rc=0
 tool held test --wait-grace >&2 || rc=$?
 [ "$rc" = 1 ] || { cat "$out" >&2; fail "after the restart the other host found the lock free (status $rc)"; }
 log "after the grace period the other host finds the reclaimed lock held"
+rm -f "$WORK/export/ho-done"
+touch "$WORK/export/ho-other"
+chmod 666 "$WORK/export/ho-other"
 touch "$WORK/export/checked"
+log "10 handovers (nfs3d --takeover) with the lock held and fsync writes running"
+for i in $(seq 1 10); do
+  old=$NFS3D_PID
+  hlog="$WORK/nfs3d-ho-$i.log"
+  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground --takeover 2> "$hlog" &
+  NFS3D_PID=$!
+  PIDS+=("$NFS3D_PID")
+  timeout 30 tail --pid="$old" -f /dev/null || fail "handover $i: the old nfs3d did not exit"
+  for t in $(seq 1 100); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
+  grep -q "lock manager: took over [1-9]" "$hlog" || { cat "$hlog" >&2; fail "handover $i: no locks"; }
+  rc=0; tool held test >&2 || rc=$?
+  [ "$rc" = 1 ] || fail "handover $i: the other host found the guest's lock free (status $rc)"
+  tool ho-other lock >&2 || fail "handover $i: a new lock was not granted at once (grace?)"
+  tool ho-other unlock >&2 || fail "handover $i: unlock"
+done
+touch "$WORK/export/ho-done"
+if cat "$WORK"/nfs3d-ho-*.log | grep -E "reclaimed a lock|to reclaim its locks|grace period"; then
+  fail "a handover made the client reclaim"
+fi
 rc=0
 wait "$run_pid" || rc=$?
 grep "LOCKTEST" "$out" | sed "s/^/[restart] /" >&2
@@ -387,4 +433,8 @@ grep -E "lock manager|status monitor" "$WORK/nfs3d-2.log" >&2 || true
 grep -q "to reclaim its locks" "$WORK/nfs3d-2.log" || fail "nfs3d did not notify the client"
 grep -q "reclaimed a lock" "$WORK/nfs3d-2.log" || fail "the client did not reclaim"
 log "PASS: lock reclaimed after restart"
+grep -q "blocks written with fsync across the handovers verify" "$out" \
+  || fail "no verified writes across the handovers"
+log "PASS: 10 handovers: lock never lost nor reclaimed, writes verify, no grace period"
+
 log "all passed"

@@ -72,5 +72,24 @@ TEST_F(StatusStoreTest, HostsPersistUntilRemoved) {
   EXPECT_EQ((*s)->previous_hosts().size(), 1u);
 }
 
+// A successor taking over from a running nfs3d is the same NSM instance:
+// Open without bump keeps the state; Bump gives the next one when the
+// takeover lost the lock state after all.
+TEST_F(StatusStoreTest, TakeoverKeepsTheStateUntilBumped) {
+  absl::StatusOr<std::unique_ptr<StatusStore>> first = StatusStore::Open(dir_);
+  ASSERT_TRUE(first.ok());
+  const int32_t state = (*first)->state();
+  ASSERT_TRUE((*first)->AddHost({"client", "10.0.0.2", "10.0.0.1"}).ok());
+  absl::StatusOr<std::unique_ptr<StatusStore>> successor = StatusStore::Open(dir_, false);
+  ASSERT_TRUE(successor.ok());
+  EXPECT_EQ((*successor)->state(), state);
+  EXPECT_EQ((*successor)->previous_hosts().size(), 1u);
+  ASSERT_TRUE((*successor)->Bump().ok());
+  EXPECT_EQ((*successor)->state(), state + 2);
+  absl::StatusOr<std::unique_ptr<StatusStore>> next = StatusStore::Open(dir_);
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ((*next)->state(), state + 4);
+}
+
 }  // namespace
 }  // namespace nfs3d::nlm

@@ -187,5 +187,47 @@ TEST(DuplicateCacheTest, ConcurrentUseStaysBounded) {
   EXPECT_GT(cache.stats().hits, 0u);
 }
 
+// A successor process imports what its predecessor exported: completed
+// entries replay there, running calls are left out, and the checksum of the
+// arguments is the same in every process (docs/handover.md).
+TEST(DuplicateCacheTest, ExportedEntriesReplayAfterImport) {
+  DuplicateCache old_cache;
+  std::string reply;
+  DuplicateCache::Begin done = old_cache.Start(Key(1), &reply);
+  old_cache.Complete(Key(1), done.token, "first");
+  DuplicateCache::Begin later = old_cache.Start(Key(2), &reply);
+  old_cache.Complete(Key(2), later.token, "second");
+  (void)old_cache.Start(Key(3), &reply);  // still running
+  std::vector<DuplicateCache::Record> records = old_cache.Export();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].reply, "first");  // least recently used first
+
+  DuplicateCache successor;
+  successor.Import(records);
+  EXPECT_EQ(successor.size(), 2u);
+  ASSERT_EQ(successor.Start(Key(1), &reply).outcome, DuplicateCache::Outcome::kReplay);
+  EXPECT_EQ(reply, "first");
+  ASSERT_EQ(successor.Start(Key(2), &reply).outcome, DuplicateCache::Outcome::kReplay);
+  EXPECT_EQ(reply, "second");
+  EXPECT_EQ(successor.Start(Key(3), &reply).outcome, DuplicateCache::Outcome::kNew);
+  // The bounds hold for imported entries too.
+  DuplicateCache small(DuplicateCacheOptions{.max_entries = 1, .max_bytes = 1024});
+  small.Import(old_cache.Export());
+  EXPECT_EQ(small.size(), 1u);
+  EXPECT_EQ(small.Start(Key(2), &reply).outcome, DuplicateCache::Outcome::kReplay);
+}
+
+// The checksum does not depend on the process (absl::Hash would): a fixed
+// input has a fixed value.
+TEST(DuplicateCacheTest, ChecksumIsStableAcrossProcesses) {
+  const std::vector<uint8_t> args = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  DrcKey a = DuplicateCache::MakeKey(Peer4(Transport::kUdp, "10.0.0.1", 800), 1, 100003, 3, 8,
+                                     absl::MakeConstSpan(args));
+  DrcKey b = DuplicateCache::MakeKey(Peer4(Transport::kUdp, "10.0.0.1", 800), 1, 100003, 3, 8,
+                                     absl::MakeConstSpan(args));
+  EXPECT_EQ(a.checksum, b.checksum);
+  EXPECT_EQ(a.checksum, 0x1dd363a80873ac4full);
+}
+
 }  // namespace
 }  // namespace nfs3d::rpc

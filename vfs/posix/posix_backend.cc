@@ -392,6 +392,10 @@ SyncStats PosixBackend::sync_stats() const {
           impl_->sync_counters.fsyncs.load(std::memory_order_relaxed)};
 }
 
+void PosixBackend::AdoptWriteVerifier(uint64_t verifier) { impl_->AdoptVerifier(verifier); }
+
+uint64_t PosixBackend::WriteVerifierValue() const { return impl_->verifier(); }
+
 Verifier PosixBackend::WriteVerifier() const {
   Verifier out;
   uint64_t verf = impl_->verifier();

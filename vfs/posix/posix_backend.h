@@ -202,6 +202,10 @@ class PosixBackend : public Backend {
   absl::StatusOr<Verifier> Commit(const Cred& cred, const FileHandle& fh, uint64_t offset,
                                   uint32_t count, Wcc* wcc) override;
   Verifier WriteVerifier() const override;
+  // The write verifier of the process this one takes over from (daemon/
+  // handover.h): unstable writes made there need no resend.
+  void AdoptWriteVerifier(uint64_t verifier);
+  uint64_t WriteVerifierValue() const;
 
   SyncStats sync_stats() const;
   // syncfs() on the file system of every export (clean shutdown). Returns

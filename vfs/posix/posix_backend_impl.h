@@ -234,6 +234,7 @@ class PosixBackend::Impl {
                                       const struct stat* known = nullptr);
 
   uint64_t verifier() const { return verifier_.load(); }
+  void AdoptVerifier(uint64_t v) { verifier_.store(v); }
   SyncCounters sync_counters;
   std::vector<std::shared_ptr<const Export>> AllExports() {
     absl::ReaderMutexLock lock(&exports_mu_);

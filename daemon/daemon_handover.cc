@@ -1,0 +1,185 @@
+// Both sides of a handover as the daemon sees them (daemon/handover.h): the
+// predecessor pauses, passes its sockets and, once the successor is ready,
+// stops and passes its state; the successor adopts the sockets and state.
+#include "daemon/daemon_impl.h"
+#include "daemon/systemd_notify.h"
+
+namespace nfs3d::daemon {
+
+void Daemon::OnHandedOver(std::function<void()> done) { impl_->handed_over = std::move(done); }
+
+void Daemon::StartHandoverServer() {
+  Impl& d = *impl_;
+  std::optional<OwnedFd> socket = d.inherited.Take(handover::SocketRole::kHandover);
+  d.inherited = InheritedSockets();  // what the configuration no longer listens on: closed
+  if (!socket) {
+    absl::StatusOr<OwnedFd> fresh = ListenUnixStream(HandoverSocketPath(d.config.state_dir));
+    if (!fresh.ok()) {
+      NFS3D_LOG_WARNING("handover socket: %s; nfs3d --takeover cannot replace this process",
+                        fresh.status().message());
+      return;
+    }
+    socket = std::move(*fresh);
+  }
+  PredecessorHooks hooks;
+  hooks.pause = [&d](std::vector<int>* fds) { return d.PauseForHandover(fds); };
+  hooks.resume = [&d] { d.server->ResumeListeners(); };
+  hooks.finish = [&d](std::vector<int>* fds) { return d.FinishForHandover(fds); };
+  hooks.handed_over = [&d] {
+    if (d.handed_over) d.handed_over();
+  };
+  d.handover = std::make_unique<HandoverServer>(std::move(*socket), std::move(hooks));
+}
+
+handover::Sockets Daemon::Impl::PauseForHandover(std::vector<int>* fds) {
+  server->PauseListeners();
+  handover::Sockets sockets;
+  sockets.write_verifier = backend->WriteVerifierValue();
+  auto add = [&](handover::SocketRole role, bool stream, int fd) {
+    sockets.sockets.push_back({role, stream, static_cast<uint32_t>(fds->size())});
+    fds->push_back(fd);
+  };
+  for (const rpc::RpcServer::ListenerSocket& l : server->ListenerSockets()) {
+    add(handover::SocketRole::kRpc, l.tcp, l.fd);
+  }
+  if (metrics) {
+    for (int fd : metrics->TcpListenerFds()) add(handover::SocketRole::kMetrics, true, fd);
+    for (int fd : metrics->UnixListenerFds()) add(handover::SocketRole::kControl, true, fd);
+  }
+  add(handover::SocketRole::kHandover, true, handover->listener_fd());
+  return sockets;
+}
+
+handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
+  follower.reset();
+  // No call is read any more; the running ones finish and are answered.
+  server->Stop();
+  handover::State state;
+  state.nlm = ExportLocks(fds);
+  if (rpc::DuplicateCache* drc = dispatcher->drc()) {
+    for (rpc::DuplicateCache::Record& r : drc->Export()) {
+      state.drc.push_back({std::move(r.key.peer), r.key.xid, r.key.prog, r.key.vers, r.key.proc,
+                           r.key.checksum, std::move(r.reply)});
+    }
+  }
+  return state;
+}
+
+void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
+  handover::State& state = final_state.state;
+  ImportLocks(std::move(state.nlm), &final_state.fds);
+  if (rpc::DuplicateCache* drc = dispatcher->drc()) {
+    std::vector<rpc::DuplicateCache::Record> records;
+    records.reserve(state.drc.size());
+    for (handover::DrcEntry& e : state.drc) {
+      records.push_back({rpc::DrcKey{std::move(e.peer), e.xid, e.prog, e.vers, e.proc, e.checksum},
+                         std::move(e.reply)});
+    }
+    drc->Import(std::move(records));
+  }
+}
+
+handover::NlmState Daemon::Impl::ExportLocks(std::vector<int>* fds) {
+  handover::NlmState out;
+  if (!nlm) return out;
+  nlm->Stop();  // no callback changes anything any more
+  out.enabled = true;
+  out.nsm_state = nsm_store->state();
+  nlm::NlmSnapshot snapshot = nlm->Snapshot();
+  out.grace_left_ms = snapshot.grace_left_ms;
+  for (const auto& [file, l] : snapshot.locks) {
+    out.locks.push_back(
+        {file, l.owner.host, l.owner.svid, l.owner.oh, l.first, l.last, l.exclusive});
+  }
+  for (const auto& [file, s] : snapshot.shares) {
+    out.shares.push_back(
+        {file, s.host, s.oh, static_cast<uint32_t>(s.mode), static_cast<uint32_t>(s.access)});
+  }
+  for (const nlm::NlmSnapshot::HostRecord& h : snapshot.hosts) {
+    out.hosts.push_back({h.name, h.address, h.local_address, h.recorded, h.previous});
+  }
+  for (const nlm::OfdLockMirror::Held& h : lock_mirror->Descriptors()) {
+    out.fds.push_back(
+        {h.file, h.owner.host, h.owner.svid, h.owner.oh, static_cast<uint32_t>(fds->size())});
+    fds->push_back(h.fd);
+  }
+  return out;
+}
+
+void Daemon::Impl::ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds) {
+  if (!state.enabled) return;
+  if (!nlm) {
+    NFS3D_LOG_WARNING("the predecessor's %d NLM locks are dropped: [nlm] is off here",
+                      state.locks.size());
+    return;
+  }
+  if (state.nsm_state != nsm_store->state()) {
+    NFS3D_LOG_WARNING("NSM state %d here, %d in the predecessor", nsm_store->state(),
+                      state.nsm_state);
+  }
+  std::vector<nlm::OfdLockMirror::Held> held;
+  for (const handover::LockFdEntry& e : state.fds) {
+    held.push_back({nlm::LockOwner{e.host, e.svid, e.oh}, e.file, (*fds)[e.fd_index].Release()});
+  }
+  lock_mirror->Adopt(std::move(held));
+  nlm::NlmSnapshot snapshot;
+  snapshot.grace_left_ms = state.grace_left_ms;
+  for (handover::NlmLockEntry& l : state.locks) {
+    snapshot.locks.push_back(
+        {std::move(l.file), nlm::Lock{nlm::LockOwner{std::move(l.host), l.svid, std::move(l.oh)},
+                                      l.first, l.last, l.exclusive}});
+  }
+  for (handover::NlmShareEntry& s : state.shares) {
+    nlm::ShareReservation r;
+    r.host = std::move(s.host);
+    r.oh = std::move(s.oh);
+    r.mode = static_cast<nlm::fsh4_mode>(s.mode & 3);
+    r.access = static_cast<nlm::fsh4_access>(s.access & 3);
+    snapshot.shares.push_back({std::move(s.file), std::move(r)});
+  }
+  for (handover::NlmHostEntry& h : state.hosts) {
+    snapshot.hosts.push_back({std::move(h.name), std::move(h.address), std::move(h.local_address),
+                              h.recorded, h.previous});
+  }
+  nlm_snapshot = std::move(snapshot);
+}
+
+absl::Status Daemon::TakeOver() {
+  Impl& d = *impl_;
+  absl::StatusOr<HandoverClient> client = HandoverClient::Connect(d.config.state_dir);
+  if (!client.ok()) return client.status();
+  absl::StatusOr<HandoverClient::Inherited> inherited = client->ReceiveSockets();
+  if (!inherited.ok()) return inherited.status();
+  NFS3D_LOG_INFO("taking over from nfs3d %s: %d sockets", inherited->predecessor_version,
+                 inherited->sockets.sockets.size());
+  d.backend->AdoptWriteVerifier(inherited->sockets.write_verifier);
+  d.inherited = InheritedSockets(inherited->sockets.sockets, std::move(inherited->fds));
+  bool ready_sent = false;
+  const int predecessor = client->predecessor_pid();
+  d.before_serving = [&]() -> absl::Status {
+    // Under systemd this process is the service from now on: said before
+    // Ready, as the predecessor may exit any time after it; taken back if
+    // Ready does not get through (the predecessor then serves on).
+    NotifySystemdMainPid(getpid());
+    if (absl::Status s = client->SendReady(absl::OkStatus()); !s.ok()) {
+      if (predecessor > 0) NotifySystemdMainPid(predecessor);
+      return s;
+    }
+    ready_sent = true;
+    // From here this process serves, whatever comes.
+    absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();
+    if (!state.ok()) {
+      NFS3D_LOG_WARNING("serving without the predecessor's state: %s", state.status().message());
+      return absl::OkStatus();
+    }
+    NFS3D_LOG_INFO("took over %d cached replies", state->state.drc.size());
+    d.ImportState(std::move(*state));
+    return absl::OkStatus();
+  };
+  absl::Status started = Start();
+  d.before_serving = nullptr;
+  if (!started.ok() && !ready_sent) (void)client->SendReady(started);
+  return started;
+}
+
+}  // namespace nfs3d::daemon

@@ -1,0 +1,206 @@
+// The handover format: what a running nfs3d and its successor (nfs3d
+// --takeover) say to each other over the handover socket, each frame's
+// payload described once in XDR (xdr/describe.h). docs/handover.md is the
+// prose description; a change to any type here is a new format number.
+// Header-only so the fuzz target needs the XDR library only.
+#ifndef NFS3D_DAEMON_HANDOVER_FORMAT_H_
+#define NFS3D_DAEMON_HANDOVER_FORMAT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "xdr/buffer_chain.h"
+#include "xdr/describe.h"
+#include "xdr/encoder.h"
+
+namespace nfs3d::handover {
+
+inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
+// The format this nfs3d writes and the oldest it reads.
+inline constexpr uint32_t kFormat = 1;
+inline constexpr uint32_t kOldestFormat = 1;
+
+inline constexpr uint32_t kMaxText = 1024;
+inline constexpr uint32_t kMaxSockets = 240;  // below FdChannel::kMaxFds
+inline constexpr uint32_t kMaxDrcEntries = 1 << 20;
+inline constexpr uint32_t kMaxDrcBytes = 2 << 20;  // one cached reply or peer key
+// Largest frame either side accepts.
+inline constexpr size_t kMaxFrame = size_t{256} << 20;
+
+// Each frame starts with its step; a frame of another step than the one
+// expected ends the handover.
+enum class Step : uint32_t {
+  kHello = 1,        // successor -> predecessor
+  kAnswer = 2,       // predecessor -> successor
+  kSockets = 3,      // predecessor -> successor, with the descriptors
+  kReady = 4,        // successor -> predecessor
+  kState = 5,        // predecessor -> successor
+  kDescriptors = 6,  // predecessor -> successor, before State: descriptors it refers to
+};
+inline xdr::EnumRange XdrRange(Step) { return {1, 6}; }
+
+struct Hello {
+  uint32_t magic = kMagic;
+  uint32_t oldest_format = kOldestFormat;  // the formats the successor reads
+  uint32_t newest_format = kFormat;
+  std::string version;  // the successor's nfs3d version
+};
+NFS3D_XDR(Hello) {
+  v(x.magic, x.oldest_format, x.newest_format, xdr::Bounded(x.version, kMaxText));
+}
+
+struct Answer {
+  uint32_t magic = kMagic;
+  bool accepted = false;
+  uint32_t format = kFormat;  // what the frames after this one are written in
+  std::string version;        // the predecessor's nfs3d version
+  std::string reason;         // why not, when refused
+};
+NFS3D_XDR(Answer) {
+  v(x.magic, x.accepted, x.format, xdr::Bounded(x.version, kMaxText),
+    xdr::Bounded(x.reason, kMaxText));
+}
+
+enum class SocketRole : uint32_t {
+  kRpc = 1,       // an RPC listener (NFS, MOUNT, NLM/NSM, portmapper)
+  kMetrics = 2,   // the [metrics] TCP endpoint
+  kControl = 3,   // the control socket in the state directory
+  kHandover = 4,  // the handover socket itself
+};
+inline xdr::EnumRange XdrRange(SocketRole) { return {1, 4}; }
+
+struct SocketEntry {
+  SocketRole role = SocketRole::kRpc;
+  bool stream = true;     // SOCK_STREAM (TCP, unix) or SOCK_DGRAM (UDP)
+  uint32_t fd_index = 0;  // into the frame's descriptors
+};
+NFS3D_XDR(SocketEntry) { v(x.role, x.stream, x.fd_index); }
+
+struct Sockets {
+  uint64_t write_verifier = 0;
+  std::vector<SocketEntry> sockets;
+};
+NFS3D_XDR(Sockets) { v(x.write_verifier, xdr::Counted(x.sockets, kMaxSockets, 12)); }
+
+struct Ready {
+  bool ok = false;
+  std::string reason;  // why not
+};
+NFS3D_XDR(Ready) { v(x.ok, xdr::Bounded(x.reason, kMaxText)); }
+
+// One completed entry of the duplicate request cache.
+struct DrcEntry {
+  std::string peer;
+  uint32_t xid = 0, prog = 0, vers = 0, proc = 0;
+  uint64_t checksum = 0;
+  std::string reply;
+};
+NFS3D_XDR(DrcEntry) {
+  v(xdr::Bounded(x.peer, kMaxDrcBytes), x.xid, x.prog, x.vers, x.proc, x.checksum,
+    xdr::Bounded(x.reply, kMaxDrcBytes));
+}
+
+// A frame of descriptors only; State's fd_index fields count through all
+// of them in the order they came.
+struct Descriptors {
+  uint32_t count = 0;  // as many as ride on the frame
+};
+NFS3D_XDR(Descriptors) { v(x.count); }
+
+inline constexpr uint32_t kMaxName = 1024;    // NLM caller names, addresses
+inline constexpr uint32_t kMaxOpaque = 1024;  // NLM owner handles, file keys
+inline constexpr uint32_t kMaxLocks = 1 << 20;
+
+struct NlmLockEntry {
+  std::string file;  // the lock table's key of the file
+  std::string host;
+  int32_t svid = 0;
+  std::string oh;
+  uint64_t first = 0, last = 0;  // inclusive byte range
+  bool exclusive = false;
+};
+NFS3D_XDR(NlmLockEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName), x.svid,
+    xdr::Bounded(x.oh, kMaxOpaque), x.first, x.last, x.exclusive);
+}
+
+struct NlmShareEntry {
+  std::string file, host, oh;
+  uint32_t mode = 0, access = 0;  // fsh4_mode, fsh4_access
+};
+NFS3D_XDR(NlmShareEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName),
+    xdr::Bounded(x.oh, kMaxOpaque), x.mode, x.access);
+}
+
+struct NlmHostEntry {
+  std::string name, address, local_address;
+  bool recorded = false;  // in the NSM store
+  bool previous = false;  // from before a restart whose grace period still runs
+};
+NFS3D_XDR(NlmHostEntry) {
+  v(xdr::Bounded(x.name, kMaxName), xdr::Bounded(x.address, kMaxName),
+    xdr::Bounded(x.local_address, kMaxName), x.recorded, x.previous);
+}
+
+// A descriptor holding an owner's OFD locks on a file.
+struct LockFdEntry {
+  std::string file, host;
+  int32_t svid = 0;
+  std::string oh;
+  uint32_t fd_index = 0;
+};
+NFS3D_XDR(LockFdEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName), x.svid,
+    xdr::Bounded(x.oh, kMaxOpaque), x.fd_index);
+}
+
+struct NlmState {
+  bool enabled = false;  // the rest is empty when the lock manager was off
+  int32_t nsm_state = 0;
+  int64_t grace_left_ms = 0;
+  std::vector<NlmLockEntry> locks;
+  std::vector<NlmShareEntry> shares;
+  std::vector<NlmHostEntry> hosts;
+  std::vector<LockFdEntry> fds;
+};
+NFS3D_XDR(NlmState) {
+  v(x.enabled, x.nsm_state, x.grace_left_ms, xdr::Counted(x.locks, kMaxLocks, 36),
+    xdr::Counted(x.shares, kMaxLocks, 20), xdr::Counted(x.hosts, kMaxLocks, 20),
+    xdr::Counted(x.fds, kMaxLocks, 20));
+}
+
+// What is handed over once the predecessor stopped serving.
+struct State {
+  std::vector<DrcEntry> drc;  // least recently used first
+  NlmState nlm;
+};
+NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
+
+// A frame's payload: its step, then the body.
+template <typename T>
+std::string EncodeFrame(Step step, const T& body) {
+  xdr::BufferChain chain;
+  xdr::Encoder e(&chain);
+  e.U32(static_cast<uint32_t>(step));
+  xdr::Encode(e, body);
+  return chain.Flatten();
+}
+
+// The body of a frame of `step`; nullopt when the frame is of another step,
+// malformed, or longer than its body.
+template <typename T>
+std::optional<T> DecodeFrame(Step step, std::string_view payload) {
+  xdr::Decoder d(reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
+  if (d.U32() != static_cast<uint32_t>(step) || !d.ok()) return std::nullopt;
+  T body;
+  if (!xdr::Decode(d, &body) || d.remaining() != 0) return std::nullopt;
+  return body;
+}
+
+}  // namespace nfs3d::handover
+
+#endif  // NFS3D_DAEMON_HANDOVER_FORMAT_H_
