@@ -51,8 +51,8 @@ absl::Status Daemon::Impl::ConnectCeph() {
   options.node_id = config.cluster_node_id;
   options.cluster_name = config.cluster_name;
   options.shared_dir = config.cluster_shared_dir;
-  options.before_ending_previous_session = [this](DurableFiles& shared) {
-    RecordGraceBeforeTakeover(shared);
+  options.after_ending_previous_session = [this](DurableFiles& shared) {
+    RecordGraceAtTakeover(shared);
   };
   absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created = vfs::CephfsBackend::Create(options);
   if (!created.ok()) return created.status();

@@ -152,10 +152,10 @@ struct Daemon::Impl {
   // other head's is running (nlm/cluster_grace.h). Unreadable: in grace
   // (refusing a new lock is safe, granting one a reclaim needs is not).
   void ShareGraceWithCluster(bool grace);
-  // Before the CephFS session of this head's previous instance is ended
-  // (which releases its locks): when that instance had lock clients,
-  // records the cluster's grace period in `shared` first.
-  void RecordGraceBeforeTakeover(DurableFiles& shared);
+  // As soon as the CephFS session of this head's previous instance is
+  // ended (which releases its locks): when that instance had lock clients,
+  // records the cluster's grace period in `shared`.
+  void RecordGraceAtTakeover(DurableFiles& shared);
 
   // The RPC server's threads, limits and transports' options from [nfsd],
   // [tcp] and [ceph].

@@ -16,7 +16,7 @@ absl::StatusOr<std::unique_ptr<nlm::StatusStore>> Daemon::Impl::OpenStatusStore(
   return nlm::StatusStore::Open(config.state_dir, /*bump=*/!taking_over);
 }
 
-void Daemon::Impl::RecordGraceBeforeTakeover(DurableFiles& shared) {
+void Daemon::Impl::RecordGraceAtTakeover(DurableFiles& shared) {
   if (!config.nlm || config.nlm_grace_period == 0) return;
   absl::StatusOr<std::unique_ptr<DurableFiles>> nsm =
       shared.Sub(absl::StrCat("nsm.", config.cluster_node_id));
@@ -31,7 +31,7 @@ void Daemon::Impl::RecordGraceBeforeTakeover(DurableFiles& shared) {
   absl::Status recorded = nlm::RecordGraceEnd(shared, config.cluster_node_id,
                                               absl::Now() + absl::Seconds(config.nlm_grace_period));
   if (!recorded.ok()) NFS3D_LOG_WARNING("cluster grace period: %s", recorded.ToString());
-  NFS3D_LOG_INFO("cluster grace period recorded before the previous instance's locks are released");
+  NFS3D_LOG_INFO("cluster grace period recorded as the previous instance's session ended");
 }
 
 void Daemon::Impl::ShareGraceWithCluster(bool grace) {

@@ -118,29 +118,6 @@ absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
   return *cm;
 }
 
-// Runs options.before_ending_previous_session on shared_dir's files, on a
-// mount of its own (the session to end is still there).
-absl::Status BeforeEndingPreviousSession(const CephfsOptions& options, const std::string& cluster) {
-  absl::StatusOr<ceph_mount_info*> cm = Connect(options, cluster);
-  if (!cm.ok()) return cm.status();
-  if (int rc = ceph_mount(*cm, "/"); rc < 0) {
-    ceph_shutdown(*cm);
-    return absl::UnavailableError(
-        absl::StrCat(cluster, ": mounting / failed: ", std::string(std::strerror(-rc))));
-  }
-  {
-    ceph_mount_info* mount = *cm;
-    absl::StatusOr<std::unique_ptr<DurableFiles>> files =
-        OpenCephFiles([mount] { return mount; }, options.shared_dir, cluster,
-                      [](std::function<absl::Status()> call) { return call(); });
-    if (files.ok()) options.before_ending_previous_session(**files);
-    if (!files.ok()) NFS3D_LOG_WARNING("%s", files.status().ToString());
-  }
-  ceph_unmount(*cm);
-  ceph_shutdown(*cm);
-  return absl::OkStatus();
-}
-
 // options with the cephx user of a mount (its empty fields: the options').
 CephfsOptions WithUser(CephfsOptions options, const CephUser& user) {
   if (!user.client_id.empty()) options.client_id = user.client_id;
@@ -170,11 +147,20 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                                ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
                                : SessionUuid(*secret, options.state_dir);
 
-  if (clustered && options.before_ending_previous_session) {
-    if (absl::Status s = BeforeEndingPreviousSession(options, cluster); !s.ok()) return s;
-  }
   absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, cluster, uuid, "/");
   if (!cm.ok()) return cm.status();
+  if (clustered && options.after_ending_previous_session) {
+    // First thing on the new session (the previous one's capabilities are
+    // gone, so nothing waits for them): the window in which another head
+    // could grant a lock the previous instance's clients must reclaim is
+    // the span of this call, not the rest of the start.
+    ceph_mount_info* mount = *cm;
+    absl::StatusOr<std::unique_ptr<DurableFiles>> files =
+        OpenCephFiles([mount] { return mount; }, options.shared_dir, cluster,
+                      [](std::function<absl::Status()> call) { return call(); });
+    if (files.ok()) options.after_ending_previous_session(**files);
+    if (!files.ok()) NFS3D_LOG_WARNING("%s", files.status().ToString());
+  }
   if (clustered) {
     secret = LoadOrCreateSharedHandleKey(*cm, options.shared_dir, options.node_id, cluster);
     if (!secret.ok()) {

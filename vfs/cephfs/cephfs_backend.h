@@ -82,12 +82,14 @@ struct CephfsOptions {
   // How often the session is checked; one the cluster ended (evicted) is
   // replaced by a new one. 0: never.
   int session_check_seconds = 5;
-  // A [cluster] head: called with shared_dir's files before the session of
-  // this node's previous instance is ended, i.e. while the locks it held
-  // still hold. The lock manager records its grace period there first, so
-  // no other head grants a lock that the previous instance's clients have
-  // yet to reclaim.
-  std::function<void(DurableFiles& shared)> before_ending_previous_session;
+  // A [cluster] head: called with shared_dir's files as soon as the session
+  // of this node's previous instance is ended (which releases its locks;
+  // before that, its capabilities would make any access wait for the
+  // session to time out). The lock manager records its grace period there
+  // at once, so other heads stop granting locks that the previous
+  // instance's clients have yet to reclaim within milliseconds, not after
+  // the rest of the start.
+  std::function<void(DurableFiles& shared)> after_ending_previous_session;
 };
 
 // The cephx identity an export mounts as; empty fields: the [ceph] section's.
