@@ -157,7 +157,7 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
     ceph_mount_info* mount = *cm;
     absl::StatusOr<std::unique_ptr<DurableFiles>> files =
         OpenCephFiles([mount] { return mount; }, options.shared_dir, cluster,
-                      [](std::function<absl::Status()> call) { return call(); });
+                      [](const std::function<absl::Status()>& call) { return call(); });
     if (files.ok()) options.after_ending_previous_session(**files);
     if (!files.ok()) NFS3D_LOG_WARNING("%s", files.status().ToString());
   }
