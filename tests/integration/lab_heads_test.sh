@@ -25,6 +25,10 @@
 #    the address back, machine 2's notify stops its copy of head1 and machine
 #    1's starts head1, which fences the copy's CephFS session and declares
 #    the grace period: the lock is reclaimed again and refused to head3;
+#  - rolling upgrade: machine by machine, keepalived stopped (its head
+#    moves to a survivor), the binary replaced, keepalived started (the head
+#    comes home on the new binary); the lock is reclaimed and refused to
+#    head3 as above;
 #  - the guest's writes complete with no I/O error, the file read through
 #    head3 equals its source; a file written through head3 before is what
 #    the guest reads through head1 (close-to-open across heads).
@@ -257,6 +261,7 @@ while :; do
     dd if=$DATA/src of="\$MNT/big" bs=1M skip=\$i seek=\$i count=1 conv=notrunc,fsync status=none
     echo "\$phase \$(date +%s.%N)" >> /tmp/calls
     [ \$phase = failback ] || [ ! -e "\$MNT/failback" ] || phase=failback
+    [ \$phase = upgrade ] || [ ! -e "\$MNT/upgrade" ] || phase=upgrade
     [ \$round -ge 1 ] && [ -e "\$MNT/checked" ] && break 2
   done
   round=\$((round + 1))
@@ -339,6 +344,43 @@ log "failback: the MDS blocklisted both replaced copies of head1 (machine 1's be
   || fail "failback: ${MACHINES[0]} took over another machine's head"
 grep " head1:" "$WORK/notify.log" | tail -4 >&2 || true
 check_lock_refused failback
+
+# Rolling upgrade (docs/multi-head.md): machine by machine, keepalived is
+# stopped (its head moves to a survivor), the new binary is installed (here
+# a copy of it, $WORK/nfs3d-new, named in the notify settings) and
+# keepalived is started again (the head comes home, on the new binary).
+# The guest keeps writing through head1 all along.
+cp "$NFS3D" "$WORK/nfs3d-new"
+mark upgrade
+sleep 2   # the guest sees the mark (actimeo=1) before the first move
+# heads_away M: machine M runs no head, and its own head runs elsewhere.
+heads_away() {
+  local m=$1 k
+  for k in 1 2 3; do head_stopped_on "$m" "head$k" || return 1; done
+  for k in 0 1 2; do
+    [ "$k" = "$m" ] || ! head_running_on "$k" "head$((m + 1))" || return 0
+  done
+  return 1
+}
+for m in 0 1 2; do
+  node=head$((m + 1))
+  t_up=$(date +%s.%N)
+  kad=$(cat "$WORK/hd$m/run/keepalived.pid") || fail "upgrade: no keepalived on ${MACHINES[$m]}"
+  kill -TERM "$kad" || fail "upgrade: no keepalived on ${MACHINES[$m]}"
+  wait_until 60 heads_away "$m" \
+    || { tail -30 "$WORK/notify.log" >&2; fail "upgrade: $node did not move off ${MACHINES[$m]}"; }
+  log "upgrade: keepalived stopped on ${MACHINES[$m]}; $node moved to a survivor $(since "$t_up") s later"
+  # The old keepalived has exited (a new one refuses to start beside it).
+  wait_until 30 eval "! kill -0 $kad 2>/dev/null" || fail "upgrade: keepalived on ${MACHINES[$m]} did not stop"
+  sed -i "s|\"$NFS3D\"|\"$WORK/nfs3d-new\"|" "$WORK/hd$m/notify.conf"
+  start_keepalived "$m"
+  wait_until 60 home_placement \
+    || { tail -30 "$WORK/notify.log" >&2; fail "upgrade: $node did not come home to ${MACHINES[$m]}"; }
+  [ "$(readlink "/proc/$(cat "$WORK/hd$m/$node.pid")/exe")" = "$WORK/nfs3d-new" ] \
+    || fail "upgrade: $node on ${MACHINES[$m]} does not run the new binary"
+  log "upgrade: ${MACHINES[$m]} runs $node on the new binary, $(since "$t_up") s after its keepalived stopped"
+done
+check_lock_refused upgrade
 mark checked
 
 rc=0
@@ -377,5 +419,5 @@ for phase, g in sorted(gaps.items()):
     print(f"{phase} max={g[-1]:.2f} p99={p99:.2f} median={statistics.median(g):.3f} calls={len(g)}")
 EOF
 fi
-log "PASS: $MB MiB (md5 $SRC_MD5) survived failover and failback under keepalived; lock reclaimed twice; \
-longest calls: $pauses"
+log "PASS: $MB MiB (md5 $SRC_MD5) survived failover, failback and a rolling upgrade under keepalived; \
+lock reclaimed each time; longest calls: $pauses"
