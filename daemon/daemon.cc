@@ -125,11 +125,10 @@ absl::Status Daemon::Start() {
   if (d.before_serving) {
     if (absl::Status s = d.before_serving(); !s.ok()) return s;
   }
-  d.server->Start();
-  if (use_rpcbind) {
-    d.RegisterWithRpcbind(mappings, netids);
-    ports_.rpcbind = true;
-  }
+  // The lock manager's state (NSM state number, grace period, or the
+  // predecessor's locks) is in place before the first call is answered: a
+  // lock granted, or an SM_STAT answered, ahead of it would be wrong.
+  bool grace = false;
   if (d.nlm && d.nlm_snapshot) {
     d.ShareGraceWithCluster(false);
     d.nlm->StartFrom(*d.nlm_snapshot);
@@ -138,11 +137,19 @@ absl::Status Daemon::Start() {
     if (d.taking_over) {
       if (absl::Status s = d.nsm_store->Bump(); !s.ok()) return s;
     }
-    // Reachable and registered now: tell the clients that held locks before
-    // this start to reclaim them, and give them the grace period for it.
-    bool grace = !d.nsm_store->previous_hosts().empty() && c.nlm_grace_period > 0;
+    grace = !d.nsm_store->previous_hosts().empty() && c.nlm_grace_period > 0;
     d.ShareGraceWithCluster(grace);
-    d.nlm->Start(grace);
+    d.nlm->Open(grace);
+  }
+  d.server->Start();
+  if (use_rpcbind) {
+    d.RegisterWithRpcbind(mappings, netids);
+    ports_.rpcbind = true;
+  }
+  if (d.nlm && !d.nlm_snapshot) {
+    // Reachable and registered now: tell the clients that held locks before
+    // this start to reclaim them in the grace period.
+    d.nlm->NotifyPreviousHosts();
     NFS3D_LOG_INFO("lock manager: NLM v1/v3/v4 and NSM on port %d, NSM state %d%s", ports_.nfs,
                    d.nsm_store->state(), grace ? ", in grace period" : "");
   }

@@ -71,6 +71,11 @@ NlmService::NlmService(NlmOptions options, FileResolver resolver, PeerCaller* ca
 NlmService::~NlmService() { Stop(); }
 
 void NlmService::Start(bool grace) {
+  Open(grace);
+  NotifyPreviousHosts();
+}
+
+void NlmService::Open(bool grace) {
   std::vector<MonitoredHost> previous;
   if (store_ != nullptr) previous = store_->previous_hosts();
   {
@@ -87,6 +92,11 @@ void NlmService::Start(bool grace) {
         "lock manager: grace period of %s for %d clients to reclaim locks (NSM state %d)",
         absl::FormatDuration(options_.grace_period), previous.size(), nsm_state());
   }
+}
+
+void NlmService::NotifyPreviousHosts() {
+  std::vector<MonitoredHost> previous;
+  if (store_ != nullptr) previous = store_->previous_hosts();
   for (const MonitoredHost& h : previous) {
     if (!runner_.Post([this, h] { SendNotify(h); })) {
       NFS3D_LOG_WARNING("lock manager: cannot queue SM_NOTIFY to %s", h.name);

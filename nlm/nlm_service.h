@@ -89,7 +89,13 @@ class NlmService {
 
   // Begins serving. With `grace`, new locks are refused for the grace period
   // while clients reclaim. Sends SM_NOTIFY to the hosts the store remembers.
+  // Start is Open then NotifyPreviousHosts.
   void Start(bool grace);
+  // The first half of Start, before the server answers its first call (so
+  // no lock is granted ahead of the grace period); NotifyPreviousHosts once
+  // clients can reach the server (listening and registered) to reclaim.
+  void Open(bool grace);
+  void NotifyPreviousHosts();
   // Stops outgoing calls. Idempotent.
   void Stop();
   // Handover to a successor process (nlm/nlm_snapshot.h): the state, taken
