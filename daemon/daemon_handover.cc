@@ -55,7 +55,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   // No call is read any more; the running ones finish and are answered.
   server->Stop();
   handover::State state;
-  state.nlm = ExportLocks(fds);
+  ExportLocks(fds, &state);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     for (rpc::DuplicateCache::Record& r : drc->Export()) {
       state.drc.push_back({std::move(r.key.peer), r.key.xid, r.key.prog, r.key.vers, r.key.proc,
@@ -67,7 +67,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
 
 void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
-  ImportLocks(std::move(state.nlm), &final_state.fds);
+  ImportLocks(&state, &final_state.fds);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
@@ -79,9 +79,9 @@ void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   }
 }
 
-handover::NlmState Daemon::Impl::ExportLocks(std::vector<int>* fds) {
-  handover::NlmState out;
-  if (!nlm) return out;
+void Daemon::Impl::ExportLocks(std::vector<int>* fds, handover::State* state) {
+  handover::NlmState& out = state->nlm;
+  if (!nlm) return;
   nlm->Stop();  // no callback changes anything any more
   out.enabled = true;
   out.nsm_state = nsm_store->state();
@@ -103,10 +103,16 @@ handover::NlmState Daemon::Impl::ExportLocks(std::vector<int>* fds) {
         {h.file, h.owner.host, h.owner.svid, h.owner.oh, static_cast<uint32_t>(fds->size())});
     fds->push_back(h.fd);
   }
-  return out;
+  for (const nlm::NlmSnapshot::Waiter& w : snapshot.waiters) {
+    const nlm::nlm4_lock& a = w.alock;
+    state->nlm_waiters.push_back({w.file, a.caller_name, a.svid, a.oh, a.fh, a.l_offset, a.l_len,
+                                  w.exclusive, w.cookie, w.address,
+                                  w.transport == rpc::Transport::kTcp, w.vers, w.granted});
+  }
 }
 
-void Daemon::Impl::ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds) {
+void Daemon::Impl::ImportLocks(handover::State* full, std::vector<OwnedFd>* fds) {
+  handover::NlmState& state = full->nlm;
   if (!state.enabled) return;
   if (!nlm) {
     NFS3D_LOG_WARNING("the predecessor's %d NLM locks are dropped: [nlm] is off here",
@@ -140,6 +146,18 @@ void Daemon::Impl::ImportLocks(handover::NlmState state, std::vector<OwnedFd>* f
   for (handover::NlmHostEntry& h : state.hosts) {
     snapshot.hosts.push_back({std::move(h.name), std::move(h.address), std::move(h.local_address),
                               h.recorded, h.previous});
+  }
+  for (handover::NlmWaiterEntry& w : full->nlm_waiters) {
+    nlm::nlm4_lock a;
+    a.caller_name = std::move(w.host);
+    a.svid = w.svid;
+    a.oh = std::move(w.oh);
+    a.fh = std::move(w.fh);
+    a.l_offset = w.l_offset;
+    a.l_len = w.l_len;
+    snapshot.waiters.push_back(
+        {std::move(w.file), std::move(a), w.exclusive, std::move(w.cookie), std::move(w.address),
+         w.stream ? rpc::Transport::kTcp : rpc::Transport::kUdp, w.vers, w.granted});
   }
   nlm_snapshot = std::move(snapshot);
 }

@@ -171,8 +171,9 @@ struct Daemon::Impl {
   // The successor's: puts the predecessor's state in force.
   void ImportState(HandoverClient::FinalState state);
   // The lock manager's part of each.
-  handover::NlmState ExportLocks(std::vector<int>* fds);
-  void ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds);
+  // The lock manager's part of State: nlm and nlm_waiters.
+  void ExportLocks(std::vector<int>* fds, handover::State* state);
+  void ImportLocks(handover::State* state, std::vector<OwnedFd>* fds);
 
   // What the portmapper (ours or the system's) must know.
   struct Mapping {

@@ -176,7 +176,12 @@ absl::StatusOr<HandoverClient> HandoverClient::Connect(const std::string& state_
     return absl::FailedPreconditionError(
         absl::StrCat("the running nfs3d refused the handover: ", answer->reason));
   }
+  if (answer->format < handover::kOldestFormat || answer->format > handover::kFormat) {
+    return absl::DataLossError(
+        absl::StrCat("the running nfs3d hands over in format ", answer->format));
+  }
   client.version_ = answer->version;
+  client.format_ = answer->format;
   return client;
 }
 
@@ -220,8 +225,7 @@ absl::StatusOr<HandoverClient::FinalState> HandoverClient::ReceiveState() {
       for (OwnedFd& fd : frame->fds) out.fds.push_back(std::move(fd));
       continue;
     }
-    std::optional<handover::State> state =
-        handover::DecodeFrame<handover::State>(handover::Step::kState, frame->payload);
+    std::optional<handover::State> state = handover::DecodeState(format_, frame->payload);
     if (!state) return absl::DataLossError("handover: malformed state frame");
     for (const handover::LockFdEntry& e : state->nlm.fds) {
       if (e.fd_index >= out.fds.size()) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "xdr/buffer_chain.h"
@@ -20,7 +21,8 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-inline constexpr uint32_t kFormat = 1;
+// Format 2 added State.nlm_waiters; a format-1 State is read as one without.
+inline constexpr uint32_t kFormat = 2;
 inline constexpr uint32_t kOldestFormat = 1;
 
 inline constexpr uint32_t kMaxText = 1024;
@@ -173,12 +175,44 @@ NFS3D_XDR(NlmState) {
     xdr::Counted(x.fds, kMaxLocks, 20));
 }
 
+// A queued blocking LOCK (NLM4_BLOCKED), or one granted whose GRANTED
+// callback was not delivered yet: the successor sends that callback.
+struct NlmWaiterEntry {
+  std::string file;  // the lock table's key of the file
+  std::string host;  // alock: caller_name, svid, oh, fh, l_offset, l_len
+  int32_t svid = 0;
+  std::string oh, fh;
+  uint64_t l_offset = 0, l_len = 0;
+  bool exclusive = false;
+  std::string cookie;    // echoed in the GRANTED callback
+  std::string address;   // the client's numeric address (the callback's port is looked up)
+  bool stream = false;   // the callback goes over TCP; else UDP
+  uint32_t vers = 0;     // NLM version of the request: 1, 3 or 4
+  bool granted = false;  // the lock is held already (in locks); only the callback is owed
+};
+NFS3D_XDR(NlmWaiterEntry) {
+  v(xdr::Bounded(x.file, kMaxOpaque), xdr::Bounded(x.host, kMaxName), x.svid,
+    xdr::Bounded(x.oh, kMaxOpaque), xdr::Bounded(x.fh, kMaxOpaque), x.l_offset, x.l_len,
+    x.exclusive, xdr::Bounded(x.cookie, kMaxOpaque), xdr::Bounded(x.address, kMaxName), x.stream,
+    x.vers, x.granted);
+}
+
 // What is handed over once the predecessor stopped serving.
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
   NlmState nlm;
+  std::vector<NlmWaiterEntry> nlm_waiters;  // in queue order; format 2 on
 };
-NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
+NFS3D_XDR(State) {
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, xdr::Counted(x.nlm_waiters, kMaxLocks, 60));
+}
+
+// State as format 1 wrote it.
+struct StateV1 {
+  std::vector<DrcEntry> drc;
+  NlmState nlm;
+};
+NFS3D_XDR(StateV1) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
 
 // A frame's payload: its step, then the body.
 template <typename T>
@@ -199,6 +233,17 @@ std::optional<T> DecodeFrame(Step step, std::string_view payload) {
   T body;
   if (!xdr::Decode(d, &body) || d.remaining() != 0) return std::nullopt;
   return body;
+}
+
+// The State frame as written in `format` (kOldestFormat..kFormat).
+inline std::optional<State> DecodeState(uint32_t format, std::string_view payload) {
+  if (format >= 2) return DecodeFrame<State>(Step::kState, payload);
+  std::optional<StateV1> v1 = DecodeFrame<StateV1>(Step::kState, payload);
+  if (!v1) return std::nullopt;
+  State state;
+  state.drc = std::move(v1->drc);
+  state.nlm = std::move(v1->nlm);
+  return state;
 }
 
 }  // namespace nfs3d::handover

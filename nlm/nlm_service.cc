@@ -41,21 +41,6 @@ nlm4_stats ResolveLock(const FileResolver& resolver, const rpc::CallContext& ctx
   return stat;
 }
 
-bool ParseAddress(const std::string& text, sockaddr_storage* out) {
-  *out = {};
-  auto* sin = reinterpret_cast<sockaddr_in*>(out);
-  if (inet_pton(AF_INET, text.c_str(), &sin->sin_addr) == 1) {
-    sin->sin_family = AF_INET;
-    return true;
-  }
-  auto* sin6 = reinterpret_cast<sockaddr_in6*>(out);
-  if (inet_pton(AF_INET6, text.c_str(), &sin6->sin6_addr) == 1) {
-    sin6->sin6_family = AF_INET6;
-    return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 NlmService::NlmService(NlmOptions options, FileResolver resolver, PeerCaller* caller,
@@ -410,13 +395,17 @@ void NlmService::GrantWaiters(const std::string& file) {
       continue;
     }
     uint64_t id = next_grant_id_++;
-    grants_[id] = {file, it->owner, it->first, it->last, it->exclusive, false};
-    Blocked granted = std::move(*it);
+    Grant& grant = grants_[id];
+    static_cast<Blocked&>(grant) = std::move(*it);
     it = blocked_.erase(it);
-    if (!runner_.Post([this, id, granted] { SendGranted(id, granted); })) {
-      // Cannot deliver now: the client's next poll (LOCK again) finds it held.
-      NFS3D_LOG_WARNING("lock manager: callback queue full; %s will poll", granted.owner.host);
-    }
+    PostGranted(id, grant);
+  }
+}
+
+void NlmService::PostGranted(uint64_t grant_id, const Blocked& granted) {
+  if (!runner_.Post([this, grant_id, granted] { SendGranted(grant_id, granted); })) {
+    // Cannot deliver now: the client's next poll (LOCK again) finds it held.
+    NFS3D_LOG_WARNING("lock manager: callback queue full; %s will poll", granted.owner.host);
   }
 }
 

@@ -151,11 +151,7 @@ class NlmService {
     uint32_t vers = kVersion4;
   };
   // A lock handed to a waiter whose GRANTED callback is in flight.
-  struct Grant {
-    std::string file;
-    LockOwner owner;
-    uint64_t first = 0, last = 0;
-    bool exclusive = false;
+  struct Grant : Blocked {
     bool confirmed = false;  // the owner asked again and got it: keep it whatever the callback says
   };
   struct Host {
@@ -168,6 +164,11 @@ class NlmService {
   nlm4_stats NoteHost(const rpc::CallContext& ctx, const std::string& name, bool monitored)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Queues the GRANTED callback of grants_[grant_id].
+  void PostGranted(uint64_t grant_id, const Blocked& granted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Handover (nlm_handover.cc): the queue and the undelivered grants, and back.
+  void SnapshotWaitersLocked(NlmSnapshot* snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void StartWaitersLocked(const NlmSnapshot& snapshot) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // True if owner waiting for [first, last] of file would close a cycle of
   // NLM owners each waiting for a lock the next one holds (NLM4_DEADLCK).
   bool WouldDeadlock(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last,

@@ -99,4 +99,19 @@ absl::StatusOr<std::string> RpcPeerCaller::Call(const PeerCall& call) {
   return reply->results;
 }
 
+bool ParseAddress(const std::string& text, sockaddr_storage* out) {
+  *out = {};
+  auto* sin = reinterpret_cast<sockaddr_in*>(out);
+  if (inet_pton(AF_INET, text.c_str(), &sin->sin_addr) == 1) {
+    sin->sin_family = AF_INET;
+    return true;
+  }
+  auto* sin6 = reinterpret_cast<sockaddr_in6*>(out);
+  if (inet_pton(AF_INET6, text.c_str(), &sin6->sin6_addr) == 1) {
+    sin6->sin6_family = AF_INET6;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace nfs3d::nlm

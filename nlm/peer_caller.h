@@ -48,6 +48,8 @@ class RpcPeerCaller : public PeerCaller {
 // Numeric address of a sockaddr ("" if not IPv4/IPv6). IPv4-mapped IPv6
 // addresses come out as plain IPv4.
 std::string AddressString(const sockaddr_storage& addr);
+// The reverse, port 0; false when `text` is not a numeric IPv4/IPv6 address.
+bool ParseAddress(const std::string& text, sockaddr_storage* out);
 
 }  // namespace nfs3d::nlm
 

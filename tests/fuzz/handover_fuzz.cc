@@ -10,13 +10,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nfs3d::handover;
-  nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, State>(data,
-                                                                                           size);
+  nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, NlmWaiterEntry,
+                              State, StateV1>(data, size);
   const std::string_view frame(reinterpret_cast<const char*>(data), size);
   (void)DecodeFrame<Hello>(Step::kHello, frame);
   (void)DecodeFrame<Answer>(Step::kAnswer, frame);
   (void)DecodeFrame<Sockets>(Step::kSockets, frame);
   (void)DecodeFrame<Ready>(Step::kReady, frame);
-  (void)DecodeFrame<State>(Step::kState, frame);
+  for (uint32_t format = kOldestFormat; format <= kFormat; ++format) {
+    (void)DecodeState(format, frame);
+  }
   return 0;
 }

@@ -4,7 +4,8 @@
 // holding the OFD lock crossed), another host's conflicting lock is refused
 // (DENIED, never a grace-period answer) after each, a new lock is granted
 // right after a handover (no grace period), and the NSM state number stays
-// the same (no client is told to reclaim).
+// the same (no client is told to reclaim). A blocking LOCK queued before a
+// handover is granted by the successor with a GRANTED callback.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "nlm/nlm4_codec.h"
 #include "nlm/nsm_codec.h"
 #include "tests/integration/e2e_harness.h"
+#include "tests/integration/nlm_callback_listener.h"
 #include "xdr/encode_to_string.h"
 
 namespace nfs3d::e2e {
@@ -60,9 +62,10 @@ class HandoverLockTest : public ::testing::Test {
   }
 
   // NLM4 LOCK (non-blocking, exclusive) over a new connection: the status.
-  uint32_t Lock(const std::string& host, uint64_t offset, uint64_t len) {
+  uint32_t Lock(const std::string& host, uint64_t offset, uint64_t len, bool block = false) {
     nlm::nlm4_lockargs args;
     args.cookie = "c";
+    args.block = block;
     args.exclusive = true;
     args.alock = LockOf(host, offset, len);
     args.state = 1;
@@ -165,6 +168,41 @@ TEST_F(HandoverLockTest, LostStateMeansGraceAsAfterARestart) {
   EXPECT_GT(NsmState(), state);
   EXPECT_EQ(Lock("host-b", 2000, 10), nlm::NLM4_DENIED_GRACE_PERIOD);
   EXPECT_NE(server_.Log().find("serving without the predecessor's state"), std::string::npos);
+}
+
+// The client's callback service (port 111) needs a loopback of its own.
+class HandoverBlockedLockTest : public HandoverLockTest {
+ protected:
+  void SetUp() override {
+    if (!PrivateLoopback()) GTEST_SKIP() << "needs a network namespace of its own (root)";
+    HandoverLockTest::SetUp();
+  }
+};
+
+TEST_F(HandoverBlockedLockTest, QueuedLockIsGrantedByTheSuccessorWithACallback) {
+  NlmCallbackListener host_b;
+  ASSERT_TRUE(host_b.Start().ok());
+  ASSERT_EQ(Lock("host-a", 0, 100), nlm::NLM4_GRANTED);
+  ASSERT_EQ(Lock("host-b", 0, 100, /*block=*/true), nlm::NLM4_BLOCKED);
+
+  ASSERT_TRUE(server_.TakeOver()) << server_.Log();
+  EXPECT_NE(server_.Log().find("1 waiters"), std::string::npos) << server_.Log();
+  EXPECT_TRUE(host_b.Granted(absl::ZeroDuration()).empty());
+  ASSERT_EQ(Unlock("host-a", 0, 100), nlm::NLM4_GRANTED);
+
+  // Bounded wait for the callback, not a timing assertion.
+  std::vector<nlm::nlm4_testargs> granted = host_b.Granted(absl::Seconds(20));
+  ASSERT_EQ(granted.size(), 1u) << server_.Log();
+  EXPECT_EQ(granted[0].cookie, "c");
+  EXPECT_TRUE(granted[0].exclusive);
+  EXPECT_EQ(granted[0].alock.caller_name, "host-b");
+  EXPECT_EQ(granted[0].alock.fh, fh_);
+  EXPECT_EQ(granted[0].alock.l_len, 100u);
+  // host-b holds it: host-a is refused, host-b's own re-ask is granted.
+  EXPECT_EQ(Lock("host-a", 0, 100), nlm::NLM4_DENIED);
+  EXPECT_EQ(Lock("host-b", 0, 100), nlm::NLM4_GRANTED);
+  EXPECT_FALSE(LocallyLockable(0, 100));
+  EXPECT_EQ(Unlock("host-b", 0, 100), nlm::NLM4_GRANTED);
 }
 
 }  // namespace

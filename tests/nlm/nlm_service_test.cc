@@ -473,5 +473,84 @@ TEST_F(NlmServiceTest, NsmNotifyReleasesAndCallsBackMonitors) {
   EXPECT_EQ(nsm.monitor_count(), 0u);
 }
 
+// Handover: a blocked request crosses Snapshot/StartFrom, and the
+// successor sends its GRANTED callback when the holder unlocks there.
+TEST_F(NlmServiceTest, BlockedLockCrossesAHandoverAndIsGrantedByTheSuccessor) {
+  nlm4_lockargs la = LockArgs("A", 1, 0, 100, true, false);
+  nlm4_lockargs lb = LockArgs("B", 7, 50, 10, true, true);
+  b_.vers = kVersion3;
+  NlmSnapshot snapshot;
+  {
+    auto before = Make();
+    before->Start(false);
+    ASSERT_EQ(before->Lock(a_, la, true).stat, NLM4_GRANTED);
+    ASSERT_EQ(before->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+    before->Stop();
+    snapshot = before->Snapshot();
+  }
+  ASSERT_EQ(snapshot.waiters.size(), 1u);
+  EXPECT_FALSE(snapshot.waiters[0].granted);
+  EXPECT_EQ(snapshot.waiters[0].address, "10.0.0.3");
+  EXPECT_EQ(snapshot.waiters[0].vers, kVersion3);
+
+  auto after = Make();
+  after->StartFrom(snapshot);
+  EXPECT_EQ(after->blocked_count(), 1u);
+  // Re-sent after the handover: still the one waiter.
+  EXPECT_EQ(after->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+  EXPECT_EQ(after->blocked_count(), 1u);
+  EXPECT_TRUE(caller_.calls().empty());
+
+  ASSERT_EQ(after->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+  after->DrainCallbacks();
+  EXPECT_EQ(after->blocked_count(), 0u);
+  std::vector<PeerCall> calls = caller_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].proc, kGranted);
+  EXPECT_EQ(calls[0].vers, kVersion3);
+  EXPECT_EQ(AddressString(calls[0].peer), "10.0.0.3");
+  nlm_testargs granted;
+  xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
+  ASSERT_TRUE(Decode(d, &granted));
+  EXPECT_EQ(granted.cookie, lb.cookie);
+  EXPECT_EQ(granted.alock.svid, 7);
+  EXPECT_EQ(granted.alock.oh, lb.alock.oh);
+  EXPECT_EQ(after->Lock(a_, la, true).stat, NLM4_DENIED);
+}
+
+// A grant whose callback never left the predecessor is called back by the
+// successor, and the lock stays held throughout.
+TEST_F(NlmServiceTest, UndeliveredGrantedCallbackIsSentByTheSuccessor) {
+  nlm4_lockargs la = LockArgs("A", 1, 0, 100, true, false);
+  nlm4_lockargs lb = LockArgs("B", 7, 50, 10, true, true);
+  NlmSnapshot snapshot;
+  {
+    auto before = Make();
+    before->Start(false);
+    ASSERT_EQ(before->Lock(a_, la, true).stat, NLM4_GRANTED);
+    ASSERT_EQ(before->Lock(b_, lb, true).stat, NLM4_BLOCKED);
+    before->Stop();  // the callback queued by the unlock below is never sent
+    ASSERT_EQ(before->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
+    snapshot = before->Snapshot();
+  }
+  EXPECT_TRUE(caller_.calls().empty());
+  ASSERT_EQ(snapshot.waiters.size(), 1u);
+  EXPECT_TRUE(snapshot.waiters[0].granted);
+  ASSERT_EQ(snapshot.locks.size(), 1u);
+
+  auto after = Make();
+  after->StartFrom(snapshot);
+  after->DrainCallbacks();
+  std::vector<PeerCall> calls = caller_.calls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].proc, kGranted);
+  nlm4_testargs granted;
+  xdr::Decoder d(reinterpret_cast<const uint8_t*>(calls[0].args.data()), calls[0].args.size());
+  ASSERT_TRUE(Decode(d, &granted));
+  EXPECT_EQ(granted.cookie, lb.cookie);
+  EXPECT_EQ(after->blocked_count(), 0u);
+  EXPECT_EQ(after->Lock(a_, la, true).stat, NLM4_DENIED);
+}
+
 }  // namespace
 }  // namespace nfs3d::nlm
