@@ -56,6 +56,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   server->Stop();
   handover::State state;
   ExportLocks(fds, &state);
+  if (gss) ExportGssContexts(&state);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     for (rpc::DuplicateCache::Record& r : drc->Export()) {
       state.drc.push_back({std::move(r.key.peer), r.key.xid, r.key.prog, r.key.vers, r.key.proc,
@@ -68,6 +69,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
 void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(&state, &final_state.fds);
+  ImportGssContexts(state.gss);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
@@ -160,6 +162,65 @@ void Daemon::Impl::ImportLocks(handover::State* full, std::vector<OwnedFd>* fds)
          w.stream ? rpc::Transport::kTcp : rpc::Transport::kUdp, w.vers, w.granted});
   }
   nlm_snapshot = std::move(snapshot);
+}
+
+void Daemon::Impl::ExportGssContexts(handover::State* state) {
+  for (rpc::gss::HandedContext& h : gss->ExportContexts()) {
+    handover::GssContextEntry e;
+    e.handle.assign(reinterpret_cast<const char*>(h.handle.data()), h.handle.size());
+    e.left_ms = absl::ToInt64Milliseconds(h.left);
+    e.principal = std::move(h.identity.principal);
+    e.mapped = h.identity.mapped;
+    e.uid = h.identity.uid;
+    e.gid = h.identity.gid;
+    e.gids = std::move(h.identity.gids);
+    e.window_size = h.window.size;
+    e.window_started = h.window.started;
+    e.window_highest = h.window.highest;
+    e.window_seen = std::move(h.window.seen);
+    if (const std::optional<rpc::gss::krb5::ContextKeys>& k = h.protection.keys) {
+      e.keys.push_back({k->context_key_type,
+                        std::string(k->context_key.begin(), k->context_key.end()),
+                        k->acceptor_subkey_type,
+                        std::string(k->acceptor_subkey.begin(), k->acceptor_subkey.end()),
+                        k->initiator, k->send_seq});
+    }
+    e.gss_token = std::move(h.protection.gss_token);
+    state->gss.push_back(std::move(e));
+  }
+}
+
+void Daemon::Impl::ImportGssContexts(const std::vector<handover::GssContextEntry>& entries) {
+  if (entries.empty()) return;
+  if (!gss) {
+    NFS3D_LOG_WARNING("the predecessor's %d RPCSEC_GSS contexts are dropped: no Kerberos here",
+                      entries.size());
+    return;
+  }
+  std::vector<rpc::gss::HandedContext> contexts;
+  for (const handover::GssContextEntry& e : entries) {
+    rpc::gss::HandedContext h;
+    if (e.handle.size() != h.handle.size()) continue;
+    std::copy(e.handle.begin(), e.handle.end(), h.handle.begin());
+    h.left = absl::Milliseconds(e.left_ms);
+    h.identity = {e.principal, e.mapped, e.uid, e.gid, e.gids};
+    h.window = {e.window_size, e.window_started, e.window_highest, e.window_seen};
+    if (!e.keys.empty()) {
+      const handover::GssKeysEntry& k = e.keys[0];
+      rpc::gss::krb5::ContextKeys keys;
+      keys.context_key_type = k.context_key_type;
+      keys.context_key.assign(k.context_key.begin(), k.context_key.end());
+      keys.acceptor_subkey_type = k.acceptor_subkey_type;
+      keys.acceptor_subkey.assign(k.acceptor_subkey.begin(), k.acceptor_subkey.end());
+      keys.initiator = k.initiator;
+      keys.send_seq = k.send_seq;
+      h.protection.keys = std::move(keys);
+    }
+    h.protection.gss_token = e.gss_token;
+    contexts.push_back(std::move(h));
+  }
+  const size_t taken = gss->ImportContexts(contexts);
+  NFS3D_LOG_INFO("took over %d of %d RPCSEC_GSS contexts", taken, entries.size());
 }
 
 absl::Status Daemon::TakeOver() {

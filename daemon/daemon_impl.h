@@ -174,6 +174,9 @@ struct Daemon::Impl {
   // The lock manager's part of State: nlm and nlm_waiters.
   void ExportLocks(std::vector<int>* fds, handover::State* state);
   void ImportLocks(handover::State* state, std::vector<OwnedFd>* fds);
+  // The Kerberos part: established RPCSEC_GSS contexts.
+  void ExportGssContexts(handover::State* state);
+  void ImportGssContexts(const std::vector<handover::GssContextEntry>& entries);
 
   // What the portmapper (ours or the system's) must know.
   struct Mapping {

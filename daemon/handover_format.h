@@ -21,7 +21,8 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-// Format 2 added State.nlm_waiters; a format-1 State is read as one without.
+// Format 2 added State.nlm_waiters and State.gss; a format-1 State is read
+// as one without.
 inline constexpr uint32_t kFormat = 2;
 inline constexpr uint32_t kOldestFormat = 1;
 
@@ -197,14 +198,60 @@ NFS3D_XDR(NlmWaiterEntry) {
     x.vers, x.granted);
 }
 
+inline constexpr uint32_t kMaxGssKey = 64;          // bytes of a Kerberos key
+inline constexpr uint32_t kMaxGssHandle = 16;       // rpc/gss/gss_context_table.h
+inline constexpr uint32_t kMaxGssWindow = 512;      // SeqWindow::kTracked / 8
+inline constexpr uint32_t kMaxGssToken = 64 << 10;  // an exported GSS-API context
+inline constexpr uint32_t kMaxGids = 1 << 16;
+inline constexpr uint32_t kMaxGssContexts = 1 << 20;
+
+// The RFC 4121 keys of a context whose tokens nfs3d computes itself
+// (rpc/gss/krb5_tokens.h ContextKeys).
+struct GssKeysEntry {
+  int32_t context_key_type = 0;
+  std::string context_key;
+  int32_t acceptor_subkey_type = 0;
+  std::string acceptor_subkey;  // empty: none
+  bool initiator = false;
+  uint64_t send_seq = 0;  // the server's next sequence number
+};
+NFS3D_XDR(GssKeysEntry) {
+  v(x.context_key_type, xdr::Bounded(x.context_key, kMaxGssKey), x.acceptor_subkey_type,
+    xdr::Bounded(x.acceptor_subkey, kMaxGssKey), x.initiator, x.send_seq);
+}
+
+// An established RPCSEC_GSS context (rpc/gss/gss_server.h HandedContext).
+struct GssContextEntry {
+  std::string handle;
+  int64_t left_ms = 0;  // until it expires
+  std::string principal;
+  bool mapped = false;
+  uint32_t uid = 0, gid = 0;
+  std::vector<uint32_t> gids;
+  uint32_t window_size = 0;  // the sequence window (rpc/gss/seq_window.h)
+  bool window_started = false;
+  uint32_t window_highest = 0;
+  std::string window_seen;         // SeqWindow::Saved::seen: bit i of byte j is slot 8j + i
+  std::vector<GssKeysEntry> keys;  // at most one: tokens computed by nfs3d; or
+  std::string gss_token;           // gss_export_sec_context's token
+};
+NFS3D_XDR(GssContextEntry) {
+  v(xdr::Bounded(x.handle, kMaxGssHandle), x.left_ms, xdr::Bounded(x.principal, kMaxName), x.mapped,
+    x.uid, x.gid, xdr::Counted(x.gids, kMaxGids, 4), x.window_size, x.window_started,
+    x.window_highest, xdr::Bounded(x.window_seen, kMaxGssWindow), xdr::Counted(x.keys, 1, 28),
+    xdr::Bounded(x.gss_token, kMaxGssToken));
+}
+
 // What is handed over once the predecessor stopped serving.
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
   NlmState nlm;
   std::vector<NlmWaiterEntry> nlm_waiters;  // in queue order; format 2 on
+  std::vector<GssContextEntry> gss;         // format 2 on
 };
 NFS3D_XDR(State) {
-  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, xdr::Counted(x.nlm_waiters, kMaxLocks, 60));
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, xdr::Counted(x.nlm_waiters, kMaxLocks, 60),
+    xdr::Counted(x.gss, kMaxGssContexts, 56));
 }
 
 // State as format 1 wrote it.

@@ -35,6 +35,24 @@ void GssContextTable::Insert(const std::shared_ptr<GssContext>& ctx, absl::Time 
   contexts_.emplace(std::string(Key(ctx->handle)), ctx);
 }
 
+bool GssContextTable::Adopt(const std::shared_ptr<GssContext>& ctx, absl::Time now) {
+  ctx->last_used_ns.store(absl::ToUnixNanos(now), std::memory_order_relaxed);
+  std::vector<std::shared_ptr<GssContext>> gone;  // released after the lock
+  absl::MutexLock lock(&mu_);
+  if (contexts_.contains(Key(ctx->handle))) return false;
+  MakeRoomLocked(now, &gone);
+  contexts_.emplace(std::string(Key(ctx->handle)), ctx);
+  return true;
+}
+
+std::vector<std::shared_ptr<GssContext>> GssContextTable::All() const {
+  std::vector<std::shared_ptr<GssContext>> out;
+  absl::MutexLock lock(&mu_);
+  out.reserve(contexts_.size());
+  for (const auto& [key, ctx] : contexts_) out.push_back(ctx);
+  return out;
+}
+
 std::shared_ptr<GssContext> GssContextTable::Find(absl::Span<const uint8_t> handle,
                                                   absl::Time now) {
   absl::MutexLock lock(&mu_);

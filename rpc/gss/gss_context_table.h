@@ -66,6 +66,11 @@ class GssContextTable {
   // contexts GSS-API accepted come here, so junk INIT calls never push out
   // live contexts.
   void Insert(const std::shared_ptr<GssContext>& ctx, absl::Time now);
+  // Adds ctx under the handle it has (a context taken over from another
+  // process); false when that handle is taken already.
+  bool Adopt(const std::shared_ptr<GssContext>& ctx, absl::Time now);
+  // Every context, for a handover.
+  std::vector<std::shared_ptr<GssContext>> All() const;
   // The context with this handle, or null.
   std::shared_ptr<GssContext> Find(absl::Span<const uint8_t> handle, absl::Time now);
   void Erase(absl::Span<const uint8_t> handle);

@@ -49,6 +49,9 @@ class OpenSslProtection : public GssProtection {
     return plain;
   }
   const char* kind() const override { return "openssl"; }
+  std::optional<ExportedProtection> Export() override {
+    return ExportedProtection{tokens_->Keys(), ""};
+  }
 
  private:
   const std::unique_ptr<krb5::Krb5Tokens> tokens_;
@@ -144,6 +147,17 @@ class GssApiProtection : public GssProtection {
   }
 
   const char* kind() const override { return "gss-api"; }
+  std::optional<ExportedProtection> Export() override {
+    OM_uint32 minor = 0;
+    gss_buffer_desc token = GSS_C_EMPTY_BUFFER;
+    absl::MutexLock lock(&mu_);
+    if (GSS_ERROR(gss_export_sec_context(&minor, &ctx_, &token))) return std::nullopt;
+    ExportedProtection out;
+    out.gss_token.assign(static_cast<const char*>(token.value), token.length);
+    OPENSSL_cleanse(token.value, token.length);  // it holds the keys
+    gss_release_buffer(&minor, &token);
+    return out;
+  }
 
  private:
   std::optional<std::array<gss_iov_buffer_desc, 4>> LayoutLocked(size_t len)
@@ -215,6 +229,24 @@ absl::StatusOr<krb5::ContextKeys> ExportKeys(gss_ctx_id_t* ctx) {
   }
   gss_krb5_free_lucid_sec_context(&minor, exported);
   return keys;
+}
+
+std::unique_ptr<GssProtection> ImportProtection(const ExportedProtection& exported) {
+  if (exported.keys.has_value()) {
+    absl::StatusOr<std::unique_ptr<krb5::Krb5Tokens>> tokens =
+        krb5::Krb5Tokens::Create(*exported.keys);
+    if (!tokens.ok()) return nullptr;
+    return std::make_unique<OpenSslProtection>(std::move(*tokens));
+  }
+  if (exported.gss_token.empty()) return nullptr;
+  std::string copy = exported.gss_token;  // GSS-API takes a mutable buffer
+  gss_buffer_desc token{copy.size(), copy.data()};
+  gss_ctx_id_t ctx = GSS_C_NO_CONTEXT;
+  OM_uint32 minor = 0;
+  const OM_uint32 major = gss_import_sec_context(&minor, &token, &ctx);
+  OPENSSL_cleanse(copy.data(), copy.size());
+  if (GSS_ERROR(major) || ctx == GSS_C_NO_CONTEXT) return nullptr;
+  return std::make_unique<GssApiProtection>(ctx);
 }
 
 std::unique_ptr<GssProtection> TakeOver(gss_ctx_id_t* ctx, bool gssapi_only) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
@@ -25,6 +26,14 @@
 #include "rpc/gss/krb5_tokens.h"
 
 namespace nfs3d::rpc::gss {
+
+// An established context's protection as another process takes it up (a
+// handover): the keys of one done with OpenSSL, or the context GSS-API
+// exported (RFC 2743 §2.2.8, gss_export_sec_context).
+struct ExportedProtection {
+  std::optional<krb5::ContextKeys> keys;
+  std::string gss_token;
+};
 
 class GssProtection {
  public:
@@ -50,6 +59,9 @@ class GssProtection {
   virtual std::optional<absl::Span<uint8_t>> Unseal(absl::Span<uint8_t> token) = 0;
   // "openssl" or "gss-api", for logs and tests.
   virtual const char* kind() const = 0;
+  // For a handover; a GSS-API context is spent by it (no token works after).
+  // nullopt when GSS-API cannot export the context.
+  virtual std::optional<ExportedProtection> Export() = 0;
 };
 
 // Takes over the established context *ctx (*ctx is GSS_C_NO_CONTEXT after);
@@ -57,6 +69,10 @@ class GssProtection {
 // gssapi_only, or NFS3D_KRB5_GSSAPI=1 in the environment, keeps every
 // context on GSS-API (tests, A/B measurements, troubleshooting).
 std::unique_ptr<GssProtection> TakeOver(gss_ctx_id_t* ctx, bool gssapi_only = false);
+
+// The protection Export gave, in this process (RFC 2743 §2.2.9,
+// gss_import_sec_context, for a GSS-API one); null when it does not work.
+std::unique_ptr<GssProtection> ImportProtection(const ExportedProtection& exported);
 
 // The RFC 4121 keys of an established krb5 context, through a copy of it
 // (exporting the lucid context consumes the context it is given): *ctx

@@ -19,16 +19,20 @@
 
 #include <gssapi/gssapi.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 #include "rpc/gss/gss_context_table.h"
+#include "rpc/gss/gss_protection.h"
+#include "rpc/gss/seq_window.h"
 #include "rpc/wrapping_flavor.h"
 
 namespace nfs3d::rpc::gss {
@@ -52,6 +56,17 @@ struct GssServerOptions {
   bool gssapi_only = false;
 };
 
+// An established context as a successor process takes it over (a
+// handover, daemon/handover.h): the client goes on with it, its handle,
+// keys and sequence numbers unchanged.
+struct HandedContext {
+  std::array<uint8_t, 16> handle{};
+  absl::Duration left;  // until it expires
+  GssIdentity identity;
+  SeqWindow::Saved window;
+  ExportedProtection protection;
+};
+
 class GssServer : public WrappingFlavor {
  public:
   // Acquires the acceptor credential from the keytab: fails when the keytab
@@ -66,6 +81,13 @@ class GssServer : public WrappingFlavor {
   bool Seal(Call& call, xdr::BufferChain* reply) override;
 
   size_t contexts() const { return table_.size(); }
+
+  // Handover (gss_handover.cc). The established, unexpired contexts, once
+  // no call runs any more: GSS-API ones are spent by it.
+  std::vector<HandedContext> ExportContexts();
+  // Before serving: the predecessor's contexts, in force here. Returns how
+  // many could be taken up (the others' clients make new ones).
+  size_t ImportContexts(const std::vector<HandedContext>& contexts);
 
  private:
   struct DataCall;

@@ -55,8 +55,21 @@ absl::StatusOr<std::unique_ptr<Krb5Tokens>> Krb5Tokens::Create(const ContextKeys
     if (!a.ok()) return a.status();
     acceptor.emplace(std::move(*a));
   }
-  return std::unique_ptr<Krb5Tokens>(
+  auto tokens = std::unique_ptr<Krb5Tokens>(
       new Krb5Tokens(keys.initiator, keys.send_seq, std::move(*context), std::move(acceptor)));
+  tokens->keys_ = keys;
+  return tokens;
+}
+
+Krb5Tokens::~Krb5Tokens() {
+  OPENSSL_cleanse(keys_.context_key.data(), keys_.context_key.size());
+  OPENSSL_cleanse(keys_.acceptor_subkey.data(), keys_.acceptor_subkey.size());
+}
+
+ContextKeys Krb5Tokens::Keys() const {
+  ContextKeys keys = keys_;
+  keys.send_seq = send_seq_.load(std::memory_order_relaxed);
+  return keys;
 }
 
 Krb5Tokens::Krb5Tokens(bool initiator, uint64_t send_seq, KeySet context,

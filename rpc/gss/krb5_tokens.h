@@ -69,6 +69,14 @@ class Krb5Tokens {
   }
   static size_t WrapDataOffset(bool seal) { return kHeader + (seal ? kBlock : 0); }
   bool Wrap(absl::Span<uint8_t> token, size_t len, bool seal);
+  ~Krb5Tokens();
+  Krb5Tokens(const Krb5Tokens&) = delete;
+  Krb5Tokens& operator=(const Krb5Tokens&) = delete;
+
+  // The keys it was made from, with this end's next sequence number: what
+  // Create needs to go on in another process (a handover).
+  ContextKeys Keys() const;
+
   // Opens the peer's Wrap token in place: the plaintext, inside token;
   // *sealed tells whether it came encrypted. nullopt if it does not check.
   std::optional<absl::Span<uint8_t>> Unwrap(absl::Span<uint8_t> token, bool* sealed) const;
@@ -91,6 +99,7 @@ class Krb5Tokens {
 
   const bool initiator_;
   std::atomic<uint64_t> send_seq_;
+  ContextKeys keys_;  // as created (send_seq aside): for Keys()
   const KeySet context_;
   const std::optional<KeySet> acceptor_;
 };

@@ -16,6 +16,8 @@
 
 #include <bitset>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace nfs3d::rpc::gss {
 
@@ -31,6 +33,33 @@ class SeqWindow {
 
   // The window announced to the client.
   uint32_t size() const { return size_; }
+
+  // The window's state, for a handover: Restore in another process accepts
+  // and refuses exactly what this one would have.
+  struct Saved {
+    uint32_t size = 0;
+    bool started = false;
+    uint32_t highest = 0;
+    std::string seen;  // kTracked / 8 bytes, bit i of byte j: slot 8 * j + i
+  };
+  Saved Save() const {
+    Saved out{size_, started_, highest_, std::string(kTracked / 8, '\0')};
+    for (uint32_t i = 0; i < kTracked; ++i) {
+      if (seen_.test(i)) out.seen[i / 8] = static_cast<char>(out.seen[i / 8] | (1 << (i % 8)));
+    }
+    return out;
+  }
+  // Nothing when `saved` is not the shape Save gives.
+  static std::optional<SeqWindow> Restore(const Saved& saved) {
+    if (saved.seen.size() != kTracked / 8) return std::nullopt;
+    SeqWindow w(saved.size);
+    w.started_ = saved.started;
+    w.highest_ = saved.highest;
+    for (uint32_t i = 0; i < kTracked; ++i) {
+      if ((static_cast<uint8_t>(saved.seen[i / 8]) >> (i % 8)) & 1) w.seen_.set(i);
+    }
+    return w;
+  }
 
   // True the first time `seq` is offered while it is within kTracked of the
   // highest so far; the window then moves up to it if it is the highest.

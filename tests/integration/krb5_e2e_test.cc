@@ -179,6 +179,65 @@ TEST_P(Krb5E2eTest, EachServiceCreatesWritesAndReadsAsTheMappedUser) {
   }
 }
 
+// nfs3d --takeover: the contexts cross to the successor. Each client goes
+// on with the context it made before (no new context creation), its
+// integrity and privacy tokens checking both ways.
+TEST_P(Krb5E2eTest, ContextsOfEveryServiceCarryOnAfterATakeover) {
+  std::vector<uint32_t> flavors;
+  const std::string root = MountRoot("krb", &flavors);
+  ASSERT_FALSE(root.empty());
+  struct Before {
+    GssService service;
+    std::unique_ptr<client::GssInitiator> g;
+    std::string fh, data;
+  };
+  std::vector<Before> clients;
+  for (GssService service : {GssService::kNone, GssService::kIntegrity, GssService::kPrivacy}) {
+    const std::string name = "takeover-" + Name(service, GetParam());
+    Before b{service, Establish("daemon", service), "", absl::StrCat("before ", name)};
+    ASSERT_NE(b.g, nullptr);
+    b.fh = NewHandle(GssNfs(*b.g, nfs3::kCreate, CreateArgs(root, name)));
+    ASSERT_FALSE(b.fh.empty());
+    NfsReply w = GssNfs(
+        *b.g, nfs3::kWrite,
+        Args().Opaque(b.fh).U64(0).U32(b.data.size()).U32(nfs3::FILE_SYNC).Opaque(b.data).str());
+    ASSERT_TRUE(w.ok && w.status == 0u);
+    clients.push_back(std::move(b));
+  }
+  const size_t log_from = nfsd_->Log().size();
+  ASSERT_TRUE(nfsd_->TakeOver()) << nfsd_->Log();
+  const std::string log = nfsd_->Log().substr(log_from);
+  EXPECT_NE(log.find("RPCSEC_GSS contexts"), std::string::npos) << log;
+  EXPECT_EQ(log.find("could not be taken over"), std::string::npos) << log;
+  client_ = RawClient::Open(nfsd_->port(), {.transport = GetParam()});  // TCP: a new connection
+  ASSERT_NE(client_, nullptr);
+  for (Before& b : clients) {
+    SCOPED_TRACE(Name(b.service, GetParam()));
+    NfsReply r = GssNfs(*b.g, nfs3::kRead, Args().Opaque(b.fh).U64(0).U32(65536).str());
+    ASSERT_TRUE(r.ok);
+    ASSERT_EQ(r.status, 0u);
+    xdr::Decoder d(test_support::Span(r.results));
+    d.U32();
+    std::optional<Fattr> attr = DecodePostOpAttr(d);
+    d.U32();   // count
+    d.Bool();  // eof
+    EXPECT_EQ(test_support::Str(d.Opaque(1 << 20)), b.data);
+    ASSERT_TRUE(attr.has_value());
+    EXPECT_EQ(attr->uid, 1u);  // still the principal's local user
+    const std::string more = "after the takeover";
+    NfsReply w = GssNfs(*b.g, nfs3::kWrite,
+                        Args()
+                            .Opaque(b.fh)
+                            .U64(b.data.size())
+                            .U32(more.size())
+                            .U32(nfs3::FILE_SYNC)
+                            .Opaque(more)
+                            .str());
+    ASSERT_TRUE(w.ok);
+    EXPECT_EQ(w.status, 0u);
+  }
+}
+
 TEST_P(Krb5E2eTest, PrincipalsWithoutALocalUserGetTheAnonymousIds) {
   std::vector<uint32_t> flavors;
   const std::string root = MountRoot("krb", &flavors);
