@@ -218,6 +218,46 @@ TEST_F(GssServerTest, PrivacyHidesArgumentsAndResults) {
   EXPECT_EQ(ParseWhoAmI(*res).echo, secret);
 }
 
+// A handover (ExportContexts in one server, ImportContexts in the next):
+// each context goes on in the new server with its tokens, done by OpenSSL
+// or exported and imported by GSS-API, and its sequence window: a number
+// used before is still a replay after.
+TEST_F(GssServerTest, ContextsCarryOnInAnotherServer) {
+  for (bool server_gssapi : {false, true}) {
+    GssServerOptions options;
+    options.gssapi_only = server_gssapi;
+    MakeServer(options);
+    std::vector<std::unique_ptr<client::GssInitiator>> clients;
+    std::vector<std::string> used;  // a call of each, answered before
+    for (GssService service : {GssService::kNone, GssService::kIntegrity, GssService::kPrivacy}) {
+      clients.push_back(Establish("daemon", service));
+      ASSERT_NE(clients.back(), nullptr);
+      used.push_back(clients.back()->EncodeCall(++xid_, kProg, kVers, 1, Bytes(Args("before")),
+                                                clients.back()->NextSeq()));
+      ASSERT_FALSE(Send(used.back()).empty());
+    }
+    std::vector<HandedContext> handed = gss_->ExportContexts();
+    ASSERT_EQ(handed.size(), 3u);
+    for (const HandedContext& h : handed) {
+      EXPECT_EQ(h.protection.keys.has_value(), !server_gssapi);
+      EXPECT_EQ(h.protection.gss_token.empty(), !server_gssapi);
+    }
+    MakeServer(options);
+    ASSERT_EQ(gss_->ImportContexts(handed), 3u);
+    for (size_t i = 0; i < clients.size(); ++i) {
+      SCOPED_TRACE(testing::Message() << "server on GSS-API " << server_gssapi << ", client " << i);
+      ReplyHeader h;
+      absl::StatusOr<std::string> res = Call(*clients[i], 1, Args("after"), &h);
+      ASSERT_TRUE(res.ok()) << res.status();
+      ASSERT_EQ(h.accept_stat, 0u);
+      EXPECT_EQ(ParseWhoAmI(*res).uid, 1u);
+      EXPECT_EQ(ParseWhoAmI(*res).echo, "after");
+      EXPECT_TRUE(Send(used[i]).empty());  // a replay across the handover
+    }
+    EXPECT_EQ(gss_->contexts(), 3u);
+  }
+}
+
 TEST_F(GssServerTest, ReplaysAndCallsTooOldAreDropped) {
   auto g = Establish("daemon", GssService::kIntegrity);
   ASSERT_NE(g, nullptr);

@@ -114,5 +114,21 @@ TEST(SeqWindowTest, AgreesWithAModelOnRandomOrders) {
   }
 }
 
+// Saved in one process and restored in another (a handover): the copy
+// accepts and refuses exactly what the original does.
+TEST(SeqWindowTest, RestoredWindowAnswersAsTheSavedOne) {
+  SeqWindow w(64);
+  for (uint32_t seq : {1u, 2u, 5u, 300u, 301u, 4000u, 4100u}) ASSERT_TRUE(w.Accept(seq));
+  std::optional<SeqWindow> copy = SeqWindow::Restore(w.Save());
+  ASSERT_TRUE(copy.has_value());
+  EXPECT_EQ(copy->size(), 64u);
+  for (uint32_t seq : {1u, 3u, 5u, 6u, 299u, 300u, 4000u, 4099u, 4100u, 4101u, 9000u}) {
+    EXPECT_EQ(copy->Accept(seq), w.Accept(seq)) << seq;
+  }
+  SeqWindow::Saved bad = w.Save();
+  bad.seen.pop_back();
+  EXPECT_FALSE(SeqWindow::Restore(bad).has_value());
+}
+
 }  // namespace
 }  // namespace nfs3d::rpc::gss
