@@ -1,0 +1,79 @@
+// The State frame across format numbers: what a format-1 predecessor
+// writes is read by this nfs3d (with no waiters and no GSS contexts), and
+// format 2's additions survive a round trip.
+#include "daemon/handover_format.h"
+
+#include "gtest/gtest.h"
+
+namespace nfs3d::handover {
+namespace {
+
+NlmLockEntry ALock() { return {"file-key", "host-a", 7, "owner", 0, 99, true}; }
+
+TEST(HandoverFormatTest, FormatOneStateIsReadWithoutTheNewLists) {
+  StateV1 old;
+  old.drc.push_back({"peer", 1, 100003, 3, 8, 42, "reply"});
+  old.nlm.enabled = true;
+  old.nlm.nsm_state = 3;
+  old.nlm.locks.push_back(ALock());
+  const std::string frame = EncodeFrame(Step::kState, old);
+  std::optional<State> state = DecodeState(1, frame);
+  ASSERT_TRUE(state.has_value());
+  ASSERT_EQ(state->drc.size(), 1u);
+  EXPECT_EQ(state->drc[0].reply, "reply");
+  ASSERT_EQ(state->nlm.locks.size(), 1u);
+  EXPECT_EQ(state->nlm.locks[0].host, "host-a");
+  EXPECT_TRUE(state->nlm_waiters.empty());
+  EXPECT_TRUE(state->gss.empty());
+  // Read as format 2 it is short: refused, not misread.
+  EXPECT_FALSE(DecodeState(2, frame).has_value());
+}
+
+TEST(HandoverFormatTest, WaitersAndGssContextsRoundTrip) {
+  State state;
+  state.nlm.enabled = true;
+  state.nlm.locks.push_back(ALock());
+  state.nlm_waiters.push_back({"file-key", "host-b", 9, "owner-b", "fh", 10, 20, true, "cookie",
+                               "10.0.0.3", true, 4, false});
+  GssContextEntry gss;
+  gss.handle = std::string(16, 'h');
+  gss.left_ms = 3600000;
+  gss.principal = "alice@EXAMPLE.ORG";
+  gss.mapped = true;
+  gss.uid = 1000;
+  gss.gid = 1000;
+  gss.gids = {1000, 27};
+  gss.window_size = 128;
+  gss.window_started = true;
+  gss.window_highest = 77;
+  gss.window_seen = std::string(512, '\x01');
+  gss.keys.push_back({18, std::string(32, 'k'), 0, "", false, 12345});
+  state.gss.push_back(gss);
+  std::optional<State> back = DecodeState(kFormat, EncodeFrame(Step::kState, state));
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->nlm_waiters.size(), 1u);
+  EXPECT_EQ(back->nlm_waiters[0].cookie, "cookie");
+  EXPECT_EQ(back->nlm_waiters[0].address, "10.0.0.3");
+  EXPECT_TRUE(back->nlm_waiters[0].stream);
+  ASSERT_EQ(back->gss.size(), 1u);
+  EXPECT_EQ(back->gss[0].principal, gss.principal);
+  EXPECT_EQ(back->gss[0].gids, gss.gids);
+  EXPECT_EQ(back->gss[0].window_seen, gss.window_seen);
+  ASSERT_EQ(back->gss[0].keys.size(), 1u);
+  EXPECT_EQ(back->gss[0].keys[0].send_seq, 12345u);
+  EXPECT_EQ(back->gss[0].keys[0].context_key, std::string(32, 'k'));
+}
+
+TEST(HandoverFormatTest, OversizedGssFieldsAreRefused) {
+  State state;
+  GssContextEntry gss;
+  gss.handle = std::string(17, 'h');  // handles are 16 bytes at most
+  state.gss.push_back(gss);
+  EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
+  state.gss[0].handle = std::string(16, 'h');
+  state.gss[0].keys.resize(2);  // one key set at most
+  EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
+}
+
+}  // namespace
+}  // namespace nfs3d::handover
