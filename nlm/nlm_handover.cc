@@ -86,6 +86,12 @@ void NlmService::StartWaitersLocked(const NlmSnapshot& snapshot) {
       continue;
     }
     if (w.granted) {
+      // Only a lock that came over is announced as granted.
+      bool held = false;
+      for (const nlm::Lock& l : table_.LocksOf(b.file)) {
+        held |= l.owner == b.owner && l.first <= b.first && b.last <= l.last;
+      }
+      if (!held) continue;
       const uint64_t id = next_grant_id_++;
       static_cast<Blocked&>(grants_[id]) = b;
       PostGranted(id, b);
