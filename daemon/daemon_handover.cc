@@ -56,6 +56,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   server->Stop();
   handover::State state;
   state.nlm = ExportLocks(fds);
+  state.cephfs_write_verifier = HandOverCeph(state.nlm);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     for (rpc::DuplicateCache::Record& r : drc->Export()) {
       state.drc.push_back({std::move(r.key.peer), r.key.xid, r.key.prog, r.key.vers, r.key.proc,
@@ -68,6 +69,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
 void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(std::move(state.nlm), &final_state.fds);
+  TakeOverCeph(state.cephfs_write_verifier);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
@@ -170,6 +172,7 @@ absl::Status Daemon::TakeOver() {
     absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();
     if (!state.ok()) {
       NFS3D_LOG_WARNING("serving without the predecessor's state: %s", state.status().message());
+      d.CephWithoutPredecessorState();
       return absl::OkStatus();
     }
     NFS3D_LOG_INFO("took over %d cached replies", state->state.drc.size());

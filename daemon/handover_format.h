@@ -20,8 +20,8 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-inline constexpr uint32_t kFormat = 1;
-inline constexpr uint32_t kOldestFormat = 1;
+inline constexpr uint32_t kFormat = 2;
+inline constexpr uint32_t kOldestFormat = 2;
 
 inline constexpr uint32_t kMaxText = 1024;
 inline constexpr uint32_t kMaxSockets = 240;  // below FdChannel::kMaxFds
@@ -177,8 +177,11 @@ NFS3D_XDR(NlmState) {
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
   NlmState nlm;
+  // CephFS exports' write verifier, kept when the predecessor flushed its
+  // sessions; 0: none, or not flushed (the successor takes a new one).
+  uint64_t cephfs_write_verifier = 0;
 };
-NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
+NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.cephfs_write_verifier); }
 
 // A frame's payload: its step, then the body.
 template <typename T>
