@@ -42,6 +42,7 @@ struct Conn {
   std::unordered_map<uint32_t, absl::Time> pending;  // xid -> first sent
   absl::Time next_due;                               // interval mode: when the next calls go out
   int reopens = 0;                                   // opened again since its last reply
+  uint64_t breaks = 0;  // times it broke: a new socket may get the same fd number
 };
 
 // A connection that the server closes this often in a row without answering
@@ -193,6 +194,7 @@ void Crowd::Broken(int i) {
   c.in.clear();
   c.record.clear();
   c.want_write = false;
+  ++c.breaks;
   // Calls in flight are sent again at once; an idle connection opens again
   // when it next has a call to send (a reconnect storm helps no one).
   if (c.pending.empty()) return;
@@ -278,9 +280,9 @@ void Crowd::OnReadable(int i) {
     if (mark & 0x80000000u) {
       std::string record = std::move(c.record);
       c.record.clear();
-      const int fd = c.fd;
+      const uint64_t breaks = c.breaks;
       OnReply(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record.data()), record.size()));
-      if (c.fd != fd) return;  // broken while sending the next call: c.in is gone
+      if (c.breaks != breaks) return;  // broken while sending the next call: c.in is gone
     }
   }
   c.in.erase(c.in.begin(), c.in.begin() + static_cast<ptrdiff_t>(at));
