@@ -28,7 +28,7 @@ cat > "$WORK/bin/systemctl" <<FAKE
 #!/bin/sh
 echo "systemctl \$*" >> "$WORK/calls"
 case "\$1" in
-  is-active) [ -e "$WORK/active" ] ;;
+  is-active) if [ -e "$WORK/active" ]; then echo active; else echo inactive; exit 3; fi ;;
   show) cat "$WORK/pid" ;;
 esac
 FAKE
