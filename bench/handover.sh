@@ -1,11 +1,11 @@
 #!/bin/bash
 # What clients see while the server is replaced under them (a benchmark, not
 # a test): a stream of calls runs across EVENTS replacements of the server,
-# one every GAP seconds, and nfs3bench reports per run the calls that failed,
-# the longest call and the 99th percentile (send -> reply, across the
-# reconnect and the resend), and the slowest 100 ms and 1 s window against
-# the median one (the throughput dip). Side by side, in one run of this
-# script, for three ways of replacing the server:
+# each GAP seconds after the last one answered, and nfs3bench reports per
+# run the calls that failed, the longest call and the 99th percentile (send
+# -> reply, across the reconnect and the resend), and the slowest 100 ms and
+# 1 s window against the median one (the throughput dip). Side by side, in
+# one run of this script, for three ways of replacing the server:
 #   handover  nfs3d --takeover (docs/handover.md)
 #   restart   nfs3d stopped (SIGTERM) and started again
 #   ganesha   nfs-ganesha (VFS, ../shared/reference/ganesha-nfsv3.conf)
@@ -52,8 +52,9 @@ if [ -d /var/lib/nfs ]; then  # ganesha's recovery directory, private to this ru
   mount -t tmpfs tmpfs /var/lib/nfs
   mkdir -p /var/lib/nfs/ganesha
 fi
-PIDS=()
-SERVER=""  # the PID serving now
+PIDS=()    # rpcbind
+SERVER=""  # the PID serving now (a predecessor that exited is forgotten)
+BENCH_PID=""
 stop_pid() {  # SIGTERM, then SIGKILL after 30 s
   kill -0 "$1" 2>/dev/null || return 0
   kill -TERM "$1" 2>/dev/null || true
@@ -61,6 +62,8 @@ stop_pid() {  # SIGTERM, then SIGKILL after 30 s
 }
 cleanup() {
   local i
+  [ -z "$BENCH_PID" ] || stop_pid "$BENCH_PID"
+  [ -z "$SERVER" ] || stop_pid "$SERVER"
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
   umount -l "$WORK" 2>/dev/null || true
   rmdir "$WORK" 2>/dev/null || true
@@ -98,13 +101,11 @@ wait_answers() {
 start_nfs3d() {  # [--takeover]
   "$NFS3D" --config "$WORK/nfs3d.conf" --foreground "$@" 2>> "$WORK/nfs3d.log" &
   SERVER=$!
-  PIDS+=("$SERVER")
 }
 start_ganesha() {
   ganesha.nfsd -F -f "$WORK/ganesha.conf" -L "$WORK/ganesha.log" -p "$WORK/ganesha.pid" \
     -N NIV_WARN &
   SERVER=$!
-  PIDS+=("$SERVER")
 }
 start_server() {  # mode
   if [ "$1" = ganesha ]; then start_ganesha; else start_nfs3d; fi
@@ -144,7 +145,7 @@ for run in $(seq 1 "$RUNS"); do
       # shellcheck disable=SC2086  # ARGS holds several arguments
       "$BENCH" run "127.0.0.1:$WORK/export" --port 2049 --mount-port 20048 ${ARGS[$workload]} \
         --time 3600 --timeout 60 --dir "bench-$workload" > "$out" 2>&1 &
-      bench=$!
+      BENCH_PID=$!
       for _ in $(seq 1 200); do grep -q '^# connected' "$out" && break; sleep 0.05; done
       took=()
       for _ in $(seq 1 "$EVENTS"); do
@@ -154,8 +155,9 @@ for run in $(seq 1 "$RUNS"); do
         took+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')")
       done
       sleep "$GAP"
-      kill -INT "$bench"      # ends the stream; it reports once its calls are answered
-      wait "$bench" || true  # a failed call is in its JSON line
+      kill -INT "$BENCH_PID"      # ends the stream; it reports once its calls are answered
+      wait "$BENCH_PID" || true  # a failed call is in its JSON line
+      BENCH_PID=""
       json=$(grep '^{' "$out" | tail -n 1)
       [ -n "$json" ] || { cat "$out" >&2; die "$mode $workload: no result"; }
       printf '%s\t%s\t%s\t%s\t%s\n' "$mode" "$workload" "$run" "$(IFS=,; echo "${took[*]}")" \
@@ -163,6 +165,7 @@ for run in $(seq 1 "$RUNS"); do
       log "$mode $workload run $run: $(grep -v '^[{#]' "$out" | head -n 2 | tr '\n' ' ')"
     done
     stop_pid "$SERVER"
+    SERVER=""
   done
 done
 
