@@ -234,7 +234,7 @@ Snapshot ServerStats::Take() const {
   return out;
 }
 
-void ServerStats::Carry(Snapshot earlier) {
+void ServerStats::Carry(const Snapshot& earlier) {
   std::lock_guard<std::mutex> lock(mu_);
   AddSnapshot(earlier, &carried_);
 }

@@ -212,7 +212,7 @@ class ServerStats {
   Snapshot Take() const;
   // Counts `earlier` (a predecessor's counters, handed over) in every later
   // Take: a procedure by (prog, vers, proc), arrays element by element.
-  void Carry(Snapshot earlier);
+  void Carry(const Snapshot& earlier);
 
   // Before the first call is recorded (shards made earlier keep theirs).
   void SetOriginLimits(const OriginLimits& limits);
