@@ -2,6 +2,7 @@
 // predecessor pauses, passes its sockets and, once the successor is ready,
 // stops and passes its state; the successor adopts the sockets and state.
 #include "daemon/daemon_impl.h"
+#include "daemon/handover_stats.h"
 #include "daemon/systemd_notify.h"
 
 namespace nfs3d::daemon {
@@ -63,6 +64,8 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
                            r.key.checksum, std::move(r.reply)});
     }
   }
+  // After Stop: the counters include every call answered.
+  state.stats = StatsToHandover(stats.Take());
   return state;
 }
 
@@ -70,6 +73,7 @@ void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(std::move(state.nlm), &final_state.fds);
   TakeOverCeph(state.cephfs_write_verifier);
+  stats.Carry(StatsFromHandover(state.stats));
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
