@@ -2,6 +2,7 @@
 // predecessor pauses, passes its sockets and, once the successor is ready,
 // stops and passes its state; the successor adopts the sockets and state.
 #include "daemon/daemon_impl.h"
+#include "daemon/handover_stats.h"
 #include "daemon/systemd_notify.h"
 
 namespace nfs3d::daemon {
@@ -56,6 +57,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   server->Stop();
   handover::State state;
   ExportLocks(fds, &state);
+  state.cephfs_write_verifier = HandOverCeph(state.nlm);
   if (gss) ExportGssContexts(&state);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     for (rpc::DuplicateCache::Record& r : drc->Export()) {
@@ -63,12 +65,16 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
                            r.key.checksum, std::move(r.reply)});
     }
   }
+  // After Stop: the counters include every call answered.
+  state.stats = StatsToHandover(stats.Take());
   return state;
 }
 
 void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(&state, &final_state.fds);
+  TakeOverCeph(state.cephfs_write_verifier);
+  stats.Carry(StatsFromHandover(state.stats));
   ImportGssContexts(state.gss);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
@@ -249,6 +255,7 @@ absl::Status Daemon::TakeOver() {
     absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();
     if (!state.ok()) {
       NFS3D_LOG_WARNING("serving without the predecessor's state: %s", state.status().message());
+      d.CephWithoutPredecessorState();
       return absl::OkStatus();
     }
     NFS3D_LOG_INFO("took over %d cached replies", state->state.drc.size());

@@ -21,10 +21,10 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-// Format 2 added State.nlm_waiters and State.gss; a format-1 State is read
+// Format 3 added State.nlm_waiters and State.gss; a format-2 State is read
 // as one without.
-inline constexpr uint32_t kFormat = 2;
-inline constexpr uint32_t kOldestFormat = 1;
+inline constexpr uint32_t kFormat = 3;
+inline constexpr uint32_t kOldestFormat = 2;
 
 inline constexpr uint32_t kMaxText = 1024;
 inline constexpr uint32_t kMaxSockets = 240;  // below FdChannel::kMaxFds
@@ -176,6 +176,42 @@ NFS3D_XDR(NlmState) {
     xdr::Counted(x.fds, kMaxLocks, 20));
 }
 
+inline constexpr uint32_t kMaxStatProcs = 1024;    // procedures over all programs
+inline constexpr uint32_t kMaxStatCounters = 256;  // one counter array
+
+// One procedure's counters (stats/server_stats.h ProcSnapshot).
+struct StatsProcEntry {
+  std::string program;  // "nfs", "mount", ...
+  uint32_t prog = 0, vers = 0, proc = 0;
+  std::string name;               // "READ"
+  std::vector<uint64_t> calls;    // per transport: udp, tcp
+  std::vector<uint64_t> errors;   // per transport
+  std::vector<uint64_t> latency;  // per latency bucket, not cumulative
+  uint64_t latency_ns = 0;
+};
+NFS3D_XDR(StatsProcEntry) {
+  v(xdr::Bounded(x.program, kMaxText), x.prog, x.vers, x.proc, xdr::Bounded(x.name, kMaxText),
+    xdr::Counted(x.calls, kMaxStatCounters, 8), xdr::Counted(x.errors, kMaxStatCounters, 8),
+    xdr::Counted(x.latency, kMaxStatCounters, 8), x.latency_ns);
+}
+
+// The statistics counters (stats/server_stats.h Snapshot), so that they
+// count on in the successor. Two-level arrays are transport-major.
+struct StatsState {
+  std::vector<uint64_t> messages;  // per transport
+  std::vector<uint64_t> events;    // [transport][RpcEvent]
+  std::vector<uint64_t> flavors;   // [transport][FlavorSlot]
+  uint64_t read_bytes = 0, write_bytes = 0;
+  std::vector<uint64_t> read_sizes, write_sizes;  // per size bucket
+  std::vector<StatsProcEntry> procs;
+};
+NFS3D_XDR(StatsState) {
+  v(xdr::Counted(x.messages, kMaxStatCounters, 8), xdr::Counted(x.events, kMaxStatCounters, 8),
+    xdr::Counted(x.flavors, kMaxStatCounters, 8), x.read_bytes, x.write_bytes,
+    xdr::Counted(x.read_sizes, kMaxStatCounters, 8),
+    xdr::Counted(x.write_sizes, kMaxStatCounters, 8), xdr::Counted(x.procs, kMaxStatProcs, 40));
+}
+
 // A queued blocking LOCK (NLM4_BLOCKED), or one granted whose GRANTED
 // callback was not delivered yet: the successor sends that callback.
 struct NlmWaiterEntry {
@@ -246,20 +282,28 @@ NFS3D_XDR(GssContextEntry) {
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
   NlmState nlm;
-  std::vector<NlmWaiterEntry> nlm_waiters;  // in queue order; format 2 on
-  std::vector<GssContextEntry> gss;         // format 2 on
+  StatsState stats;
+  // CephFS exports' write verifier, kept when the predecessor flushed its
+  // sessions; 0: none, or not flushed (the successor takes a new one).
+  uint64_t cephfs_write_verifier = 0;
+  std::vector<NlmWaiterEntry> nlm_waiters;  // in queue order; format 3 on
+  std::vector<GssContextEntry> gss;         // format 3 on
 };
 NFS3D_XDR(State) {
-  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, xdr::Counted(x.nlm_waiters, kMaxLocks, 60),
-    xdr::Counted(x.gss, kMaxGssContexts, 56));
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier,
+    xdr::Counted(x.nlm_waiters, kMaxLocks, 60), xdr::Counted(x.gss, kMaxGssContexts, 56));
 }
 
-// State as format 1 wrote it.
-struct StateV1 {
+// State as format 2 wrote it.
+struct StateV2 {
   std::vector<DrcEntry> drc;
   NlmState nlm;
+  StatsState stats;
+  uint64_t cephfs_write_verifier = 0;
 };
-NFS3D_XDR(StateV1) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
+NFS3D_XDR(StateV2) {
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier);
+}
 
 // A frame's payload: its step, then the body.
 template <typename T>
@@ -284,12 +328,14 @@ std::optional<T> DecodeFrame(Step step, std::string_view payload) {
 
 // The State frame as written in `format` (kOldestFormat..kFormat).
 inline std::optional<State> DecodeState(uint32_t format, std::string_view payload) {
-  if (format >= 2) return DecodeFrame<State>(Step::kState, payload);
-  std::optional<StateV1> v1 = DecodeFrame<StateV1>(Step::kState, payload);
-  if (!v1) return std::nullopt;
+  if (format >= 3) return DecodeFrame<State>(Step::kState, payload);
+  std::optional<StateV2> v2 = DecodeFrame<StateV2>(Step::kState, payload);
+  if (!v2) return std::nullopt;
   State state;
-  state.drc = std::move(v1->drc);
-  state.nlm = std::move(v1->nlm);
+  state.drc = std::move(v2->drc);
+  state.nlm = std::move(v2->nlm);
+  state.stats = std::move(v2->stats);
+  state.cephfs_write_verifier = v2->cephfs_write_verifier;
   return state;
 }
 

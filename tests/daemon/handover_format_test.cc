@@ -1,6 +1,6 @@
-// The State frame across format numbers: what a format-1 predecessor
+// The State frame across format numbers: what a format-2 predecessor
 // writes is read by this nfs3d (with no waiters and no GSS contexts), and
-// format 2's additions survive a round trip.
+// format 3's additions survive a round trip.
 #include "daemon/handover_format.h"
 
 #include "gtest/gtest.h"
@@ -10,23 +10,25 @@ namespace {
 
 NlmLockEntry ALock() { return {"file-key", "host-a", 7, "owner", 0, 99, true}; }
 
-TEST(HandoverFormatTest, FormatOneStateIsReadWithoutTheNewLists) {
-  StateV1 old;
+TEST(HandoverFormatTest, FormatTwoStateIsReadWithoutTheNewLists) {
+  StateV2 old;
   old.drc.push_back({"peer", 1, 100003, 3, 8, 42, "reply"});
   old.nlm.enabled = true;
   old.nlm.nsm_state = 3;
   old.nlm.locks.push_back(ALock());
+  old.cephfs_write_verifier = 99;
   const std::string frame = EncodeFrame(Step::kState, old);
-  std::optional<State> state = DecodeState(1, frame);
+  std::optional<State> state = DecodeState(2, frame);
   ASSERT_TRUE(state.has_value());
   ASSERT_EQ(state->drc.size(), 1u);
   EXPECT_EQ(state->drc[0].reply, "reply");
   ASSERT_EQ(state->nlm.locks.size(), 1u);
   EXPECT_EQ(state->nlm.locks[0].host, "host-a");
+  EXPECT_EQ(state->cephfs_write_verifier, 99u);
   EXPECT_TRUE(state->nlm_waiters.empty());
   EXPECT_TRUE(state->gss.empty());
-  // Read as format 2 it is short: refused, not misread.
-  EXPECT_FALSE(DecodeState(2, frame).has_value());
+  // Read as format 3 it is short: refused, not misread.
+  EXPECT_FALSE(DecodeState(3, frame).has_value());
 }
 
 TEST(HandoverFormatTest, WaitersAndGssContextsRoundTrip) {

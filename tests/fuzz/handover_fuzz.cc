@@ -10,8 +10,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nfs3d::handover;
-  nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, NlmWaiterEntry,
-                              GssKeysEntry, GssContextEntry, State, StateV1>(data, size);
+  nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, StatsProcEntry,
+                              StatsState, NlmWaiterEntry, GssKeysEntry, GssContextEntry, State,
+                              StateV2>(data, size);
   const std::string_view frame(reinterpret_cast<const char*>(data), size);
   (void)DecodeFrame<Hello>(Step::kHello, frame);
   (void)DecodeFrame<Answer>(Step::kAnswer, frame);
