@@ -271,6 +271,13 @@ TEST_P(HandoverKillTest, ServerRecovers) {
     ASSERT_TRUE(server_.Start()) << server_.Log();
   } else {
     server_.Adopt(old_gone ? successor : old);
+    // A predecessor serving on resumes its listeners once it sees the
+    // successor gone, which may come a moment after the successor's exit.
+    for (int i = 0; i < 100 && !(server_.Answers(rpc::Transport::kTcp) &&
+                                 server_.Answers(rpc::Transport::kUdp));
+         ++i) {
+      usleep(100000);
+    }
   }
   // Whoever serves now: both kinds of socket answer, the data is there.
   EXPECT_TRUE(server_.Answers(rpc::Transport::kTcp));
