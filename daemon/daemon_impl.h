@@ -135,6 +135,9 @@ struct Daemon::Impl {
   std::function<absl::Status()> before_serving;
   std::unique_ptr<HandoverServer> handover;
   std::function<void()> handed_over;
+  // The predecessor's TCP connections given to the successor: held until
+  // this process exits (closing this copy leaves the connection open).
+  std::vector<OwnedFd> handed_connections;
 
   // Adds the roots of exports the backend does not know yet.
   absl::Status AddNewExports(const conf::ExportTable& table);
@@ -173,6 +176,10 @@ struct Daemon::Impl {
   // The lock manager's part of each.
   handover::NlmState ExportLocks(std::vector<int>* fds);
   void ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds);
+  // The TCP connections' part.
+  std::vector<handover::TcpConnectionEntry> ExportConnections(std::vector<int>* fds);
+  void ImportConnections(std::vector<handover::TcpConnectionEntry> entries,
+                         std::vector<OwnedFd>* fds);
 
   // What the portmapper (ours or the system's) must know.
   struct Mapping {

@@ -46,6 +46,18 @@ void MaybeDieAt(std::string_view point) {
   if (env != nullptr && point == env) raise(SIGKILL);
 }
 
+// The State frame of `format`, as this nfs3d's State.
+std::optional<handover::State> DecodeState(uint32_t format, std::string_view payload) {
+  if (format != 1) return handover::DecodeFrame<handover::State>(handover::Step::kState, payload);
+  std::optional<handover::StateFormat1> old =
+      handover::DecodeFrame<handover::StateFormat1>(handover::Step::kState, payload);
+  if (!old) return std::nullopt;
+  handover::State state;
+  state.drc = std::move(old->drc);
+  state.nlm = std::move(old->nlm);
+  return state;
+}
+
 }  // namespace
 
 std::string HandoverSocketPath(const std::string& state_dir) {
@@ -146,8 +158,8 @@ bool HandoverServer::Serve(FdChannel channel) {
   if (!s.ok()) {
     NFS3D_LOG_WARNING("handover: the state did not reach the successor: %s", s.message());
   }
-  NFS3D_LOG_INFO("handed over to the successor (%d cached replies, %d locks)", state.drc.size(),
-                 state.nlm.locks.size());
+  NFS3D_LOG_INFO("handed over to the successor (%d cached replies, %d locks, %d connections)",
+                 state.drc.size(), state.nlm.locks.size(), state.tcp.size());
   return true;
 }
 
@@ -177,6 +189,7 @@ absl::StatusOr<HandoverClient> HandoverClient::Connect(const std::string& state_
         absl::StrCat("the running nfs3d refused the handover: ", answer->reason));
   }
   client.version_ = answer->version;
+  client.format_ = answer->format;
   return client;
 }
 
@@ -220,12 +233,16 @@ absl::StatusOr<HandoverClient::FinalState> HandoverClient::ReceiveState() {
       for (OwnedFd& fd : frame->fds) out.fds.push_back(std::move(fd));
       continue;
     }
-    std::optional<handover::State> state =
-        handover::DecodeFrame<handover::State>(handover::Step::kState, frame->payload);
+    std::optional<handover::State> state = DecodeState(format_, frame->payload);
     if (!state) return absl::DataLossError("handover: malformed state frame");
     for (const handover::LockFdEntry& e : state->nlm.fds) {
       if (e.fd_index >= out.fds.size()) {
         return absl::DataLossError("handover: a lock without its descriptor");
+      }
+    }
+    for (const handover::TcpConnectionEntry& e : state->tcp) {
+      if (e.fd_index >= out.fds.size()) {
+        return absl::DataLossError("handover: a connection without its descriptor");
       }
     }
     out.state = std::move(*state);

@@ -99,6 +99,7 @@ class HandoverClient {
   explicit HandoverClient(FdChannel channel) : channel_(std::move(channel)) {}
   FdChannel channel_;
   std::string version_;
+  uint32_t format_ = handover::kFormat;  // what the predecessor writes
 };
 
 }  // namespace nfs3d::daemon

@@ -20,7 +20,7 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-inline constexpr uint32_t kFormat = 1;
+inline constexpr uint32_t kFormat = 2;
 inline constexpr uint32_t kOldestFormat = 1;
 
 inline constexpr uint32_t kMaxText = 1024;
@@ -173,12 +173,35 @@ NFS3D_XDR(NlmState) {
     xdr::Counted(x.fds, kMaxLocks, 20));
 }
 
+inline constexpr uint32_t kMaxTcpConnections = 1 << 16;
+// Bytes one connection read and did not run: a record begun (at most the
+// largest record a server accepts) and what followed it in the read buffer.
+inline constexpr uint32_t kMaxTcpPending = 8 << 20;
+
+// An established TCP connection, handed over between two reads (format 2).
+struct TcpConnectionEntry {
+  uint32_t fd_index = 0;  // its socket, among the Descriptors frames' descriptors
+  std::string pending;    // stream bytes read and not run, record marks included
+};
+NFS3D_XDR(TcpConnectionEntry) { v(x.fd_index, xdr::Bounded(x.pending, kMaxTcpPending)); }
+
 // What is handed over once the predecessor stopped serving.
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
   NlmState nlm;
+  std::vector<TcpConnectionEntry> tcp;  // format 2 on
 };
-NFS3D_XDR(State) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
+NFS3D_XDR(State) {
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, xdr::Counted(x.tcp, kMaxTcpConnections, 8));
+}
+
+// State as format 1 wrote it (no connections), for a predecessor that
+// writes format 1.
+struct StateFormat1 {
+  std::vector<DrcEntry> drc;
+  NlmState nlm;
+};
+NFS3D_XDR(StateFormat1) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
 
 // A frame's payload: its step, then the body.
 template <typename T>
