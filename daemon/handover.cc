@@ -158,8 +158,12 @@ bool HandoverServer::Serve(FdChannel channel) {
   if (!s.ok()) {
     NFS3D_LOG_WARNING("handover: the state did not reach the successor: %s", s.message());
   }
-  NFS3D_LOG_INFO("handed over to the successor (%d cached replies, %d locks, %d connections)",
-                 state.drc.size(), state.nlm.locks.size(), state.tcp.size());
+  size_t unrun = 0;
+  for (const handover::TcpConnectionEntry& c : state.tcp) unrun += c.pending.size();
+  NFS3D_LOG_INFO(
+      "handed over to the successor (%d cached replies, %d locks, %d connections with %d bytes "
+      "read and not run)",
+      state.drc.size(), state.nlm.locks.size(), state.tcp.size(), unrun);
   return true;
 }
 

@@ -7,8 +7,12 @@
 #include <arpa/inet.h>
 #include <sys/wait.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -169,79 +173,99 @@ TEST_F(HandoverTcpTest, HalfSplicedWriteIsAnsweredByTheSuccessor) {
   EXPECT_NE(read.results.find(data), std::string::npos) << "the data read back differs";
 }
 
-// GETATTRs and WRITEs pipelined on one connection, round after round while
-// the handover runs: each call gets exactly one reply, and the connection
-// stays open.
+// GETATTRs and WRITEs pipelined on one connection, round after round from
+// a thread of their own while the handover runs: each call gets exactly one
+// reply, and the connection stays open.
 TEST_F(HandoverTcpTest, CallsInFlightDuringTheHandoverGetOneReplyEach) {
   StartAndMount();
   const std::string fh = NewFile("pipelined");
   std::unique_ptr<RawClient> c = Open();
   ASSERT_NE(c, nullptr);
+  const std::string chunk(8192, 'p');
+  std::atomic<bool> stop{false};
+  std::atomic<bool> send_failed{false};
+  std::vector<uint32_t> sent;  // the sender's until joined
+  std::thread sender([&] {
+    uint32_t xid = 0x7e000000u;
+    while (!stop.load()) {
+      std::string bytes;
+      for (int i = 0; i < 32; ++i) {
+        sent.push_back(xid);
+        bytes += Record(*c, xid++, nfs3::kGetattr, Args().Opaque(fh).str());
+      }
+      for (int i = 0; i < 4; ++i) {
+        sent.push_back(xid);
+        bytes += Record(*c, xid++, nfs3::kWrite,
+                        Args()
+                            .Opaque(fh)
+                            .U64(static_cast<uint64_t>(i) * chunk.size())
+                            .U32(chunk.size())
+                            .U32(nfs3::UNSTABLE)
+                            .Opaque(chunk)
+                            .str());
+      }
+      if (!c->SendBytes(bytes)) {
+        send_failed = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
   std::map<uint32_t, int> replies;  // xid -> replies seen
-  uint32_t next_xid = 0x7e000000u;
   size_t wrong = 0;
+  // Reads replies until none came for `wait`, or 64 of them.
   auto drain = [&](absl::Duration wait) {
-    while (std::optional<std::string> m = c->Receive(wait)) {
+    for (int n = 0; n < 64; ++n) {
+      std::optional<std::string> m = c->Receive(wait);
+      if (!m) return;
       client::RpcReply r;
       if (!client::ParseReply(Span(*m), &r) || ToNfsReply(r).status != nfs3::NFS3_OK) ++wrong;
       ++replies[r.xid];
     }
   };
-  const std::string chunk(8192, 'p');
-  auto send_round = [&] {
-    std::string bytes;
-    for (int i = 0; i < 32; ++i) {
-      bytes += Record(*c, next_xid, nfs3::kGetattr, Args().Opaque(fh).str());
-      replies[next_xid++];
-    }
-    for (int i = 0; i < 4; ++i) {
-      bytes += Record(*c, next_xid, nfs3::kWrite,
-                      Args()
-                          .Opaque(fh)
-                          .U64(static_cast<uint64_t>(i) * chunk.size())
-                          .U32(chunk.size())
-                          .U32(nfs3::UNSTABLE)
-                          .Opaque(chunk)
-                          .str());
-      replies[next_xid++];
-    }
-    return c->SendBytes(bytes);
-  };
+  while (replies.size() < 100) drain(absl::Milliseconds(50));  // the pipeline runs
   const pid_t old = server_.pid();
   const pid_t successor = server_.SpawnTakeover();
   int old_status = -1;
   bool old_gone = false;
-  int rounds_after = 0;
   const absl::Time give_up = absl::Now() + absl::Seconds(60);
-  while (rounds_after < 3 && absl::Now() < give_up) {
-    ASSERT_TRUE(send_round()) << server_.Log();
-    drain(absl::Milliseconds(2));
-    if (old_gone) {
-      ++rounds_after;
-    } else {
-      old_gone = waitpid(old, &old_status, WNOHANG) == old;
-    }
+  while (!old_gone && absl::Now() < give_up) {
+    drain(absl::Milliseconds(5));
+    old_gone = waitpid(old, &old_status, WNOHANG) == old;
   }
+  for (int i = 0; i < 10; ++i) drain(absl::Milliseconds(5));  // and on through the successor
+  stop = true;
+  // The sender may wait for the socket to take its last round: replies
+  // are read meanwhile, so the server reads on.
+  std::atomic<bool> joined{false};
+  std::thread joiner([&] {
+    sender.join();
+    joined = true;
+  });
+  while (!joined.load()) drain(absl::Milliseconds(5));
+  joiner.join();
   ASSERT_TRUE(old_gone) << server_.Log();
   EXPECT_TRUE(WIFEXITED(old_status) && WEXITSTATUS(old_status) == 0);
   server_.Adopt(successor);
+  EXPECT_FALSE(send_failed.load());
   // Every reply still due arrives; a second reply to any call would be
-  // counted here too.
+  // counted too.
   const absl::Time until = absl::Now() + absl::Seconds(20);
-  auto missing = [&] {
-    size_t n = 0;
-    for (const auto& [xid, count] : replies) n += count == 0;
-    return n;
-  };
-  while (missing() > 0 && absl::Now() < until) drain(absl::Milliseconds(100));
-  drain(absl::Milliseconds(200));
-  size_t twice = 0;
-  for (const auto& [xid, count] : replies) twice += count > 1;
-  EXPECT_EQ(missing(), 0u) << "of " << replies.size() << "\n" << server_.Log();
+  while (replies.size() < sent.size() && absl::Now() < until) drain(absl::Milliseconds(100));
+  for (int i = 0; i < 4; ++i) drain(absl::Milliseconds(50));
+  size_t missing = 0, twice = 0;
+  for (uint32_t xid : sent) {
+    auto it = replies.find(xid);
+    missing += it == replies.end();
+    twice += it != replies.end() && it->second > 1;
+  }
+  EXPECT_EQ(replies.size(), sent.size());
+  EXPECT_EQ(missing, 0u) << "of " << sent.size() << "\n" << server_.Log();
   EXPECT_EQ(twice, 0u);
   EXPECT_EQ(wrong, 0u);
   EXPECT_FALSE(c->WaitClosed(absl::Milliseconds(100)));
-  EXPECT_NE(server_.Log().find("TCP connections"), std::string::npos) << server_.Log();
+  EXPECT_NE(server_.Log().find("took over 2 of 2 TCP connections"), std::string::npos)
+      << server_.Log();
 }
 
 }  // namespace
