@@ -2,13 +2,17 @@
 // end with the binary: a client keeps its one connection through several
 // handovers and never sees it close, a record sent half before and half
 // after the handover is answered by the successor on the same connection
-// (also a spliced WRITE), and calls pipelined while the handover runs each
-// get exactly one reply.
+// (also a spliced WRITE), calls pipelined while the handover runs each get
+// exactly one reply; the connections of a listener the new configuration
+// drops are closed, and all of them close, as before, when the state does
+// not reach the successor.
 #include <arpa/inet.h>
 #include <sys/wait.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <thread>
@@ -265,6 +269,68 @@ TEST_F(HandoverTcpTest, CallsInFlightDuringTheHandoverGetOneReplyEach) {
   EXPECT_EQ(wrong, 0u);
   EXPECT_FALSE(c->WaitClosed(absl::Milliseconds(100)));
   EXPECT_NE(server_.Log().find("took over 2 of 2 TCP connections"), std::string::npos)
+      << server_.Log();
+}
+
+// A listener the new configuration drops takes its connections along: the
+// successor closes them (their clients reconnect to a port that stays);
+// the connections of the ports that stay go on.
+TEST_F(HandoverTcpTest, ConnectionsOfADroppedListenerAreClosed) {
+  StartAndMount();
+  std::unique_ptr<RawClient> nfs = Open();
+  ClientOptions o;
+  o.transport = rpc::Transport::kTcp;
+  std::unique_ptr<RawClient> mount = RawClient::Open(server_.mount_port(), o);
+  ASSERT_NE(nfs, nullptr);
+  ASSERT_NE(mount, nullptr);
+  ASSERT_TRUE(nfs->Call(nfs3::kProgram, 3, 0, "").has_value());
+  ASSERT_TRUE(mount->Call(mount3::kProgram, 3, 0, "").has_value());
+  // The MOUNT service moves to another port.
+  const fs::path conf = dir_ / "nfs3d.conf";
+  std::ifstream in(conf);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string old_line = absl::StrCat("mountd_port = ", server_.mount_port());
+  ASSERT_NE(text.find(old_line), std::string::npos);
+  text.replace(text.find(old_line), old_line.size(), absl::StrCat("mountd_port = ", FreePort()));
+  std::ofstream(conf) << text;
+  ASSERT_TRUE(server_.TakeOver()) << server_.Log();
+  EXPECT_TRUE(mount->WaitClosed(absl::Seconds(10)));
+  EXPECT_TRUE(nfs->Call(nfs3::kProgram, 3, 0, "").has_value()) << nfs->last_failure();
+  EXPECT_NE(server_.Log().find("no listener here any more"), std::string::npos) << server_.Log();
+}
+
+// The predecessor dies after its connections stopped, before the state
+// reaches the successor: the connections close as before connections were
+// handed over, the clients reconnect and are answered by the successor.
+TEST_F(HandoverTcpTest, ConnectionsCloseWhenTheStateDoesNotArrive) {
+  server_.set_start_env("NFS3D_TEST_HANDOVER_KILL=predecessor-finished");
+  StartAndMount();
+  std::unique_ptr<RawClient> c = Open();
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->Call(nfs3::kProgram, 3, 0, "").has_value());
+  const pid_t old = server_.pid();
+  const pid_t successor = server_.SpawnTakeover("NFS3D_TEST_HANDOVER_KILL=none");
+  int status = 0;
+  bool old_gone = false;
+  for (int i = 0; i < 600 && !old_gone; ++i) {
+    old_gone = waitpid(old, &status, WNOHANG) == old;
+    if (!old_gone) usleep(100000);
+  }
+  ASSERT_TRUE(old_gone);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  server_.Adopt(successor);
+  EXPECT_TRUE(c->WaitClosed(absl::Seconds(30)));
+  bool answers = false;
+  for (int i = 0; i < 100 && !answers; ++i) {
+    answers = server_.Answers(rpc::Transport::kTcp);
+    if (!answers) usleep(100000);
+  }
+  EXPECT_TRUE(answers) << server_.Log();
+  std::unique_ptr<RawClient> again = Open();
+  ASSERT_NE(again, nullptr);
+  uint32_t st = 0;
+  EXPECT_TRUE(Getattr(*again, root_, &st).has_value()) << st;
+  EXPECT_NE(server_.Log().find("serving without the predecessor's state"), std::string::npos)
       << server_.Log();
 }
 
