@@ -221,6 +221,12 @@ void TcpConnection::ReadMore() {
                        });
     return;
   }
+  // A buffer grown to hold bytes handed over by a predecessor (SetPending)
+  // is used up here: back to the usual size.
+  if (read_buf_.size() > kReadBufferSize) {
+    read_buf_.resize(kReadBufferSize);
+    read_buf_.shrink_to_fit();
+  }
   // Around spliced WRITEs (this record's, the last one's) reads stay small, so
   // the next WRITE's data is spliced and not read here.
   const size_t want = after_splice_ || splice_.hole.size > 0 ? kHeadRead : read_buf_.size();
