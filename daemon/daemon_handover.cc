@@ -81,7 +81,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
 void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(std::move(state.nlm), &final_state.fds);
-  ImportConnections(std::move(state.tcp), &final_state.fds);
+  ImportConnections(state.tcp, &final_state.fds);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
@@ -117,10 +117,10 @@ std::vector<handover::TcpConnectionEntry> Daemon::Impl::ExportConnections(std::v
   return entries;
 }
 
-void Daemon::Impl::ImportConnections(std::vector<handover::TcpConnectionEntry> entries,
+void Daemon::Impl::ImportConnections(const std::vector<handover::TcpConnectionEntry>& entries,
                                      std::vector<OwnedFd>* fds) {
   size_t adopted = 0;
-  for (handover::TcpConnectionEntry& e : entries) {
+  for (const handover::TcpConnectionEntry& e : entries) {
     // A listener the configuration no longer names takes its connections
     // along: they are closed, their clients reconnect elsewhere.
     absl::Status s = server->AdoptConnection((*fds)[e.fd_index].Release(), e.pending);

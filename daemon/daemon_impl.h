@@ -178,7 +178,7 @@ struct Daemon::Impl {
   void ImportLocks(handover::NlmState state, std::vector<OwnedFd>* fds);
   // The TCP connections' part.
   std::vector<handover::TcpConnectionEntry> ExportConnections(std::vector<int>* fds);
-  void ImportConnections(std::vector<handover::TcpConnectionEntry> entries,
+  void ImportConnections(const std::vector<handover::TcpConnectionEntry>& entries,
                          std::vector<OwnedFd>* fds);
 
   // What the portmapper (ours or the system's) must know.
