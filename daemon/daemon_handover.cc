@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "daemon/daemon_impl.h"
+#include "daemon/handover_stats.h"
 #include "daemon/systemd_notify.h"
 
 namespace nfs3d::daemon {
@@ -69,12 +70,15 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   // No call is read any more; the running ones finish and are answered.
   server->Stop();
   state.nlm = ExportLocks(fds);
+  state.cephfs_write_verifier = HandOverCeph(state.nlm);
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     for (rpc::DuplicateCache::Record& r : drc->Export()) {
       state.drc.push_back({std::move(r.key.peer), r.key.xid, r.key.prog, r.key.vers, r.key.proc,
                            r.key.checksum, std::move(r.reply)});
     }
   }
+  // After Stop: the counters include every call answered.
+  state.stats = StatsToHandover(stats.Take());
   return state;
 }
 
@@ -82,6 +86,8 @@ void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(std::move(state.nlm), &final_state.fds);
   ImportConnections(state.tcp, &final_state.fds);
+  TakeOverCeph(state.cephfs_write_verifier);
+  stats.Carry(StatsFromHandover(state.stats));
   if (rpc::DuplicateCache* drc = dispatcher->drc()) {
     std::vector<rpc::DuplicateCache::Record> records;
     records.reserve(state.drc.size());
@@ -226,6 +232,7 @@ absl::Status Daemon::TakeOver() {
     absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();
     if (!state.ok()) {
       NFS3D_LOG_WARNING("serving without the predecessor's state: %s", state.status().message());
+      d.CephWithoutPredecessorState();
       return absl::OkStatus();
     }
     NFS3D_LOG_INFO("took over %d cached replies", state->state.drc.size());

@@ -54,6 +54,8 @@ absl::Status Daemon::Impl::ConnectCeph() {
   options.after_ending_previous_session = [this](DurableFiles& shared) {
     RecordGraceAtTakeover(shared);
   };
+  // A handover: the running instance serves on until it hands over.
+  options.beside_running_instance = taking_over;
   absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created = vfs::CephfsBackend::Create(options);
   if (!created.ok()) return created.status();
   ceph = std::move(*created);

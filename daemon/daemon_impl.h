@@ -180,6 +180,13 @@ struct Daemon::Impl {
   std::vector<handover::TcpConnectionEntry> ExportConnections(std::vector<int>* fds);
   void ImportConnections(const std::vector<handover::TcpConnectionEntry>& entries,
                          std::vector<OwnedFd>* fds);
+  // CephFS's part (daemon_handover_cephfs.cc). The predecessor flushes and
+  // ends its sessions: the write verifier the successor keeps, 0 if it must
+  // not. The successor adopts it and takes the locks' CephFS locks; or,
+  // without the predecessor's state, ends the predecessor's sessions.
+  uint64_t HandOverCeph(const handover::NlmState& locks);
+  void TakeOverCeph(uint64_t write_verifier);
+  void CephWithoutPredecessorState();
 
   // What the portmapper (ours or the system's) must know.
   struct Mapping {

@@ -48,13 +48,15 @@ void MaybeDieAt(std::string_view point) {
 
 // The State frame of `format`, as this nfs3d's State.
 std::optional<handover::State> DecodeState(uint32_t format, std::string_view payload) {
-  if (format != 1) return handover::DecodeFrame<handover::State>(handover::Step::kState, payload);
-  std::optional<handover::StateFormat1> old =
-      handover::DecodeFrame<handover::StateFormat1>(handover::Step::kState, payload);
+  if (format != 2) return handover::DecodeFrame<handover::State>(handover::Step::kState, payload);
+  std::optional<handover::StateFormat2> old =
+      handover::DecodeFrame<handover::StateFormat2>(handover::Step::kState, payload);
   if (!old) return std::nullopt;
   handover::State state;
   state.drc = std::move(old->drc);
   state.nlm = std::move(old->nlm);
+  state.stats = std::move(old->stats);
+  state.cephfs_write_verifier = old->cephfs_write_verifier;
   return state;
 }
 

@@ -20,8 +20,8 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-inline constexpr uint32_t kFormat = 2;
-inline constexpr uint32_t kOldestFormat = 1;
+inline constexpr uint32_t kFormat = 3;
+inline constexpr uint32_t kOldestFormat = 2;
 
 inline constexpr uint32_t kMaxText = 1024;
 inline constexpr uint32_t kMaxSockets = 240;  // below FdChannel::kMaxFds
@@ -173,12 +173,48 @@ NFS3D_XDR(NlmState) {
     xdr::Counted(x.fds, kMaxLocks, 20));
 }
 
+inline constexpr uint32_t kMaxStatProcs = 1024;    // procedures over all programs
+inline constexpr uint32_t kMaxStatCounters = 256;  // one counter array
+
+// One procedure's counters (stats/server_stats.h ProcSnapshot).
+struct StatsProcEntry {
+  std::string program;  // "nfs", "mount", ...
+  uint32_t prog = 0, vers = 0, proc = 0;
+  std::string name;               // "READ"
+  std::vector<uint64_t> calls;    // per transport: udp, tcp
+  std::vector<uint64_t> errors;   // per transport
+  std::vector<uint64_t> latency;  // per latency bucket, not cumulative
+  uint64_t latency_ns = 0;
+};
+NFS3D_XDR(StatsProcEntry) {
+  v(xdr::Bounded(x.program, kMaxText), x.prog, x.vers, x.proc, xdr::Bounded(x.name, kMaxText),
+    xdr::Counted(x.calls, kMaxStatCounters, 8), xdr::Counted(x.errors, kMaxStatCounters, 8),
+    xdr::Counted(x.latency, kMaxStatCounters, 8), x.latency_ns);
+}
+
+// The statistics counters (stats/server_stats.h Snapshot), so that they
+// count on in the successor. Two-level arrays are transport-major.
+struct StatsState {
+  std::vector<uint64_t> messages;  // per transport
+  std::vector<uint64_t> events;    // [transport][RpcEvent]
+  std::vector<uint64_t> flavors;   // [transport][FlavorSlot]
+  uint64_t read_bytes = 0, write_bytes = 0;
+  std::vector<uint64_t> read_sizes, write_sizes;  // per size bucket
+  std::vector<StatsProcEntry> procs;
+};
+NFS3D_XDR(StatsState) {
+  v(xdr::Counted(x.messages, kMaxStatCounters, 8), xdr::Counted(x.events, kMaxStatCounters, 8),
+    xdr::Counted(x.flavors, kMaxStatCounters, 8), x.read_bytes, x.write_bytes,
+    xdr::Counted(x.read_sizes, kMaxStatCounters, 8),
+    xdr::Counted(x.write_sizes, kMaxStatCounters, 8), xdr::Counted(x.procs, kMaxStatProcs, 40));
+}
+
 inline constexpr uint32_t kMaxTcpConnections = 1 << 16;
 // Bytes one connection read and did not run: a record begun (at most the
 // largest record a server accepts) and what followed it in the read buffer.
 inline constexpr uint32_t kMaxTcpPending = 8 << 20;
 
-// An established TCP connection, handed over between two reads (format 2).
+// An established TCP connection, handed over between two reads (format 3).
 struct TcpConnectionEntry {
   uint32_t fd_index = 0;  // its socket, among the Descriptors frames' descriptors
   std::string pending;    // stream bytes read and not run, record marks included
@@ -189,19 +225,28 @@ NFS3D_XDR(TcpConnectionEntry) { v(x.fd_index, xdr::Bounded(x.pending, kMaxTcpPen
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
   NlmState nlm;
-  std::vector<TcpConnectionEntry> tcp;  // format 2 on
+  StatsState stats;
+  // CephFS exports' write verifier, kept when the predecessor flushed its
+  // sessions; 0: none, or not flushed (the successor takes a new one).
+  uint64_t cephfs_write_verifier = 0;
+  std::vector<TcpConnectionEntry> tcp;  // format 3 on
 };
 NFS3D_XDR(State) {
-  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, xdr::Counted(x.tcp, kMaxTcpConnections, 8));
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier,
+    xdr::Counted(x.tcp, kMaxTcpConnections, 8));
 }
 
-// State as format 1 wrote it (no connections), for a predecessor that
-// writes format 1.
-struct StateFormat1 {
+// State as format 2 wrote it (no connections), for a predecessor that
+// writes format 2.
+struct StateFormat2 {
   std::vector<DrcEntry> drc;
   NlmState nlm;
+  StatsState stats;
+  uint64_t cephfs_write_verifier = 0;
 };
-NFS3D_XDR(StateFormat1) { v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm); }
+NFS3D_XDR(StateFormat2) {
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier);
+}
 
 // A frame's payload: its step, then the body.
 template <typename T>

@@ -230,7 +230,47 @@ Snapshot ServerStats::Take() const {
       out.write_sizes[b] += shard->write_sizes[b].Get();
     }
   }
+  AddSnapshot(carried_, &out);
   return out;
+}
+
+void ServerStats::Carry(const Snapshot& earlier) {
+  std::lock_guard<std::mutex> lock(mu_);
+  AddSnapshot(earlier, &carried_);
+}
+
+namespace {
+
+template <typename T, size_t N>
+void AddArray(const std::array<T, N>& from, std::array<T, N>* into) {
+  for (size_t i = 0; i < N; ++i) (*into)[i] += from[i];
+}
+
+}  // namespace
+
+void AddSnapshot(const Snapshot& from, Snapshot* into) {
+  for (const ProcSnapshot& p : from.procs) {
+    auto it = std::find_if(into->procs.begin(), into->procs.end(), [&p](const ProcSnapshot& q) {
+      return q.prog == p.prog && q.vers == p.vers && q.proc == p.proc;
+    });
+    if (it == into->procs.end()) {
+      into->procs.push_back(p);
+      continue;
+    }
+    AddArray(p.calls, &it->calls);
+    AddArray(p.errors, &it->errors);
+    AddArray(p.latency, &it->latency);
+    it->latency_ns += p.latency_ns;
+  }
+  AddArray(from.messages, &into->messages);
+  for (int t = 0; t < kNumTransports; ++t) {
+    AddArray(from.events[t], &into->events[t]);
+    AddArray(from.flavors[t], &into->flavors[t]);
+  }
+  into->read_bytes += from.read_bytes;
+  into->write_bytes += from.write_bytes;
+  AddArray(from.read_sizes, &into->read_sizes);
+  AddArray(from.write_sizes, &into->write_sizes);
 }
 
 void ServerStats::SetOriginLimits(const OriginLimits& limits) {

@@ -208,7 +208,11 @@ class ServerStats {
     return LocalSlow(&cache);
   }
 
+  // Every counter summed over the shards, plus what was carried over.
   Snapshot Take() const;
+  // Counts `earlier` (a predecessor's counters, handed over) in every later
+  // Take: a procedure by (prog, vers, proc), arrays element by element.
+  void Carry(const Snapshot& earlier);
 
   // Before the first call is recorded (shards made earlier keep theirs).
   void SetOriginLimits(const OriginLimits& limits);
@@ -244,7 +248,12 @@ class ServerStats {
   std::vector<ProcSnapshot> slot_names_;  // guarded by mu_; names only
   OriginLimits origin_limits_;            // guarded by mu_
   std::atomic<SlowCallLog*> slow_log_{nullptr};
+  Snapshot carried_;  // guarded by mu_
 };
+
+// Adds every counter of `from` to `into`; a procedure `into` lacks is
+// appended.
+void AddSnapshot(const Snapshot& from, Snapshot* into);
 
 #if NFS3D_STATS_ENABLED
 

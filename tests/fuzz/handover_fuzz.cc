@@ -10,15 +10,15 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nfs3d::handover;
-  nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry,
-                              TcpConnectionEntry, State, StateFormat1>(data, size);
+  nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, StatsProcEntry,
+                              StatsState, TcpConnectionEntry, State, StateFormat2>(data, size);
   const std::string_view frame(reinterpret_cast<const char*>(data), size);
   (void)DecodeFrame<Hello>(Step::kHello, frame);
   (void)DecodeFrame<Answer>(Step::kAnswer, frame);
   (void)DecodeFrame<Sockets>(Step::kSockets, frame);
   (void)DecodeFrame<Ready>(Step::kReady, frame);
   (void)DecodeFrame<State>(Step::kState, frame);
-  (void)DecodeFrame<StateFormat1>(Step::kState, frame);
+  (void)DecodeFrame<StateFormat2>(Step::kState, frame);
   (void)DecodeFrame<Descriptors>(Step::kDescriptors, frame);
   return 0;
 }

@@ -75,6 +75,69 @@ TEST_F(CephfsLockTest, LockOnOneHeadIsRefusedOnTheOther) {
   Nfs(*c, nfs3::kRemove, DirOp(root, name));
 }
 
+// WRITE UNSTABLE of `data` at 0; returns the reply's write verifier.
+std::string WriteUnstable(RawClient& c, const std::string& fh, const std::string& data) {
+  NfsReply r = Nfs(c, nfs3::kWrite,
+                   Args()
+                       .Opaque(fh)
+                       .U64(0)
+                       .U32(static_cast<uint32_t>(data.size()))
+                       .U32(nfs3::UNSTABLE)
+                       .Opaque(data)
+                       .str());
+  EXPECT_EQ(r.status, nfs3::NFS3_OK);
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  SkipWcc(d);
+  d.U32();  // count
+  d.U32();  // committed
+  return Str(d.FixedOpaque(8));
+}
+
+// A handover (nfs3d --takeover) of a head serving CephFS: the successor
+// mounts beside the running process without ending its session (which
+// would lose what it had not flushed), the running one flushes and ends its
+// session before the successor serves, so UNSTABLE data written before is
+// on the cluster and the verifier stays the same (no client resends); the
+// NLM lock's CephFS lock moves to the successor's session: the other head
+// refuses a conflicting lock after each handover, and gets it once the
+// holder unlocks.
+TEST_F(CephfsLockTest, HandoverKeepsDataVerifierAndCephfsLocks) {
+  auto c = RawClient::Open(heads_[0].port(), {});
+  auto mnt = RawClient::Open(heads_[0].mount_port(), {});
+  const std::string root = Mount(*mnt, "/ceph");
+  ASSERT_FALSE(root.empty());
+  const std::string name = absl::StrCat("handover-", getpid());
+  const std::string fh = NewHandle(Nfs(*c, nfs3::kCreate, CreateArgs(root, name)));
+  ASSERT_FALSE(fh.empty());
+  ASSERT_EQ(Tool(0, name, "lock"), 0);
+  std::string data;
+  for (int round = 0; round < 2; ++round) {
+    data = absl::StrCat("written before handover ", round);
+    auto writer = RawClient::Open(heads_[0].port(), {});  // connections end at a handover
+    const std::string verifier = WriteUnstable(*writer, fh, data);
+    ASSERT_TRUE(heads_[0].TakeOver()) << heads_[0].Log();
+    // Read by the successor, whose session is new (the predecessor's ended):
+    // the data reached the cluster.
+    auto again = RawClient::Open(heads_[0].port(), {});
+    NfsReply rd = Nfs(*again, nfs3::kRead, Args().Opaque(fh).U64(0).U32(64).str());
+    EXPECT_NE(rd.results.find(data), std::string::npos) << "round " << round;
+    EXPECT_EQ(CommitVerifier(*again, fh), verifier) << "round " << round;
+    EXPECT_EQ(Tool(1, name, "lock"), 1) << "round " << round;  // still held
+  }
+  const std::string log = heads_[0].Log();
+  EXPECT_EQ(log.find("ended the session of the previous instance", log.find("taking over")),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("sessions flushed and ended for the successor"), std::string::npos) << log;
+  EXPECT_NE(log.find("CephFS locks taken on this process's sessions"), std::string::npos) << log;
+  EXPECT_EQ(Tool(0, name, "unlock"), 0);
+  EXPECT_EQ(Tool(1, name, "lock"), 0);
+  EXPECT_EQ(Tool(1, name, "unlock"), 0);
+  auto last = RawClient::Open(heads_[0].port(), {});
+  Nfs(*last, nfs3::kRemove, DirOp(root, name));
+}
+
 // Heads of one [cluster] share the lock grace period (docs/multi-head.md):
 // after head 1 restarts, its clients may reclaim the locks its previous
 // instance held (released with that instance's CephFS session), so head 0
@@ -104,6 +167,32 @@ TEST_F(CephfsClusterGraceTest, AHeadsGracePeriodHoldsBackNewLocksOnEveryHead) {
   EXPECT_EQ(Tool(0, other, "lock", "--wait-grace"), 0);  // granted once it is over
   EXPECT_EQ(Tool(0, other, "unlock"), 0);
   for (const std::string& name : {held, other}) Nfs(*c, nfs3::kRemove, DirOp(root, name));
+}
+
+// A handover in a [cluster]: while the CephFS lock changes sessions the
+// other heads hold back new locks, and the successor ends that as soon as
+// it holds the lock: right after the handover the other head refuses the
+// held lock (DENIED, not a grace period) and grants a new one, and so does
+// the successor.
+TEST_F(CephfsClusterGraceTest, HandoverLeavesNoGracePeriodOnAnyHead) {
+  auto c = RawClient::Open(heads_[0].port(), {});
+  auto mnt = RawClient::Open(heads_[0].mount_port(), {});
+  const std::string root = Mount(*mnt, "/ceph");
+  ASSERT_FALSE(root.empty());
+  const std::string held = absl::StrCat("held-", getpid()), other = absl::StrCat("new-", getpid()),
+                    third = absl::StrCat("third-", getpid());
+  for (const std::string& name : {held, other, third}) {
+    ASSERT_FALSE(NewHandle(Nfs(*c, nfs3::kCreate, CreateArgs(root, name))).empty());
+  }
+  ASSERT_EQ(Tool(0, held, "lock"), 0);
+  ASSERT_TRUE(heads_[0].TakeOver()) << heads_[0].Log();
+  EXPECT_EQ(Tool(1, held, "lock"), 1);
+  EXPECT_EQ(Tool(1, other, "lock"), 0);
+  EXPECT_EQ(Tool(0, third, "lock"), 0);
+  for (const std::string& name : {held, third}) EXPECT_EQ(Tool(0, name, "unlock"), 0);
+  EXPECT_EQ(Tool(1, other, "unlock"), 0);
+  auto last = RawClient::Open(heads_[0].port(), {});
+  for (const std::string& name : {held, other, third}) Nfs(*last, nfs3::kRemove, DirOp(root, name));
 }
 
 }  // namespace

@@ -8,11 +8,14 @@
 // leaves a server that recovers as after a crash today.
 #include <sys/wait.h>
 
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
+#include "stats/metrics_server.h"
+#include "stats/prom_text.h"
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -170,6 +173,58 @@ TEST_F(HandoverE2eTest, HalfSentRecordDoesNotHoldTheHandover) {
       EXPECT_EQ(r.accept_stat, 0u);
     }
   }
+}
+
+// The statistics counters of the metrics page (the control socket's), by
+// name and labels; the counters and histograms only, not the gauges.
+std::map<std::string, double> Counters(const fs::path& state_dir) {
+  std::map<std::string, double> out;
+  absl::StatusOr<std::string> page =
+      stats::HttpGet(stats::ControlSocketTarget(state_dir.string()), "/metrics");
+  EXPECT_TRUE(page.ok()) << page.status();
+  if (!page.ok()) return out;
+  absl::StatusOr<std::vector<stats::Sample>> samples = stats::ParsePrometheusText(*page);
+  EXPECT_TRUE(samples.ok()) << samples.status();
+  if (!samples.ok()) return out;
+  for (const stats::Sample& s : *samples) {
+    const bool counter = s.name.starts_with("nfs3d_rpc_") || s.name.starts_with("nfs3d_read_") ||
+                         s.name.starts_with("nfs3d_write_");
+    if (!counter) continue;
+    std::string key = s.name;
+    for (const auto& [k, v] : s.labels) absl::StrAppend(&key, ",", k, "=", v);
+    out[key] = s.value;
+  }
+  return out;
+}
+
+TEST_F(HandoverE2eTest, StatisticsCountersGoOnAfterTheHandover) {
+  StartAndMount();
+  NfsReply created = Nfs(*client_, nfs3::kCreate, CreateArgs(root_, "counted"));
+  ASSERT_EQ(created.status, nfs3::NFS3_OK);
+  const std::string fh = NewHandle(created);
+  ASSERT_EQ(Nfs(*client_, nfs3::kWrite,
+                Args().Opaque(fh).U64(0).U32(5).U32(nfs3::FILE_SYNC).Opaque("hello").str())
+                .status,
+            nfs3::NFS3_OK);
+  uint32_t status = 0;
+  std::unique_ptr<RawClient> udp = Open(rpc::Transport::kUdp);
+  ASSERT_NE(udp, nullptr);
+  ASSERT_TRUE(Getattr(*udp, fh, &status).has_value());
+  const fs::path state = dir_ / "state";
+  const std::map<std::string, double> before = Counters(state);
+  ASSERT_GE(before.at("nfs3d_write_bytes_total"), 5);
+  ASSERT_TRUE(server_.TakeOver()) << server_.Log();
+  ASSERT_TRUE(server_.TakeOver()) << server_.Log();
+  const std::map<std::string, double> after = Counters(state);
+  int compared = 0;
+  for (const auto& [key, value] : before) {
+    auto it = after.find(key);
+    ASSERT_NE(it, after.end()) << key << " is gone after the handover";
+    EXPECT_GE(it->second, value) << key;
+    ++compared;
+  }
+  EXPECT_GT(compared, 50);
+  EXPECT_GE(after.at("nfs3d_write_bytes_total"), 5);
 }
 
 // kill -9 at each step of the handover, of the predecessor, the successor

@@ -6,48 +6,13 @@ set -eu
 nfs3d=$1
 check=$2
 
+. "$(dirname "$0")/origin_env.sh"
+trap cleanup_env EXIT
 # The parser is a Debian package (scripts/install-deps.sh --test installs
-# it), so use Debian's python, not a pyenv one earlier in PATH.
-py=python3
-[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+# it), so Debian's python ($py, from origin_env.sh), not a pyenv one.
 $py -c 'import prometheus_client' 2>/dev/null ||
   { echo "no python3-prometheus-client: run scripts/install-deps.sh --test" >&2; exit 1; }
-
-dir=$(mktemp -d)
-pid=
-cleanup() {
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-port=$(free_port)
-mport=$(free_port)
-metrics=$(free_port)
-mkdir -p "$dir/export" "$dir/state"
-echo "$dir/export 127.0.0.1(rw,insecure)" > "$dir/exports"
-cat > "$dir/nfs3d.conf" <<CONF
-[nfsd]
-listen = 127.0.0.1
-port = $port
-mountd_port = $mport
-portmapper = off
-threads = 2
-[paths]
-state_dir = $dir/state
-exports = $dir/exports
-[metrics]
-enable = on
-port = $metrics
-CONF
-"$nfs3d" --config "$dir/nfs3d.conf" --foreground 2>"$dir/log" &
-pid=$!
-for _ in $(seq 50); do
-  grep -q "metrics at" "$dir/log" 2>/dev/null && break
-  sleep 0.1
-done
+start_nfs3d
 grep -q "metrics at http://127.0.0.1:$metrics/metrics" "$dir/log" || { cat "$dir/log"; exit 1; }
 # A few NFS NULL calls over TCP so some counters are not zero.
 python3 - "$port" <<'PY'

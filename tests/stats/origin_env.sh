@@ -1,4 +1,4 @@
-# Sourced by the per-origin view tests: starts nfs3d with two exports, its
+# Sourced by the metrics and per-origin view tests: starts nfs3d with two exports, its
 # TCP metrics endpoint and the control socket on free loopback ports, and
 # offers `load` (tests/stats/origin_load.py from a given 127.0.0.x).
 # Needs: $nfs3d. Sets: $dir, $port, $mport, $metrics, $sock, $pid.

@@ -262,6 +262,52 @@ TEST(ServerStatsTest, ShardsOfManyThreadsAddUp) {
 #endif
 }
 
+// A predecessor's counters (a handover) count on in every later Take: a
+// procedure both know is summed, one only the predecessor knew is kept.
+TEST(ServerStatsTest, CarriedCountersAddToOwnOnes) {
+  ServerStats stats;
+  ASSERT_TRUE(stats.AddProgramVersion(7, 1, "p", {"NULL", "X"}));
+  {
+    CallRecorder rec(&stats, 1, nullptr);
+    rec.Procedure(7, 1, 1);
+  }
+  Snapshot earlier;
+  ProcSnapshot x;
+  x.program = "p";
+  x.prog = 7;
+  x.vers = 1;
+  x.proc = 1;
+  x.name = "X";
+  x.calls = {2, 5};
+  x.latency[3] = 5;
+  x.latency_ns = 100;
+  earlier.procs.push_back(x);
+  ProcSnapshot gone = x;
+  gone.vers = 9;
+  gone.calls = {0, 4};
+  earlier.procs.push_back(gone);
+  earlier.messages = {2, 9};
+  earlier.events[0][static_cast<int>(RpcEvent::kGarbageArgs)] = 3;
+  earlier.write_bytes = 4096;
+  earlier.write_sizes[1] = 2;
+  stats.Carry(earlier);
+  stats.Carry(earlier);  // a second handover adds again
+  const Snapshot s = stats.Take();
+  const int own = NFS3D_STATS_ENABLED ? 1 : 0;
+  ASSERT_EQ(s.procs.size(), 3u);
+  EXPECT_EQ(s.procs[1].calls[0], 4u);
+  EXPECT_EQ(s.procs[1].calls[1], 10u + own);
+  EXPECT_EQ(s.procs[1].latency[3], 10u);
+  EXPECT_GE(s.procs[1].latency_ns, 200u);
+  EXPECT_EQ(s.procs[2].vers, 9u);
+  EXPECT_EQ(s.procs[2].calls[1], 8u);
+  EXPECT_EQ(s.messages[0], 4u);
+  EXPECT_EQ(s.messages[1], 18u + own);
+  EXPECT_EQ(s.events[0][static_cast<int>(RpcEvent::kGarbageArgs)], 6u);
+  EXPECT_EQ(s.write_bytes, 8192u);
+  EXPECT_EQ(s.write_sizes[1], 4u);
+}
+
 TEST(PromTextTest, ParsesLabelsEscapesAndSpecialValues) {
   auto samples = ParsePrometheusText(
       "# HELP x y\n# TYPE x counter\nx 1\ny{a=\"b\\\"c\",le=\"+Inf\"} 2.5\nz +Inf\n");

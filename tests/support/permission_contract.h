@@ -254,10 +254,14 @@ inline void CheckFileForEveryCaller(vfs::Backend& backend, const vfs::FileHandle
         << absl::StrFormat("ACCESS granted 0x%x, POSIX grants 0x%x", access->granted, want.access);
     absl::Status read_status = ReadAs(backend, caller.cred, fh);
     EXPECT_EQ(read_status.ok(), want.read) << "READ: " << read_status;
-    if (!want.read) EXPECT_EQ(vfs::ErrnoOf(read_status), EACCES) << read_status;
+    if (!want.read) {
+      EXPECT_EQ(vfs::ErrnoOf(read_status), EACCES) << read_status;
+    }
     absl::Status write_status = WriteAs(backend, caller.cred, fh, content);
     EXPECT_EQ(write_status.ok(), want.write) << "WRITE: " << write_status;
-    if (!want.write) EXPECT_EQ(vfs::ErrnoOf(write_status), EACCES) << write_status;
+    if (!want.write) {
+      EXPECT_EQ(vfs::ErrnoOf(write_status), EACCES) << write_status;
+    }
     absl::Status truncate = TruncateAs(backend, caller.cred, fh, content.size());
     EXPECT_EQ(truncate.ok(), want.write) << "SETATTR size: " << truncate;
     // Times: to now for whoever may write, to the client's times for the
@@ -266,10 +270,14 @@ inline void CheckFileForEveryCaller(vfs::Backend& backend, const vfs::FileHandle
     absl::Status touch = SetTimesAs(backend, caller.cred, fh, /*client_time=*/false);
     EXPECT_EQ(touch.ok(), owner || (want.access & kAccessModify) != 0)
         << "SETATTR times to server time: " << touch;
-    if (!touch.ok()) EXPECT_EQ(vfs::ErrnoOf(touch), EACCES) << touch;
+    if (!touch.ok()) {
+      EXPECT_EQ(vfs::ErrnoOf(touch), EACCES) << touch;
+    }
     absl::Status utimes = SetTimesAs(backend, caller.cred, fh, /*client_time=*/true);
     EXPECT_EQ(utimes.ok(), owner) << "SETATTR times to client times: " << utimes;
-    if (!utimes.ok()) EXPECT_EQ(vfs::ErrnoOf(utimes), EPERM) << utimes;
+    if (!utimes.ok()) {
+      EXPECT_EQ(vfs::ErrnoOf(utimes), EPERM) << utimes;
+    }
     // Nothing the calls did may change the permission bits.
     EXPECT_EQ(ModeOf(backend, fh), mode) << "mode changed";
   }

@@ -4,7 +4,8 @@
 # every half second. Connections the server closes to make room for others
 # (the longest idle ones) are opened again by the client when it next has a
 # call, as the Linux client does; every call gets its answer. Then 1,000
-# connections with a call each in flight all the time, all answered.
+# connections with a call each in flight all the time, all answered. Then
+# WRITEs over one such connection.
 # Usage: nfs3bench_connections_test.sh NFS3BENCH NFS3D
 TEST_NAME=nfs3bench_connections
 source "$(dirname "$0")/../integration/lib.sh"
@@ -47,4 +48,19 @@ ops=$(json_field "$WORK/busy.out" ops)
 errors=$(json_field "$WORK/busy.out" errors)
 [ "$errors" = 0 ] && [ "$ops" -ge 1000 ] || { cat "$WORK/busy.out"; fail "busy: $ops answered, $errors failed"; }
 log "1000 busy connections: $ops GETATTRs answered, 0 failed"
+
+# 3. WRITEs of 64 KiB, 4 in flight on one connection: all answered, and the
+# throughput windows are reported.
+timeout 60 "$BENCH" "$T" "${P[@]}" --workload write --bs 64k --connections 1 --outstanding 4 \
+  --time 2 > "$WORK/write.out" 2>&1 || { cat "$WORK/write.out"; fail "write run"; }
+ops=$(json_field "$WORK/write.out" ops)
+errors=$(json_field "$WORK/write.out" errors)
+bytes=$(json_field "$WORK/write.out" bytes)
+median=$(json_field "$WORK/write.out" median_100ms)
+slowest=$(json_field "$WORK/write.out" min_100ms)
+[ "$errors" = 0 ] && [ "$ops" -ge 1 ] || { cat "$WORK/write.out"; fail "write: $ops answered, $errors failed"; }
+[ "$bytes" = $((ops * 65536)) ] || { cat "$WORK/write.out"; fail "write: $bytes bytes for $ops calls"; }
+python3 -c "import sys; s, m = map(float, sys.argv[1:]); sys.exit(not (0 < m and s <= m))" \
+  "$slowest" "$median" || { cat "$WORK/write.out"; fail "windows: slowest $slowest median $median"; }
+log "64 KiB WRITEs over --connections: $ops answered, 0 failed, windows $slowest/$median calls/s"
 log "PASS"

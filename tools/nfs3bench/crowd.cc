@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 #include <queue>
 #include <unordered_map>
 #include <utility>
@@ -41,6 +42,7 @@ struct Conn {
   std::unordered_map<uint32_t, absl::Time> pending;  // xid -> first sent
   absl::Time next_due;                               // interval mode: when the next calls go out
   int reopens = 0;                                   // opened again since its last reply
+  uint64_t breaks = 0;  // times it broke: a new socket may get the same fd number
 };
 
 // A connection that the server closes this often in a row without answering
@@ -53,6 +55,8 @@ struct Wake {
   int index;
   bool operator>(const Wake& o) const { return when > o.when; }
 };
+
+void SummarizeWindows(const std::vector<uint32_t>& per_100ms, CrowdResult* r);
 
 class Crowd {
  public:
@@ -97,6 +101,8 @@ class Crowd {
   uint64_t started_ = 0;
   absl::Time end_;
   std::vector<float> latencies_ms_;
+  std::vector<uint32_t> per_100ms_;  // calls answered in each 100 ms since first_
+  absl::Time first_;
   CrowdResult r_;
 };
 
@@ -128,6 +134,12 @@ absl::Status Crowd::Open() {
   xdr::Encoder e(&chain);
   client::EncodeCallHeader(e, 0, nfs3::kProgram, nfs3::kVersion, o_.proc, o_.cred);
   if (o_.proc == nfs3::kGetattr) Encode(e, nfs3::GETATTR3args{o_.fh});
+  std::vector<uint8_t> data(o_.proc == nfs3::kWrite ? o_.write_size : 0);
+  for (size_t k = 0; k < data.size(); ++k) data[k] = static_cast<uint8_t>(k * 131 + 7);
+  if (o_.proc == nfs3::kWrite) {
+    Encode(e, nfs3::WRITE3args{o_.fh, 0, o_.write_size,
+                               o_.file_sync ? nfs3::FILE_SYNC : nfs3::UNSTABLE, data});
+  }
   std::string body = chain.Flatten();
   const uint32_t mark = 0x80000000u | static_cast<uint32_t>(body.size());
   call_ = {static_cast<char>(mark >> 24), static_cast<char>(mark >> 16),
@@ -182,6 +194,7 @@ void Crowd::Broken(int i) {
   c.in.clear();
   c.record.clear();
   c.want_write = false;
+  ++c.breaks;
   // Calls in flight are sent again at once; an idle connection opens again
   // when it next has a call to send (a reconnect storm helps no one).
   if (c.pending.empty()) return;
@@ -267,9 +280,9 @@ void Crowd::OnReadable(int i) {
     if (mark & 0x80000000u) {
       std::string record = std::move(c.record);
       c.record.clear();
-      const int fd = c.fd;
+      const uint64_t breaks = c.breaks;
       OnReply(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(record.data()), record.size()));
-      if (c.fd != fd) return;  // broken while sending the next call: c.in is gone
+      if (c.breaks != breaks) return;  // broken while sending the next call: c.in is gone
     }
   }
   c.in.erase(c.in.begin(), c.in.begin() + static_cast<ptrdiff_t>(at));
@@ -296,11 +309,14 @@ void Crowd::OnReply(absl::Span<const uint8_t> message) {
   c.pending.erase(it);
   if (!status.ok()) {
     Fail(std::string(status.message()));
-  } else if (o_.proc == nfs3::kGetattr && (results.size() < 4 || results[3] != 0 ||
-                                           results[0] != 0 || results[1] != 0 || results[2] != 0)) {
-    Fail("GETATTR: not NFS3_OK");
+  } else if (o_.proc != nfs3::kNull && (results.size() < 4 || results[3] != 0 || results[0] != 0 ||
+                                        results[1] != 0 || results[2] != 0)) {
+    Fail(o_.proc == nfs3::kWrite ? "WRITE: not NFS3_OK" : "GETATTR: not NFS3_OK");
   } else {
     ++r_.ops;
+    const size_t window = static_cast<size_t>((now - first_) / absl::Milliseconds(100));
+    if (per_100ms_.size() <= window) per_100ms_.resize(window + 1);
+    ++per_100ms_[window];
   }
   if (o_.interval == absl::ZeroDuration() && Issuing(now)) StartCall(i);
 }
@@ -349,6 +365,7 @@ size_t Crowd::Pending() const { return owner_.size(); }
 CrowdResult Crowd::Run() {
   if (o_.started) o_.started();
   const absl::Time first = absl::Now();
+  first_ = first;
   end_ = o_.time > absl::ZeroDuration() ? first + o_.time : absl::InfiniteFuture();
   for (int i = 0; i < static_cast<int>(conns_.size()); ++i) {
     if (o_.interval == absl::ZeroDuration()) {
@@ -410,6 +427,27 @@ void Crowd::Summarize(absl::Time first, CrowdResult* r) {
   r->p50_ms = at(0.50);
   r->p99_ms = at(0.99);
   r->max_ms = *std::max_element(v.begin(), v.end());
+  SummarizeWindows(per_100ms_, r);
+}
+
+// Whole windows only: the one the run ended in is cut short.
+void SummarizeWindows(const std::vector<uint32_t>& per_100ms, CrowdResult* r) {
+  auto min_median = [](std::vector<double> w, double* min, double* median) {
+    if (w.empty()) return;
+    std::sort(w.begin(), w.end());
+    *min = w.front();
+    *median = w[w.size() / 2];
+  };
+  if (per_100ms.size() < 2) return;
+  std::vector<double> short_windows, long_windows;
+  for (size_t k = 0; k + 1 < per_100ms.size(); ++k) short_windows.push_back(per_100ms[k] * 10.0);
+  for (size_t k = 0; k + 10 < per_100ms.size(); k += 10) {
+    long_windows.push_back(std::accumulate(per_100ms.begin() + static_cast<ptrdiff_t>(k),
+                                           per_100ms.begin() + static_cast<ptrdiff_t>(k + 10),
+                                           0.0));
+  }
+  min_median(std::move(short_windows), &r->min_100ms, &r->median_100ms);
+  min_median(std::move(long_windows), &r->min_1s, &r->median_1s);
 }
 
 }  // namespace
@@ -441,7 +479,9 @@ void RunCrowdWorkload(const Session& session, const nfs3::nfs_fh3& object, const
   c.cred.uid = session.options().uid;
   c.cred.gid = session.options().gid;
   c.cred.gids = {c.cred.gid};
-  c.proc = o.name == "null" ? nfs3::kNull : nfs3::kGetattr;
+  c.proc = o.name == "null" ? nfs3::kNull : o.name == "write" ? nfs3::kWrite : nfs3::kGetattr;
+  c.write_size = r->xfer;
+  c.file_sync = o.stable != StableMode::kUnstable;
   c.fh = object;
   c.started = std::move(started);
   r->connections = o.connections;
@@ -459,6 +499,11 @@ void RunCrowdWorkload(const Session& session, const nfs3::nfs_fh3& object, const
   r->p50_ms = run->p50_ms;
   r->p99_ms = run->p99_ms;
   r->max_ms = run->max_ms;
+  r->min_100ms = run->min_100ms;
+  r->median_100ms = run->median_100ms;
+  r->min_1s = run->min_1s;
+  r->median_1s = run->median_1s;
+  if (c.proc == nfs3::kWrite) r->bytes = run->ops * c.write_size;
   if (run->errors > 0) {
     r->error = absl::StrCat(run->errors, " calls failed, the first: ", run->first_error);
   }

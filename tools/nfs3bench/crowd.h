@@ -1,11 +1,10 @@
 // Many TCP connections from one thread (epoll): nfs3bench's --connections
-// runs. The calls in flight are spread over N connections (1,000 clients with
-// one GETATTR each), and with an interval every connection sends its next
-// call that long after the last (10,000 mounts each calling once a second,
-// an idle crowd beside busy clients). A connection the server closes (e.g.
-// evicted while idle at its max_connections) is opened again when it next
-// has a call to send, and calls it had in flight are sent again with the same
-// xid, as the Linux client does: that is counted as a reconnect, not an error.
+// runs (GETATTR, NULL, or WRITEs of one block). The calls in flight are spread over N connections
+// (1,000 clients with one GETATTR each), and with an interval every connection sends its next call
+// that long after the last (10,000 mounts each calling once a second, an idle crowd beside busy
+// clients). A connection the server closes (e.g. evicted while idle at its max_connections) is
+// opened again when it next has a call to send, and calls it had in flight are sent again with the
+// same xid, as the Linux client does: that is counted as a reconnect, not an error.
 #ifndef NFS3D_TOOLS_NFS3BENCH_CROWD_H_
 #define NFS3D_TOOLS_NFS3BENCH_CROWD_H_
 
@@ -34,8 +33,10 @@ struct CrowdOptions {
   uint64_t ops = 0;         // or how many calls in all; 0: no bound
   absl::Duration timeout = absl::Seconds(30);  // a call without reply this long fails
   rpc::Credential cred;
-  uint32_t proc = nfs3::kGetattr;  // kGetattr or kNull
-  nfs3::nfs_fh3 fh;                // GETATTR's object
+  uint32_t proc = nfs3::kGetattr;  // kGetattr, kWrite or kNull
+  nfs3::nfs_fh3 fh;                // GETATTR's object, WRITE's file
+  uint32_t write_size = 0;         // WRITE: bytes per call, all at offset 0
+  bool file_sync = false;          // WRITE: FILE_SYNC, else UNSTABLE
   std::function<void()> started;   // called once the connections are up
 };
 
@@ -46,6 +47,10 @@ struct CrowdResult {
   uint64_t connect_failures = 0;  // attempts to open one again that failed (retried)
   double seconds = 0;             // from the first call to the last reply
   double mean_ms = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;  // send -> reply
+  // Calls answered per second in consecutive windows of 100 ms and of 1 s
+  // (the last, partial window left out): the slowest and the median window,
+  // the dip a pause in the server leaves.
+  double min_100ms = 0, median_100ms = 0, min_1s = 0, median_1s = 0;
   std::string first_error;
 };
 

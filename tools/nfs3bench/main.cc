@@ -95,7 +95,8 @@ bool BuildGrid(const CommandLine& cl, SweepConfig* c, std::string* error) {
   return true;
 }
 
-// --connections and --interval: getattr/null over TCP connections of their own.
+// --connections and --interval: getattr/null/write over TCP connections of
+// their own.
 bool BuildConnectionOptions(const CommandLine& cl, SweepConfig* c, std::string* error) {
   WorkloadOptions& o = c->base;
   if (cl.Has("connections")) {
@@ -105,7 +106,9 @@ bool BuildConnectionOptions(const CommandLine& cl, SweepConfig* c, std::string* 
     }
     o.connections = static_cast<int>(v);
     for (const std::string& w : c->workloads) {
-      if (w != "getattr" && w != "null") return *error = "--connections: getattr or null", false;
+      if (w != "getattr" && w != "null" && w != "write") {
+        return *error = "--connections: getattr, null or write", false;
+      }
     }
     for (rpc::Transport p : c->protos) {
       if (p != rpc::Transport::kTcp) return *error = "--connections: tcp only", false;

@@ -154,11 +154,13 @@ workload options:
   --ops N                    metadata operations per run when no --time (default 1000)
   --file-size N              file for read/random runs, wrap point of timed writes (64m)
   --dir-entries N            files in the directory for lookup/readdirplus (1000)
-  --connections N            run: getattr/null over N TCP connections of their own (up to
-                             100000), the --outstanding calls (default N: one each)
-                             spread over them, from one epoll thread; reports p50/p99
-                             latency, errors and reconnects (a connection the server
-                             closes is opened again and its calls sent again)
+  --connections N            run: getattr/null/write over N TCP connections of their own
+                             (up to 100000), the --outstanding calls (default N: one
+                             each) spread over them, from one epoll thread (write: every
+                             call writes --bs bytes at offset 0 of a new file); reports
+                             p50/p99/max latency, errors, reconnects (a connection the
+                             server closes is opened again and its calls sent again) and
+                             the slowest and median 100 ms and 1 s window in calls/s
   --interval SEC             with --connections: each connection sends its next call SEC
                              after the last (0.5, 1: an idle crowd of mounts beside busy
                              clients); default: at once when the reply arrives

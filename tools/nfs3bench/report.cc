@@ -87,6 +87,8 @@ std::string HumanLine(const RunResult& r) {
     absl::StrAppendFormat(&line,
                           "  conns=%d p50=%.3f p99=%.3f max=%.3f msec  %d errors %d reconnects",
                           r.connections, r.p50_ms, r.p99_ms, r.max_ms, r.errors, r.reconnects);
+    absl::StrAppendFormat(&line, "  slowest/median window: 100ms %.0f/%.0f, 1s %.0f/%.0f calls/s",
+                          r.min_100ms, r.median_100ms, r.min_1s, r.median_1s);
   }
   if (r.wire_mbps > 0 && IsIo(r)) {
     absl::StrAppendFormat(&line, "  %.0f%% of wire", 100.0 * r.Mbitps() / r.wire_mbps);
@@ -103,12 +105,14 @@ std::string JsonLine(const RunResult& r) {
       "\"retransmits\":%d,\"timeouts\":%d,\"verified\":%s,\"wire_Mbitps\":%.1f,"
       "\"server_cpu_sec\":%.3f,\"client_cpu_sec\":%.3f,\"machine_cpu_sec\":%.3f,"
       "\"connections\":%d,\"p50_ms\":%.4f,\"p99_ms\":%.4f,\"max_ms\":%.4f,\"errors\":%d,"
-      "\"reconnects\":%d,\"error\":%s}",
+      "\"reconnects\":%d,\"min_100ms\":%.1f,\"median_100ms\":%.1f,\"min_1s\":%.1f,"
+      "\"median_1s\":%.1f,\"error\":%s}",
       JsonString(r.workload), JsonString(r.proto), r.mtu, r.bs, r.xfer, r.outstanding,
       JsonString(r.stable), r.bytes, r.seconds, r.MBps(), r.Mbitps(), r.calls, r.CallsPerSec(),
       r.ops, r.OpsPerSec(), r.msec_per_call, r.retransmits, r.timeouts, JsonString(r.verified),
       r.wire_mbps, r.server_cpu_sec, r.client_cpu_sec, r.machine_cpu_sec, r.connections, r.p50_ms,
-      r.p99_ms, r.max_ms, r.errors, r.reconnects, JsonString(r.error));
+      r.p99_ms, r.max_ms, r.errors, r.reconnects, r.min_100ms, r.median_100ms, r.min_1s,
+      r.median_1s, JsonString(r.error));
 }
 
 std::string CsvHeader() {

@@ -683,7 +683,19 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
   }
   if (o.connections > 0) {  // connections of its own (crowd.h)
     CpuSample cpu;          // from when the connections are up
-    RunCrowdWorkload(*session_, *meta_dir_, o, stop_, &r, [&] { cpu = SampleCpu(o.server_pid); });
+    nfs3::nfs_fh3 object;
+    if (o.name == "write") {  // every call rewrites the first block of a new file
+      absl::StatusOr<nfs3::nfs_fh3> fh = session_->CreateTruncate(dir_, kDataFile);
+      if (!fh.ok()) {
+        r.error = std::string(fh.status().message());
+        return r;
+      }
+      file_ = object = *fh;
+      file_pattern_size_ = 0;
+    } else {
+      object = *meta_dir_;
+    }
+    RunCrowdWorkload(*session_, object, o, stop_, &r, [&] { cpu = SampleCpu(o.server_pid); });
     ChargeCpu(cpu, o.server_pid, &r);
     return r;
   }

@@ -82,6 +82,8 @@ struct RunResult {
   uint64_t errors = 0;      // calls failed (the run goes on)
   uint64_t reconnects = 0;  // connections the server closed, opened again
   double p50_ms = 0, p99_ms = 0, max_ms = 0;
+  // Calls/s of the slowest and the median 100 ms and 1 s window.
+  double min_100ms = 0, median_100ms = 0, min_1s = 0, median_1s = 0;
 
   double MBps() const { return seconds > 0 ? bytes / seconds / 1e6 : 0; }
   double Mbitps() const { return seconds > 0 ? bytes * 8 / seconds / 1e6 : 0; }

@@ -22,6 +22,10 @@ namespace nfs3d::vfs {
 
 namespace {
 
+// In the state directory: which set of session ids the serving instance
+// uses ("a" or "b").
+constexpr char kSessionFile[] = "cephfs-session";
+
 // A libcephfs handle configured from options and connected to the monitors
 // (ceph_init); errors name the step that failed.
 absl::StatusOr<ceph_mount_info*> Connect(const CephfsOptions& options, const std::string& cluster) {
@@ -78,14 +82,11 @@ std::string SessionUuid(const HandleSecret& secret, const std::string& state_dir
   return absl::StrCat("nfs3d-", host, "-", absl::Hex(id, absl::kZeroPad16));
 }
 
-// A new mount of directory root with session id uuid, after ending the
-// session an earlier instance with that id left behind.
-absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
-                                             const std::string& cluster, const std::string& uuid,
-                                             const std::string& root) {
-  // End the session an earlier instance of this head left behind: after a
-  // crash the MDS would keep its capabilities until the session times out,
-  // and calls on the files it had open would wait that long.
+// Ends the session with id uuid that an earlier instance of this head left
+// behind: after a crash the MDS would keep its capabilities until the
+// session times out, and calls on the files it had open would wait that long.
+absl::Status EndSession(const CephfsOptions& options, const std::string& cluster,
+                        const std::string& uuid) {
   absl::StatusOr<ceph_mount_info*> reclaimer = Connect(options, cluster);
   if (!reclaimer.ok()) return reclaimer.status();
   int rc = ceph_start_reclaim(*reclaimer, uuid.c_str(), CEPH_RECLAIM_RESET);
@@ -98,11 +99,22 @@ absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
                       std::strerror(-rc));
   }
   ceph_shutdown(*reclaimer);
+  return absl::OkStatus();
+}
 
+// A new mount of directory root with session id uuid, after ending the
+// sessions `end_first`.
+absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
+                                             const std::string& cluster, const std::string& uuid,
+                                             const std::string& root,
+                                             const std::vector<std::string>& end_first) {
+  for (const std::string& id : end_first) {
+    if (absl::Status s = EndSession(options, cluster, id); !s.ok()) return s;
+  }
   absl::StatusOr<ceph_mount_info*> cm = Connect(options, cluster);
   if (!cm.ok()) return cm.status();
   ceph_set_uuid(*cm, uuid.c_str());
-  rc = ceph_mount(*cm, root.c_str());
+  int rc = ceph_mount(*cm, root.c_str());
   if (rc < 0) {
     ceph_shutdown(*cm);
     std::string hint;
@@ -143,13 +155,20 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
   if (!secret.ok()) return secret.status();
   KeepWriteBuffersInMallocArenas();
   const bool clustered = !options.node_id.empty();
-  const std::string uuid = clustered
-                               ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
-                               : SessionUuid(*secret, options.state_dir);
+  std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
+  backend->uuid_ = clustered ? absl::StrCat("nfs3d-", options.cluster_name, "-", options.node_id)
+                             : SessionUuid(*secret, options.state_dir);
+  backend->beside_running_ = options.beside_running_instance;
+  backend->second_set_ = false;
+  if (options.beside_running_instance) {
+    absl::StatusOr<std::optional<std::string>> in_use = (*dir)->ReadFile(kSessionFile);
+    backend->second_set_ = !in_use.ok() || !in_use->has_value() || **in_use != "b\n";
+  }
 
-  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, cluster, uuid, "/");
+  absl::StatusOr<ceph_mount_info*> cm =
+      OpenSession(options, cluster, backend->SessionId(""), "/", backend->SessionIdsToEnd(""));
   if (!cm.ok()) return cm.status();
-  if (clustered && options.after_ending_previous_session) {
+  if (clustered && options.after_ending_previous_session && !options.beside_running_instance) {
     // First thing on the new session (the previous one's capabilities are
     // gone, so nothing waits for them): the window in which another head
     // could grant a lock the previous instance's clients must reclaim is
@@ -172,7 +191,6 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
                    options.node_id.c_str(), options.cluster_name.c_str(),
                    options.shared_dir.c_str());
   }
-  std::unique_ptr<CephfsBackend> backend(new CephfsBackend());
   backend->verifier_.store(RandomU64());
   backend->codec_ = std::make_unique<HandleCodec>(*secret);
   {
@@ -182,11 +200,13 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
   }
   backend->cluster_ = cluster;
   backend->options_ = options;
-  backend->uuid_ = uuid;
   backend->secret_ = *secret;
   if (clustered) {
     backend->node_id_ = options.node_id;
     backend->shared_dir_ = options.shared_dir;
+  }
+  if (!options.beside_running_instance) {
+    if (absl::Status s = backend->RecordSessionInUse(); !s.ok()) return s;
   }
   if (options.session_check_seconds > 0) {
     CephfsBackend* b = backend.get();
@@ -202,13 +222,16 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
 absl::StatusOr<std::shared_ptr<CephfsBackend::Impl>> CephfsBackend::Reopen(Impl& old) {
   const Impl::MountSpec& spec = old.spec();
   const std::vector<std::tuple<uint32_t, std::string, uint64_t>> exports = old.ExportList();
-  std::string uuid = uuid_;
+  std::string mount;
   if (spec.root != "/" || !spec.user.client_id.empty()) {
     if (exports.empty()) return absl::InternalError("a mount without exports");
-    uuid = absl::StrCat(uuid_, "-export-", std::get<0>(exports.front()));
+    mount = absl::StrCat("-export-", std::get<0>(exports.front()));
   }
   const CephfsOptions options = WithUser(options_, spec.user);
-  absl::StatusOr<ceph_mount_info*> cm = OpenSession(options, old.cluster(), uuid, spec.root);
+  // The cluster ended this session: end it on the MDS too before a new one.
+  const std::string uuid = SessionId(mount);
+  absl::StatusOr<ceph_mount_info*> cm =
+      OpenSession(options, old.cluster(), uuid, spec.root, {uuid});
   if (!cm.ok()) return cm.status();
   auto fresh = std::make_shared<Impl>(*cm, secret_, old.cluster(), spec, &verifier_);
   for (const auto& [id, path, fsid] : exports) {
@@ -250,6 +273,36 @@ int CephfsBackend::ProbeSessions() {
 
 uint64_t CephfsBackend::session_id() const { return ceph_get_instance_id(CurrentImpl()->cm()); }
 
+std::string CephfsBackend::SessionId(const std::string& mount, bool other) const {
+  return absl::StrCat(uuid_, second_set_ != other ? "-b" : "", mount);
+}
+
+std::vector<std::string> CephfsBackend::SessionIdsToEnd(const std::string& mount) const {
+  // Its own id may be left from an instance long gone; the other set is the
+  // running instance's, if there is one.
+  std::vector<std::string> ids = {SessionId(mount)};
+  if (!beside_running_) ids.push_back(SessionId(mount, /*other=*/true));
+  return ids;
+}
+
+absl::Status CephfsBackend::RecordSessionInUse() {
+  absl::StatusOr<std::unique_ptr<StateDir>> dir = StateDir::Open(options_.state_dir);
+  if (!dir.ok()) return dir.status();
+  return (*dir)->WriteFileAtomic(kSessionFile, second_set_ ? "b\n" : "a\n");
+}
+
+void CephfsBackend::EndPredecessorSessions() {
+  for (const std::shared_ptr<Impl>& mount : AllMounts()) {
+    const std::vector<std::tuple<uint32_t, std::string, uint64_t>> exports = mount->ExportList();
+    const bool own = mount->spec().root == "/" && mount->spec().user.client_id.empty();
+    if (!own && exports.empty()) continue;
+    const std::string id =
+        own ? SessionId("", true)
+            : SessionId(absl::StrCat("-export-", std::get<0>(exports.front())), true);
+    (void)EndSession(WithUser(options_, mount->spec().user), mount->cluster(), id);
+  }
+}
+
 CephfsBackend::~CephfsBackend() { watch_.reset(); }
 
 std::shared_ptr<CephfsBackend::Impl> CephfsBackend::CurrentImpl() const {
@@ -290,8 +343,9 @@ absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& pat
   // is itself, and the MDS checks this user's caps on everything it reaches.
   const CephfsOptions options = WithUser(options_, user);
   const std::string cluster = ClusterName(options);
+  const std::string mount_id = absl::StrCat("-export-", export_id);
   absl::StatusOr<ceph_mount_info*> cm =
-      OpenSession(options, cluster, absl::StrCat(uuid_, "-export-", export_id), path);
+      OpenSession(options, cluster, SessionId(mount_id), path, SessionIdsToEnd(mount_id));
   if (!cm.ok()) return cm.status();
   auto mount =
       std::make_shared<Impl>(*cm, secret_, cluster, Impl::MountSpec{path, user}, &verifier_);

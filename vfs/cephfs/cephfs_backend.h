@@ -39,6 +39,10 @@
 //    handle key; or cluster name and node id); a new instance first ends the old instance's session
 //    (ceph_start_reclaim with CEPH_RECLAIM_RESET), so files it had open are
 //    usable at once instead of after the MDS's session timeout.
+//  - Handover (nfs3d --takeover): the successor mounts with the head's other
+//    session id beside the running instance; the running one flushes and
+//    unmounts (HandOverSessions) before the successor serves, and the
+//    successor keeps its write verifier (cephfs_handover.cc).
 #ifndef NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
 #define NFS3D_VFS_CEPHFS_CEPHFS_BACKEND_H_
 
@@ -90,6 +94,13 @@ struct CephfsOptions {
   // instance's clients have yet to reclaim within milliseconds, not after
   // the rest of the start.
   std::function<void(DurableFiles& shared)> after_ending_previous_session;
+  // A successor beside a running instance of this head (nfs3d --takeover):
+  // its sessions must not end the running one's, which still serves until
+  // it hands over. A head has two sets of session ids and uses the one the
+  // running instance does not (state_dir/cephfs-session says which is in
+  // use; RecordSessionInUse once the successor serves). A plain start ends
+  // the sessions of both.
+  bool beside_running_instance = false;
 };
 
 // The cephx identity an export mounts as; empty fields: the [ceph] section's.
@@ -187,6 +198,21 @@ class CephfsBackend : public Backend {
   // This head's [cluster] node id; "" = a head of its own.
   const std::string& node_id() const { return node_id_; }
 
+  // Handover (cephfs_handover.cc). In the running instance, once no call
+  // runs: flushes what every session wrote and ends the sessions cleanly
+  // (their capabilities and locks go); an error means something may not
+  // have been flushed, so the successor must not keep the write verifier.
+  absl::Status HandOverSessions();
+  uint64_t WriteVerifierValue() const { return verifier_.load(); }
+  void AdoptWriteVerifier(uint64_t verifier) { verifier_.store(verifier); }
+  // Notes in the state directory which session ids this instance uses, so
+  // the next successor takes the others.
+  absl::Status RecordSessionInUse();
+  // In a successor whose predecessor never handed over (it died or hung
+  // after the successor was ready): ends the predecessor's sessions, as a
+  // plain start would, so their capabilities do not hold files.
+  void EndPredecessorSessions();
+
   // NLM locks as CephFS locks (ceph_ll_setlk/getlk), so other CephFS
   // clients see them. owner tells NLM lock owners apart within this client;
   // [first, last] inclusive, last = UINT64_MAX meaning to the end.
@@ -225,6 +251,11 @@ class CephfsBackend : public Backend {
   // and handles stay the same.
   absl::Status ReplaceSession();
   absl::StatusOr<std::shared_ptr<Impl>> Reopen(Impl& old);
+  // The session id of a mount: `mount` is "" for the backend's own, else
+  // "-export-<id>"; `other`: the set the running instance does not use.
+  std::string SessionId(const std::string& mount, bool other = false) const;
+  // The session ids to end before mounting `mount` with SessionId(mount).
+  std::vector<std::string> SessionIdsToEnd(const std::string& mount) const;
 
   mutable absl::Mutex impl_mu_;
   std::shared_ptr<Impl> impl_ ABSL_GUARDED_BY(impl_mu_);
@@ -235,7 +266,9 @@ class CephfsBackend : public Backend {
   std::atomic<uint64_t> verifier_{0};
   std::string cluster_;
   CephfsOptions options_;
-  std::string uuid_;
+  std::string uuid_;             // the head's session id, the base of the others
+  bool second_set_ = false;      // SessionId: the second set of ids ("-b")
+  bool beside_running_ = false;  // CephfsOptions::beside_running_instance
   HandleSecret secret_{};
   std::string node_id_;                  // [cluster]; "" = a head of its own
   std::string shared_dir_;               // [cluster] state in the file system

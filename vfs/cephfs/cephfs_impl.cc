@@ -53,10 +53,23 @@ CephfsBackend::Impl::~Impl() {
   // A session the cluster ended cannot flush anything: drop it.
   if (dead_.load()) {
     ceph_abort_conn(cm_);
-  } else {
+  } else if (!unmounted_) {
     ceph_unmount(cm_);
   }
   ceph_release(cm_);
+}
+
+absl::Status Impl::SyncAndUnmount() {
+  const int synced = ceph_sync_fs(cm_);
+  {
+    absl::MutexLock lock(&files_mu_);
+    files_.clear();
+  }
+  const int unmounted = ceph_unmount(cm_);
+  unmounted_ = true;
+  if (synced < 0) return ErrnoError(-synced, absl::StrCat(cluster_, ": ceph_sync_fs"));
+  if (unmounted < 0) return ErrnoError(-unmounted, absl::StrCat(cluster_, ": ceph_unmount"));
+  return absl::OkStatus();
 }
 
 std::vector<std::tuple<uint32_t, std::string, uint64_t>> Impl::ExportList() {

@@ -155,6 +155,10 @@ class CephfsBackend::Impl {
 
   // This mount's session was ended by the cluster; a new one replaces it.
   void MarkDead() { dead_.store(true); }
+  // Flushes what this session wrote (ceph_sync_fs) and ends it cleanly,
+  // releasing its capabilities and locks: a handover, where a successor's
+  // session serves the files next. No call may use the mount afterwards.
+  absl::Status SyncAndUnmount();
 
   // The exports, to serve them from a new session: id, path, fsid.
   std::vector<std::tuple<uint32_t, std::string, uint64_t>> ExportList();
@@ -262,6 +266,7 @@ class CephfsBackend::Impl {
  private:
   ceph_mount_info* const cm_;
   std::atomic<bool> dead_{false};
+  bool unmounted_ = false;  // SyncAndUnmount ran
   const HandleCodec codec_;
   const std::string cluster_;
   const MountSpec spec_;

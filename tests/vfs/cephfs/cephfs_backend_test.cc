@@ -1,5 +1,5 @@
-// The CephFS backend against a real one-node cluster, started once per ctest
-// run by tests/fixtures/ceph-cluster.sh (fixture "ceph"; NFS3D_CEPH_DIR names it).
+// The CephFS backend against the real one-node cluster of the ctest fixture
+// "ceph" (tests/vfs/cephfs/cephfs_test_fixture.h).
 #include "vfs/cephfs/cephfs_backend.h"
 
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 
 #include "tests/support/durable_files_contract.h"
 #include "tests/support/permission_contract.h"
+#include "tests/vfs/cephfs/cephfs_test_fixture.h"
 #include "tests/vfs/cephfs/native_client.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/vfs_error.h"
@@ -24,59 +25,12 @@ namespace nfs3d::vfs {
 namespace {
 
 constexpr uint32_t kExport = 7;
-const Cred kRoot{0, 0, {}};
+const Cred kRoot = kCephRoot;
 const Cred kUser{1000, 1000, {}};
 
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)            \
-  auto lhs##_or = (expr);                          \
-  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status(); \
-  auto lhs = std::move(*lhs##_or)
-
-std::string ClusterDir() {
-  const char* dir = std::getenv("NFS3D_CEPH_DIR");
-  return dir ? dir : "";
-}
-
-class CephfsBackendTest : public ::testing::Test {
+class CephfsBackendTest : public CephfsTestBase {
  protected:
-  void SetUp() override {
-    if (ClusterDir().empty()) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
-    state_ =
-        std::filesystem::temp_directory_path() / ("nfs3d-cephfs-test-" + std::to_string(getpid()));
-    backend_ = Open();
-    ASSERT_NE(backend_, nullptr);
-    // Each test works in a new directory of its own under the root.
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = std::string(info->name()) + "-" + std::to_string(getpid());
-    ASSERT_OK_AND_ASSIGN(fsroot, backend_->RootHandle(kExport));
-    Wcc wcc;
-    SetAttributes mode;
-    mode.mode = 0777;
-    ASSERT_OK_AND_ASSIGN(dir, backend_->Mkdir(kRoot, fsroot, name, mode, &wcc));
-    dir_ = dir.handle;
-    dir_path_ = "/" + name;
-  }
-  void TearDown() override {
-    backend_.reset();
-    if (!state_.empty()) std::filesystem::remove_all(state_);
-  }
-
-  // state_dir decides the CephFS session id: a second Open() with the same
-  // one ends the first one's session (a restarted head).
-  std::unique_ptr<CephfsBackend> Open(std::string state_dir = "") {
-    CephfsOptions options;
-    options.state_dir = state_dir.empty() ? state_.string() : state_dir;
-    options.conf_path = ClusterDir() + "/ceph.conf";
-    options.keyring = ClusterDir() + "/keyring";
-    options.client_id = "admin";
-    options.fs_name = "cephfs";
-    options.session_check_seconds = 1;
-    auto backend = CephfsBackend::Create(options);
-    EXPECT_TRUE(backend.ok()) << backend.status();
-    if (!backend.ok()) return nullptr;
-    EXPECT_TRUE((*backend)->AddExport(kExport, "/").ok());
-    return std::move(*backend);
-  }
+  CephfsBackendTest() : CephfsTestBase("nfs3d-cephfs-test", kExport, /*session_check_seconds=*/1) {}
 
   FileHandle CreateFile(const std::string& name, const Cred& cred = kRoot) {
     Wcc wcc;
@@ -86,11 +40,6 @@ class CephfsBackendTest : public ::testing::Test {
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? created->handle : FileHandle{};
   }
-
-  std::filesystem::path state_;
-  std::unique_ptr<CephfsBackend> backend_;
-  FileHandle dir_;
-  std::string dir_path_;  // dir_ in the file system
 };
 
 TEST_F(CephfsBackendTest, WriteCommitReadRoundTrip) {
@@ -273,9 +222,9 @@ TEST_F(CephfsBackendTest, LocksAreCephfsLocksSeenByOtherClients) {
   FileHandle fh = CreateFile("locked");
   // A second libcephfs client: another gateway or a kernel cephfs mount.
   // (Its own state directory: its own session, and the same handle key.)
-  const std::string other_state = state_.string() + "-other";
+  const std::string other_state = state_.string() + "/other";
   std::filesystem::create_directories(other_state);
-  std::filesystem::copy_file(state_ / "handle.key", other_state + "/handle.key");
+  std::filesystem::copy_file(StateDirPath() + "/handle.key", other_state + "/handle.key");
   std::unique_ptr<CephfsBackend> other = Open(other_state);
   ASSERT_NE(other, nullptr);
   constexpr short kWrite = F_WRLCK, kUnlock = F_UNLCK;
@@ -320,12 +269,7 @@ TEST_F(CephfsBackendTest, ZeroLengthWriteAndReadChangeNothing) {
 // The [cluster] state of the heads (grace periods, status monitors) as
 // files in the file system: what a local directory does, also on CephFS.
 TEST_F(CephfsBackendTest, SharedFilesKeepTheDurableFilesContract) {
-  CephfsOptions options;
-  options.state_dir = state_.string() + "-clustered";
-  options.conf_path = ClusterDir() + "/ceph.conf";
-  options.keyring = ClusterDir() + "/keyring";
-  options.client_id = "admin";
-  options.fs_name = "cephfs";
+  CephfsOptions options = TestClusterOptions(state_.string() + "/clustered", 0);
   options.node_id = "files-test";
   options.cluster_name = "test" + std::to_string(getpid());
   options.shared_dir = "/.nfs3d-files-" + std::to_string(getpid());
@@ -533,7 +477,7 @@ TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
   ASSERT_OK_AND_ASSIGN(native, ::nfs3d::test_support::NativeClient::Mount(ClusterDir()));
   ASSERT_TRUE(native->WriteFile(dir_path_ + "/f", "old").ok());
   Wcc wcc;
-  ASSERT_OK_AND_ASSIGN(sub, backend_->Mkdir(kRoot, dir_, "sub", {}, &wcc));
+  ASSERT_TRUE(backend_->Mkdir(kRoot, dir_, "sub", {}, &wcc).ok());
   ASSERT_TRUE(native->WriteFile(dir_path_ + "/sub/g", "in sub").ok());
   absl::Status snapped = native->MakeSnapshot(dir_path_, "s1");
   ASSERT_TRUE(snapped.ok()) << snapped;
@@ -608,9 +552,9 @@ TEST_F(CephfsBackendTest, SnapshotsAreReadOnlyAndTheirHandlesLast) {
   EXPECT_EQ(ReadAll(*backend_, old_f.handle), "old");
   EXPECT_EQ(List(*backend_, s1.handle), (std::set<std::string>{".", "..", "f", "sub"}));
   EXPECT_EQ(List(*backend_, snapdir.handle), (std::set<std::string>{".", "..", "s1"}));
-  const std::string other_state = state_.string() + "-other";
+  const std::string other_state = state_.string() + "/other";
   std::filesystem::create_directories(other_state);
-  std::filesystem::copy_file(state_ / "handle.key", other_state + "/handle.key");
+  std::filesystem::copy_file(StateDirPath() + "/handle.key", other_state + "/handle.key");
   {
     std::unique_ptr<CephfsBackend> other = Open(other_state);
     ASSERT_NE(other, nullptr);

@@ -1,8 +1,7 @@
 // CephFS exports that are mounts of their own: sub-directory exports rooted
 // at their directory, exports with a cephx user of their own (a user whose
 // MDS caps allow only that directory), and RQUOTA figures from the exported
-// directory's quota. Against the one-node cluster of the ctest fixture
-// "ceph" (NFS3D_CEPH_DIR).
+// directory's quota. On the test cluster (cephfs_test_fixture.h).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +12,7 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/vfs/cephfs/cephfs_test_fixture.h"
 #include "tests/vfs/cephfs/native_client.h"
 #include "vfs/cephfs/cephfs_backend.h"
 #include "vfs/file_handle_codec.h"
@@ -24,17 +24,7 @@ namespace {
 
 constexpr uint32_t kRootExport = 7;
 constexpr uint32_t kSubExport = 70;
-const Cred kRoot{0, 0, {}};
-
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)            \
-  auto lhs##_or = (expr);                          \
-  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status(); \
-  auto lhs = std::move(*lhs##_or)
-
-std::string ClusterDir() {
-  const char* dir = std::getenv("NFS3D_CEPH_DIR");
-  return dir ? dir : "";
-}
+const Cred kRoot = kCephRoot;
 
 // Runs the ceph command line as client.admin; its output goes to `out`.
 bool CephCli(const std::string& args, const std::string& out = "/dev/null") {
@@ -44,44 +34,14 @@ bool CephCli(const std::string& args, const std::string& out = "/dev/null") {
   return std::system(cmd.c_str()) == 0;
 }
 
-class CephfsExportMountsTest : public ::testing::Test {
+class CephfsExportMountsTest : public CephfsTestBase {
  protected:
-  void SetUp() override {
-    if (ClusterDir().empty()) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
-    state_ = std::filesystem::temp_directory_path() /
-             ("nfs3d-cephfs-mounts-" + std::to_string(getpid()));
-    std::filesystem::create_directories(state_);
-    backend_ = Open();
-    ASSERT_NE(backend_, nullptr);
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const std::string name = std::string(info->name()) + "-" + std::to_string(getpid());
-    ASSERT_OK_AND_ASSIGN(fsroot, backend_->RootHandle(kRootExport));
-    SetAttributes mode;
-    mode.mode = 0777;
-    Wcc wcc;
-    ASSERT_OK_AND_ASSIGN(dir, backend_->Mkdir(kRoot, fsroot, name, mode, &wcc));
-    dir_ = dir.handle;
-    dir_path_ = "/" + name;
-  }
-  void TearDown() override {
-    backend_.reset();
-    for (const std::string& user : users_) CephCli("auth rm client." + user);
-    if (!state_.empty()) std::filesystem::remove_all(state_);
-  }
+  CephfsExportMountsTest()
+      : CephfsTestBase("nfs3d-cephfs-mounts", kRootExport, /*session_check_seconds=*/0) {}
 
-  std::unique_ptr<CephfsBackend> Open() {
-    CephfsOptions options;
-    options.state_dir = state_.string() + "/state";
-    options.conf_path = ClusterDir() + "/ceph.conf";
-    options.keyring = ClusterDir() + "/keyring";
-    options.client_id = "admin";
-    options.fs_name = "cephfs";
-    options.session_check_seconds = 0;
-    auto backend = CephfsBackend::Create(options);
-    EXPECT_TRUE(backend.ok()) << backend.status();
-    if (!backend.ok()) return nullptr;
-    EXPECT_TRUE((*backend)->AddExport(kRootExport, "/").ok());
-    return std::move(*backend);
+  void TearDown() override {
+    CephfsTestBase::TearDown();
+    for (const std::string& user : users_) CephCli("auth rm client." + user);
   }
 
   // A cephx user whose MDS caps allow only `path` (ceph fs authorize);
@@ -105,7 +65,7 @@ class CephfsExportMountsTest : public ::testing::Test {
   // A handle of export `export_id` for inode `ino`, signed with this head's
   // key: what a client holding an old handle (or the key) could present.
   FileHandle HandleFor(uint32_t export_id, uint64_t ino) {
-    auto dir = StateDir::Open(state_.string() + "/state");
+    auto dir = StateDir::Open(StateDirPath());
     EXPECT_TRUE(dir.ok());
     auto secret = (*dir)->LoadOrCreateSecret();
     EXPECT_TRUE(secret.ok());
@@ -118,10 +78,6 @@ class CephfsExportMountsTest : public ::testing::Test {
     return fh.ok() ? *fh : FileHandle{};
   }
 
-  std::filesystem::path state_;
-  std::unique_ptr<CephfsBackend> backend_;
-  FileHandle dir_;
-  std::string dir_path_;
   std::vector<std::string> users_;
 };
 

@@ -16,6 +16,7 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/support/status_macros.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/vfs_error.h"
 
@@ -25,11 +26,6 @@ namespace {
 constexpr uint32_t kExport = 1;
 const Cred kRoot{0, 0, {}};
 const Cred kUser{1000, 1000, {}};
-
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)            \
-  auto lhs##_or = (expr);                          \
-  ASSERT_TRUE(lhs##_or.ok()) << lhs##_or.status(); \
-  auto lhs = std::move(*lhs##_or)
 
 class PosixBackendTest : public ::testing::Test {
  protected:
