@@ -1,11 +1,23 @@
 // Both sides of a handover as the daemon sees them (daemon/handover.h): the
 // predecessor pauses, passes its sockets and, once the successor is ready,
 // stops and passes its state; the successor adopts the sockets and state.
+#include <chrono>
+
 #include "daemon/daemon_impl.h"
 #include "daemon/handover_stats.h"
 #include "daemon/systemd_notify.h"
 
 namespace nfs3d::daemon {
+
+namespace {
+// How long the predecessor waits for its connections' running calls; a
+// connection still busy then is closed (its client reconnects). The
+// successor waits 60 s for the state.
+constexpr std::chrono::milliseconds kConnectionHandoverBound(10000);
+// Bytes read and not run, all handed connections together: the State frame
+// stays far below its 256 MiB bound.
+constexpr size_t kMaxPendingTotal = 64 << 20;
+}  // namespace
 
 void Daemon::OnHandedOver(std::function<void()> done) { impl_->handed_over = std::move(done); }
 
@@ -53,9 +65,10 @@ handover::Sockets Daemon::Impl::PauseForHandover(std::vector<int>* fds) {
 
 handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   follower.reset();
+  handover::State state;
+  state.tcp = ExportConnections(fds);
   // No call is read any more; the running ones finish and are answered.
   server->Stop();
-  handover::State state;
   ExportLocks(fds, &state);
   state.cephfs_write_verifier = HandOverCeph(state.nlm);
   if (gss) ExportGssContexts(&state);
@@ -73,6 +86,7 @@ handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
 void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
   handover::State& state = final_state.state;
   ImportLocks(&state, &final_state.fds);
+  ImportConnections(state.tcp, &final_state.fds);
   TakeOverCeph(state.cephfs_write_verifier);
   stats.Carry(StatsFromHandover(state.stats));
   ImportGssContexts(state.gss);
@@ -84,6 +98,48 @@ void Daemon::Impl::ImportState(HandoverClient::FinalState final_state) {
                          std::move(e.reply)});
     }
     drc->Import(std::move(records));
+  }
+}
+
+std::vector<handover::TcpConnectionEntry> Daemon::Impl::ExportConnections(std::vector<int>* fds) {
+  // Each connection stops reading between two reads; the calls it read
+  // finish and are answered first. Bytes it read and did not run (a record
+  // begun, records not yet dispatched) go along and run in the successor.
+  std::vector<rpc::HandedConnection> handed = server->HandOverConnections(kConnectionHandoverBound);
+  std::vector<handover::TcpConnectionEntry> entries;
+  size_t pending_bytes = 0;
+  for (rpc::HandedConnection& c : handed) {
+    OwnedFd fd(c.fd);
+    // Beyond the frame's bounds a connection is closed: its client
+    // reconnects and retransmits, as after a restart.
+    if (entries.size() >= handover::kMaxTcpConnections ||
+        c.pending.size() > handover::kMaxTcpPending ||
+        pending_bytes + c.pending.size() > kMaxPendingTotal) {
+      continue;
+    }
+    pending_bytes += c.pending.size();
+    entries.push_back({static_cast<uint32_t>(fds->size()), std::move(c.pending)});
+    fds->push_back(fd.get());
+    handed_connections.push_back(std::move(fd));
+  }
+  return entries;
+}
+
+void Daemon::Impl::ImportConnections(const std::vector<handover::TcpConnectionEntry>& entries,
+                                     std::vector<OwnedFd>* fds) {
+  size_t adopted = 0;
+  for (const handover::TcpConnectionEntry& e : entries) {
+    // A listener the configuration no longer names takes its connections
+    // along: they are closed, their clients reconnect elsewhere.
+    absl::Status s = server->AdoptConnection((*fds)[e.fd_index].Release(), e.pending);
+    if (s.ok()) {
+      ++adopted;
+    } else {
+      NFS3D_LOG_INFO("%s", s.message());
+    }
+  }
+  if (!entries.empty()) {
+    NFS3D_LOG_INFO("took over %d of %d TCP connections", adopted, entries.size());
   }
 }
 

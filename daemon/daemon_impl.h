@@ -135,6 +135,9 @@ struct Daemon::Impl {
   std::function<absl::Status()> before_serving;
   std::unique_ptr<HandoverServer> handover;
   std::function<void()> handed_over;
+  // The predecessor's TCP connections given to the successor: held until
+  // this process exits (closing this copy leaves the connection open).
+  std::vector<OwnedFd> handed_connections;
 
   // Adds the roots of exports the backend does not know yet.
   absl::Status AddNewExports(const conf::ExportTable& table);
@@ -177,6 +180,10 @@ struct Daemon::Impl {
   // The Kerberos part: established RPCSEC_GSS contexts.
   void ExportGssContexts(handover::State* state);
   void ImportGssContexts(const std::vector<handover::GssContextEntry>& entries);
+  // The TCP connections' part.
+  std::vector<handover::TcpConnectionEntry> ExportConnections(std::vector<int>* fds);
+  void ImportConnections(const std::vector<handover::TcpConnectionEntry>& entries,
+                         std::vector<OwnedFd>* fds);
   // CephFS's part (daemon_handover_cephfs.cc). The predecessor flushes and
   // ends its sessions: the write verifier the successor keeps, 0 if it must
   // not. The successor adopts it and takes the locks' CephFS locks; or,

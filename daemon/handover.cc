@@ -146,8 +146,12 @@ bool HandoverServer::Serve(FdChannel channel) {
   if (!s.ok()) {
     NFS3D_LOG_WARNING("handover: the state did not reach the successor: %s", s.message());
   }
-  NFS3D_LOG_INFO("handed over to the successor (%d cached replies, %d locks)", state.drc.size(),
-                 state.nlm.locks.size());
+  size_t unrun = 0;
+  for (const handover::TcpConnectionEntry& c : state.tcp) unrun += c.pending.size();
+  NFS3D_LOG_INFO(
+      "handed over to the successor (%d cached replies, %d locks, %d connections with %d bytes "
+      "read and not run)",
+      state.drc.size(), state.nlm.locks.size(), state.tcp.size(), unrun);
   return true;
 }
 
@@ -230,6 +234,11 @@ absl::StatusOr<HandoverClient::FinalState> HandoverClient::ReceiveState() {
     for (const handover::LockFdEntry& e : state->nlm.fds) {
       if (e.fd_index >= out.fds.size()) {
         return absl::DataLossError("handover: a lock without its descriptor");
+      }
+    }
+    for (const handover::TcpConnectionEntry& e : state->tcp) {
+      if (e.fd_index >= out.fds.size()) {
+        return absl::DataLossError("handover: a connection without its descriptor");
       }
     }
     out.state = std::move(*state);

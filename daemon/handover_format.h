@@ -21,8 +21,8 @@ namespace nfs3d::handover {
 
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
-// Format 3 added State.nlm_waiters and State.gss; a format-2 State is read
-// as one without.
+// Format 3 added State.nlm_waiters, State.gss and State.tcp; a format-2
+// State is read as one without.
 inline constexpr uint32_t kFormat = 3;
 inline constexpr uint32_t kOldestFormat = 2;
 
@@ -278,6 +278,18 @@ NFS3D_XDR(GssContextEntry) {
     xdr::Bounded(x.gss_token, kMaxGssToken));
 }
 
+inline constexpr uint32_t kMaxTcpConnections = 1 << 16;
+// Bytes one connection read and did not run: a record begun (at most the
+// largest record a server accepts) and what followed it in the read buffer.
+inline constexpr uint32_t kMaxTcpPending = 8 << 20;
+
+// An established TCP connection, handed over between two reads (format 3).
+struct TcpConnectionEntry {
+  uint32_t fd_index = 0;  // its socket, among the Descriptors frames' descriptors
+  std::string pending;    // stream bytes read and not run, record marks included
+};
+NFS3D_XDR(TcpConnectionEntry) { v(x.fd_index, xdr::Bounded(x.pending, kMaxTcpPending)); }
+
 // What is handed over once the predecessor stopped serving.
 struct State {
   std::vector<DrcEntry> drc;  // least recently used first
@@ -288,10 +300,12 @@ struct State {
   uint64_t cephfs_write_verifier = 0;
   std::vector<NlmWaiterEntry> nlm_waiters;  // in queue order; format 3 on
   std::vector<GssContextEntry> gss;         // format 3 on
+  std::vector<TcpConnectionEntry> tcp;      // format 3 on
 };
 NFS3D_XDR(State) {
   v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier,
-    xdr::Counted(x.nlm_waiters, kMaxLocks, 60), xdr::Counted(x.gss, kMaxGssContexts, 56));
+    xdr::Counted(x.nlm_waiters, kMaxLocks, 60), xdr::Counted(x.gss, kMaxGssContexts, 56),
+    xdr::Counted(x.tcp, kMaxTcpConnections, 8));
 }
 
 // State as format 2 wrote it.

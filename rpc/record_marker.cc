@@ -136,4 +136,24 @@ std::vector<uint8_t> RecordReassembler::TakeRecord() {
   return out;
 }
 
+void RecordReassembler::AppendUnfinished(std::string* out) const {
+  uint8_t mark[4];
+  auto append_mark = [&](size_t length, bool last) {
+    EncodeRecordMark(static_cast<uint32_t>(length), last, mark);
+    out->append(reinterpret_cast<const char*>(mark), 4);
+  };
+  if (failed_ || idle()) return;
+  if (complete_) {
+    append_mark(len_, true);
+  } else if (in_fragment_) {
+    // The fragment's body still due follows on the socket.
+    append_mark(len_ + fragment_left_, last_);
+  } else if (len_ > 0) {
+    append_mark(len_, false);
+  }
+  out->append(reinterpret_cast<const char*>(record_.data()), len_);
+  if (!in_fragment_ && !complete_)
+    out->append(reinterpret_cast<const char*>(header_), header_have_);
+}
+
 }  // namespace nfs3d::rpc

@@ -62,6 +62,12 @@ class RecordReassembler {
   Result CommitElsewhere(size_t n);
 
   const std::string& error() const { return error_; }
+  // The record begun so far as stream bytes: a new reassembler fed them is
+  // at the same point of the same record (whole fragments and the current
+  // one become one fragment of their combined length). For handing a
+  // connection to another process between two reads. Bytes committed
+  // elsewhere must have been put back into the record first.
+  void AppendUnfinished(std::string* out) const;
   // True when no bytes of a partial record are buffered (a clean EOF point).
   bool idle() const { return header_have_ == 0 && !in_fragment_ && len_ == 0 && !complete_; }
 

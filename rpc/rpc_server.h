@@ -10,6 +10,7 @@
 #define NFS3D_RPC_RPC_SERVER_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -17,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -99,6 +101,17 @@ class RpcServer {
   // after Start.
   void PauseListeners();
   void ResumeListeners();
+
+  // For a successor process (rpc/rpc_server_handover.cc): every TCP
+  // connection stops reading calls; each one whose calls are all answered
+  // and replies written within `bound` is given up, with the bytes it read
+  // and did not run. The others stay (Stop closes them). Only after Start,
+  // before Stop.
+  std::vector<HandedConnection> HandOverConnections(std::chrono::milliseconds bound);
+  // A connection a predecessor handed over, served like an accepted one
+  // with `pending` read first. Takes the descriptor; closes it (an error)
+  // when no TCP listener here serves its local address and port.
+  absl::Status AdoptConnection(int fd, std::string_view pending);
 
   // Starts the io and worker threads and every listener.
   void Start();

@@ -116,14 +116,16 @@ size_t TcpContext::size() const {
 }
 
 void TcpContext::CloseAllNow() {
+  for (auto& c : OpenConnections()) c->CloseNow();
+}
+
+std::vector<std::shared_ptr<TcpConnection>> TcpContext::OpenConnections() const {
   std::vector<std::shared_ptr<TcpConnection>> conns;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [raw, weak] : open_) {
-      if (auto c = weak.lock()) conns.push_back(std::move(c));
-    }
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [raw, weak] : open_) {
+    if (auto c = weak.lock()) conns.push_back(std::move(c));
   }
-  for (auto& c : conns) c->CloseNow();
+  return conns;
 }
 
 TcpConnection::TcpConnection(Socket socket, TcpContext* context)
@@ -186,7 +188,7 @@ bool TcpConnection::WaitForReplies() {
 }
 
 void TcpConnection::ReadMore() {
-  if (reading_ || eof_ || closed_) return;
+  if (reading_ || eof_ || closed_ || handing_over_) return;
   // Back-pressure: at the in-flight bound, or with replies piling up unsent,
   // nothing more is read; FinishCalls wakes the reader as replies drain.
   if (AtCallLimit() && WaitForReplies()) return;
@@ -218,6 +220,12 @@ void TcpConnection::ReadMore() {
                          self->ReadMore();
                        });
     return;
+  }
+  // A buffer grown to hold bytes handed over by a predecessor (SetPending)
+  // is used up here: back to the usual size.
+  if (read_buf_.size() > kReadBufferSize) {
+    read_buf_.resize(kReadBufferSize);
+    read_buf_.shrink_to_fit();
   }
   // Around spliced WRITEs (this record's, the last one's) reads stay small, so
   // the next WRITE's data is spliced and not read here.
@@ -306,6 +314,8 @@ void TcpConnection::WaitForCapacity() {
 void TcpConnection::OnRead(const error_code& ec, size_t n) {
   reading_ = false;
   if (closed_) return;
+  // Reading was cancelled to hand the connection over: it stays open.
+  if (ec == asio::error::operation_aborted && handing_over_) return;
   if (ec) {
     if (ec == asio::error::eof) {
       eof_ = true;
@@ -558,19 +568,24 @@ void TcpConnection::WriteLoop() {
       // The socket is full: the strand waits until it drains, then this
       // writer (still busy) goes on.
       FinishCalls(finished);
-      asio::post(socket_.get_executor(), [self = shared_from_this()] {
-        self->socket_.async_wait(asio::socket_base::wait_write, [self](const error_code& ec) {
-          if (ec) {
-            self->FailWrites(ec);
-          } else {
-            self->WriteLoop();
-          }
-        });
-      });
+      asio::post(socket_.get_executor(), [self = shared_from_this()] { self->WaitWritable(); });
       return;
     }
   }
   FinishCalls(finished);
+}
+
+void TcpConnection::WaitWritable() {
+  socket_.async_wait(
+      asio::socket_base::wait_write, [self = shared_from_this()](const error_code& ec) {
+        if (!ec) {
+          self->WriteLoop();
+        } else if (ec == asio::error::operation_aborted && self->handing_over_ && !self->closed_) {
+          self->WaitWritable();  // cancelled with the reads (handover): the reply goes on
+        } else {
+          self->FailWrites(ec);
+        }
+      });
 }
 
 void TcpConnection::FailWrites(const error_code& ec) {
@@ -666,6 +681,13 @@ TcpListener::TcpListener(asio::ip::tcp::acceptor acceptor, std::function<asio::i
       context_(context) {
   error_code ec;
   port_ = acceptor_.local_endpoint(ec).port();
+}
+
+bool TcpListener::Serves(const asio::ip::tcp::endpoint& local) {
+  error_code ec;
+  const asio::ip::tcp::endpoint mine = acceptor_.local_endpoint(ec);
+  if (ec || mine.port() != local.port() || mine.protocol() != local.protocol()) return false;
+  return mine.address().is_unspecified() || mine.address() == local.address();
 }
 
 void TcpListener::Start() {

@@ -16,6 +16,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -84,6 +86,14 @@ class InflightLimit {
 
 class TcpConnection;
 
+// A connection given up for another process (nfs3d --takeover): its socket
+// and the bytes read from it that no call has run yet (the start of a record,
+// whole records not yet dispatched), as stream bytes with their record marks.
+struct HandedConnection {
+  int fd = -1;  // the receiver owns it
+  std::string pending;
+};
+
 // Everything connections share; owned by the server and outliving every
 // connection (connections unregister themselves when destroyed).
 class TcpContext {
@@ -110,6 +120,7 @@ class TcpContext {
   uint64_t evicted() const { return evicted_.load(std::memory_order_relaxed); }
   // Closes every open connection. Only while no io thread runs.
   void CloseAllNow();
+  std::vector<std::shared_ptr<TcpConnection>> OpenConnections() const;
 
  private:
   RpcService* service_;
@@ -141,6 +152,20 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Closes the connection on its strand if it is still idle then (another
   // connection needs its place).
   void CloseIfIdle();
+
+  // Handing the connection to another process (rpc/tcp_handover.cc).
+  // From any thread: no call is read any more (bytes already read stay).
+  void StopReadingForHandover();
+  enum class HandOverStep : uint8_t { kNotYet, kHanded, kClosed };
+  // On the strand, after StopReadingForHandover: once every call read has
+  // been answered and its reply written whole, gives up the socket (*out).
+  // kNotYet: calls still run or replies are unsent; kClosed: it closed.
+  HandOverStep TryHandOver(HandedConnection* out);
+  // Posts TryHandOver to the strand; `done` runs there with its outcome.
+  void PostTryHandOver(std::function<void(HandOverStep, HandedConnection)> done);
+  // Bytes a predecessor read from this socket and did not run: read before
+  // the socket's. Before Start.
+  void SetPending(std::string_view pending);
 
   // EarlyAnswerer: answers the call now through WorkerPools::late, on the
   // pool it runs on, and takes the rest of its metadata batch along.
@@ -232,6 +257,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   bool WaitForReplies();
   void MaybeFinish();
   void DoClose();
+  // On the strand: waits until the socket takes more, then WriteLoop.
+  void WaitWritable();
 
   // ---- Writing, on any thread.
   // Hands over the reply of a finished call.
@@ -267,7 +294,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   size_t buffered_end_ = 0;
   bool reading_ = false;
   bool eof_ = false;
-  int read_low_water_ = 1;  // the socket's SO_RCVLOWAT
+  bool handing_over_ = false;  // StopReadingForHandover: read no more calls
+  int read_low_water_ = 1;     // the socket's SO_RCVLOWAT
   bool waiting_capacity_ = false;
   bool turn_yielded_ = false;  // a ReadMore is posted behind the other connections
   boost::asio::steady_timer capacity_timer_;
@@ -314,6 +342,8 @@ class TcpListener {
       TcpContext* context);
 
   uint16_t port() const { return port_; }
+  // Whether a connection with this local end came through this listener.
+  bool Serves(const boost::asio::ip::tcp::endpoint& local);
   int native_handle() { return acceptor_.native_handle(); }
   void Start();
   // Stops accepting until Resume (new clients wait in the backlog); the

@@ -11,8 +11,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nfs3d::handover;
   nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, StatsProcEntry,
-                              StatsState, NlmWaiterEntry, GssKeysEntry, GssContextEntry, State,
-                              StateV2>(data, size);
+                              StatsState, NlmWaiterEntry, GssKeysEntry, GssContextEntry,
+                              TcpConnectionEntry, State, StateV2>(data, size);
   const std::string_view frame(reinterpret_cast<const char*>(data), size);
   (void)DecodeFrame<Hello>(Step::kHello, frame);
   (void)DecodeFrame<Answer>(Step::kAnswer, frame);
@@ -21,5 +21,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t format = kOldestFormat; format <= kFormat; ++format) {
     (void)DecodeState(format, frame);
   }
+  (void)DecodeFrame<Descriptors>(Step::kDescriptors, frame);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "rpc/record_marker.h"
@@ -78,6 +79,45 @@ void Run(const uint8_t* data, size_t size, std::vector<std::vector<uint8_t>>& re
   if (n != records.size()) std::abort();
 }
 
+// Feeds `in` to `r`, appending its records to `out`; false on an error.
+bool FeedAll(nfs3d::rpc::RecordReassembler& r, absl::Span<const uint8_t> in,
+             std::vector<std::vector<uint8_t>>& out) {
+  while (!in.empty()) {
+    size_t used = 0;
+    auto result = r.Feed(in, &used);
+    in.remove_prefix(used);
+    if (result == nfs3d::rpc::RecordReassembler::Result::kError) return false;
+    if (result == nfs3d::rpc::RecordReassembler::Result::kRecord) out.push_back(r.TakeRecord());
+  }
+  return true;
+}
+
+// A handover cut (rpc/tcp_handover.cc): the stream fed up to a byte picked
+// by the input, the unfinished record carried over into a new reassembler
+// with the rest; both together give what the whole stream gives, an error
+// included.
+void CarryOver(const uint8_t* data, size_t size) {
+  if (size < 2) return;
+  const uint8_t* stream = data + 1;
+  const size_t len = size - 1;
+  const size_t cut = (size_t{data[0]} * 131) % (len + 1);
+  std::vector<std::vector<uint8_t>> whole, parts;
+  nfs3d::rpc::RecordReassembler all(kMaxRecord);
+  const bool whole_ok = FeedAll(all, absl::MakeConstSpan(stream, len), whole);
+  nfs3d::rpc::RecordReassembler first(kMaxRecord);
+  if (!FeedAll(first, absl::MakeConstSpan(stream, cut), parts)) {
+    if (whole_ok) std::abort();
+    return;
+  }
+  std::string carried;
+  first.AppendUnfinished(&carried);
+  std::vector<uint8_t> rest(carried.begin(), carried.end());
+  rest.insert(rest.end(), stream + cut, stream + len);
+  nfs3d::rpc::RecordReassembler second(kMaxRecord);
+  const bool rest_ok = FeedAll(second, absl::MakeConstSpan(rest), parts);
+  if (rest_ok != whole_ok || parts != whole) std::abort();
+}
+
 void Fuzz(const uint8_t* data, size_t size) {
   // Kept across inputs so their capacity is reused, and emptied after each
   // one, so an input frees what it allocated (libFuzzer re-runs an input
@@ -85,6 +125,7 @@ void Fuzz(const uint8_t* data, size_t size) {
   static std::vector<std::vector<uint8_t>> records;
   static std::vector<uint8_t> again;
   Run(data, size, records, again);
+  CarryOver(data, size);
   records.clear();
   again.clear();
 }

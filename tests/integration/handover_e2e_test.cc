@@ -132,8 +132,8 @@ TEST_P(HandoverDrcTest, RetransmissionAfterTheHandoverIsAnsweredFromTheCache) {
   ASSERT_TRUE(first.has_value());
   ASSERT_EQ(ToNfsReply(first).status, nfs3::NFS3_OK);
   ASSERT_TRUE(server_.TakeOver()) << server_.Log();
-  // TCP: the old connection is gone with the old process; the client
-  // retransmits on a new one, as after any reconnect.
+  // TCP: the client retransmits on a new connection, as after any
+  // reconnect (its old one was handed over and stays open).
   if (GetParam() == rpc::Transport::kTcp) c = Open(GetParam());
   std::optional<client::RpcReply> again = c->Call(xid, nfs3::kProgram, 3, nfs3::kCreate, args);
   ASSERT_TRUE(again.has_value()) << c->last_failure();

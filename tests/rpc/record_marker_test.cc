@@ -104,6 +104,56 @@ TEST(RecordReassemblerTest, EverySplitPairOfThreeChunks) {
   }
 }
 
+// A connection handed to another process at any byte of the stream: the
+// first reassembler's unfinished record, then the rest of the stream, give
+// the second one the records the stream holds after the cut.
+TEST(RecordReassemblerTest, UnfinishedRecordCarriesOverAtEveryByte) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, "one", true);
+  AppendFragment(&stream, "hello", false);
+  AppendFragment(&stream, "", false);
+  AppendFragment(&stream, " wor", false);
+  AppendFragment(&stream, "ld", true);
+  AppendFragment(&stream, "", true);
+  AppendFragment(&stream, "last", true);
+  const std::vector<std::string> want = {"one", "hello world", "", "last"};
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    RecordReassembler first(1024);
+    bool error;
+    std::vector<std::string> got =
+        FeedAll(&first, {std::vector<uint8_t>(stream.begin(), stream.begin() + cut)}, &error);
+    ASSERT_FALSE(error);
+    std::string carried;
+    first.AppendUnfinished(&carried);
+    std::vector<uint8_t> rest(carried.begin(), carried.end());
+    rest.insert(rest.end(), stream.begin() + cut, stream.end());
+    RecordReassembler second(1024);
+    for (std::string& rec : FeedAll(&second, {rest}, &error)) got.push_back(std::move(rec));
+    EXPECT_FALSE(error);
+    EXPECT_EQ(got, want) << "cut at " << cut;
+    EXPECT_TRUE(second.idle());
+  }
+}
+
+// The carried-over record keeps its size bound: a fragment that would make
+// it too big fails in the second reassembler as it would have in the first.
+TEST(RecordReassemblerTest, UnfinishedRecordKeepsTheBound) {
+  std::vector<uint8_t> stream;
+  AppendFragment(&stream, std::string(40, 'a'), false);
+  AppendFragment(&stream, std::string(30, 'b'), true);
+  RecordReassembler first(64);
+  bool error;
+  FeedAll(&first, {std::vector<uint8_t>(stream.begin(), stream.begin() + 46)}, &error);
+  ASSERT_FALSE(error);
+  std::string carried;
+  first.AppendUnfinished(&carried);
+  std::vector<uint8_t> rest(carried.begin(), carried.end());
+  rest.insert(rest.end(), stream.begin() + 46, stream.end());
+  RecordReassembler second(64);
+  FeedAll(&second, {rest}, &error);
+  EXPECT_TRUE(error);
+}
+
 TEST(RecordReassemblerTest, PartialRecordIsNotIdle) {
   std::vector<uint8_t> stream;
   AppendFragment(&stream, "abc", true);
