@@ -4,12 +4,15 @@
 // cannot read the format is refused while the old process serves on, a
 // non-idempotent call answered before the handover is answered from the
 // cache when retransmitted after it (TCP and UDP), a half-sent record does
-// not hold the handover up, and kill -9 of either process at each step
+// not hold the handover up, a slow client and a flood of garbage across it
+// are handled as the old process would, and kill -9 of either process at each step
 // leaves a server that recovers as after a crash today.
 #include <sys/wait.h>
 
+#include <atomic>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -173,6 +176,59 @@ TEST_F(HandoverE2eTest, HalfSentRecordDoesNotHoldTheHandover) {
       EXPECT_EQ(r.accept_stat, 0u);
     }
   }
+}
+
+// Hostile traffic across a handover: a slow client trickling a record one
+// byte at a time over the whole handover, and a flood of garbage (UDP
+// datagrams, TCP records that declare 2 GiB) from other threads. The
+// successor handles them as the old process would: the handover completes,
+// the slow client's call is answered on its connection (which crossed),
+// and the server answers others throughout and after.
+TEST_F(HandoverE2eTest, SlowClientAndFloodAcrossTheHandover) {
+  StartAndMount();
+  std::unique_ptr<RawClient> slow = Open(rpc::Transport::kTcp);
+  ASSERT_NE(slow, nullptr);
+  const std::string call =
+      slow->EncodeCall(78, nfs3::kProgram, 3, nfs3::kGetattr, Args().Opaque(root_).str());
+  const uint32_t mark = htonl(0x80000000u | static_cast<uint32_t>(call.size()));
+  const std::string record = std::string(reinterpret_cast<const char*>(&mark), 4) + call;
+  std::atomic<bool> stop{false};
+  std::atomic<int> sent_bytes{0};
+  std::thread trickle([&] {
+    for (char byte : record) {
+      if (!slow->SendBytes(std::string(1, byte))) return;
+      ++sent_bytes;
+      usleep(1000000 / 50);  // the whole record takes a few seconds
+    }
+  });
+  std::thread flood([&] {
+    const uint32_t huge = htonl(0x80000000u | 0x7fffffffu);
+    const std::string bogus_mark(reinterpret_cast<const char*>(&huge), 4);
+    while (!stop.load()) {
+      if (std::unique_ptr<RawClient> udp = Open(rpc::Transport::kUdp)) {
+        for (int i = 0; i < 50; ++i) (void)udp->SendBytes(std::string(64 + i, '\xa5'));
+      }
+      if (std::unique_ptr<RawClient> tcp = Open(rpc::Transport::kTcp)) {
+        (void)tcp->SendBytes(bogus_mark + std::string(1000, '\x5a'));
+      }
+      usleep(5000);
+    }
+  });
+  usleep(300000);
+  const bool took_over = server_.TakeOver();
+  trickle.join();
+  stop = true;
+  flood.join();
+  ASSERT_TRUE(took_over) << server_.Log();
+  EXPECT_EQ(sent_bytes.load(), static_cast<int>(record.size()));
+  std::optional<std::string> reply = slow->Receive(absl::Seconds(10));
+  ASSERT_TRUE(reply.has_value()) << "the slow client's call was not answered";
+  client::RpcReply r;
+  ASSERT_TRUE(client::ParseReply(Span(*reply), &r));
+  EXPECT_EQ(r.xid, 78u);
+  EXPECT_EQ(r.accept_stat, 0u);
+  EXPECT_TRUE(RootAnswers());
+  EXPECT_TRUE(server_.Answers(rpc::Transport::kUdp));
 }
 
 // The statistics counters of the metrics page (the control socket's), by
