@@ -75,25 +75,6 @@ TEST_F(CephfsLockTest, LockOnOneHeadIsRefusedOnTheOther) {
   Nfs(*c, nfs3::kRemove, DirOp(root, name));
 }
 
-// WRITE UNSTABLE of `data` at 0; returns the reply's write verifier.
-std::string WriteUnstable(RawClient& c, const std::string& fh, const std::string& data) {
-  NfsReply r = Nfs(c, nfs3::kWrite,
-                   Args()
-                       .Opaque(fh)
-                       .U64(0)
-                       .U32(static_cast<uint32_t>(data.size()))
-                       .U32(nfs3::UNSTABLE)
-                       .Opaque(data)
-                       .str());
-  EXPECT_EQ(r.status, nfs3::NFS3_OK);
-  xdr::Decoder d(Span(r.results));
-  d.U32();
-  SkipWcc(d);
-  d.U32();  // count
-  d.U32();  // committed
-  return Str(d.FixedOpaque(8));
-}
-
 // A handover (nfs3d --takeover) of a head serving CephFS: the successor
 // mounts beside the running process without ending its session (which
 // would lose what it had not flushed), the running one flushes and ends its
@@ -115,7 +96,7 @@ TEST_F(CephfsLockTest, HandoverKeepsDataVerifierAndCephfsLocks) {
   for (int round = 0; round < 2; ++round) {
     data = absl::StrCat("written before handover ", round);
     auto writer = RawClient::Open(heads_[0].port(), {});  // connections end at a handover
-    const std::string verifier = WriteUnstable(*writer, fh, data);
+    const std::string verifier = WriteVerifier(*writer, fh, 0, data, nfs3::UNSTABLE);
     ASSERT_TRUE(heads_[0].TakeOver()) << heads_[0].Log();
     // Read by the successor, whose session is new (the predecessor's ended):
     // the data reached the cluster.

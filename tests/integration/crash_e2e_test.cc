@@ -56,21 +56,7 @@ class CrashE2eTest : public ::testing::Test {
   // WRITE; returns the verifier (8 bytes) and sets *committed.
   std::string Write(const std::string& fh, uint64_t off, const std::string& data, uint32_t stable,
                     uint32_t* committed) {
-    NfsReply r = Nfs(*c_, nfs3::kWrite,
-                     Args()
-                         .Opaque(fh)
-                         .U64(off)
-                         .U32(static_cast<uint32_t>(data.size()))
-                         .U32(stable)
-                         .Opaque(data)
-                         .str());
-    EXPECT_EQ(r.status, nfs3::NFS3_OK);
-    xdr::Decoder d(Span(r.results));
-    d.U32();
-    SkipWcc(d);
-    EXPECT_EQ(d.U32(), data.size());
-    *committed = d.U32();
-    return Str(d.FixedOpaque(8));
+    return WriteVerifier(*c_, fh, off, data, stable, committed);
   }
   std::string Commit(const std::string& fh) { return CommitVerifier(*c_, fh); }
 

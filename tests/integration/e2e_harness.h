@@ -633,6 +633,29 @@ inline std::string NewHandle(const NfsReply& r) {
   return Str(d.Opaque(64));
 }
 
+// WRITE of `data` at `offset`, `stable` as in stable_how; returns the write
+// verifier (8 bytes) and, when asked, how the data was committed.
+inline std::string WriteVerifier(RawClient& c, const std::string& fh, uint64_t offset,
+                                 const std::string& data, uint32_t stable,
+                                 uint32_t* committed = nullptr) {
+  NfsReply r = Nfs(c, nfs3::kWrite,
+                   Args()
+                       .Opaque(fh)
+                       .U64(offset)
+                       .U32(static_cast<uint32_t>(data.size()))
+                       .U32(stable)
+                       .Opaque(data)
+                       .str());
+  EXPECT_EQ(r.status, nfs3::NFS3_OK);
+  xdr::Decoder d(Span(r.results));
+  d.U32();
+  SkipWcc(d);
+  EXPECT_EQ(d.U32(), data.size());
+  const uint32_t how = d.U32();
+  if (committed != nullptr) *committed = how;
+  return Str(d.FixedOpaque(8));
+}
+
 // COMMIT of the whole file; returns the write verifier (8 bytes).
 inline std::string CommitVerifier(RawClient& c, const std::string& fh) {
   NfsReply r = Nfs(c, nfs3::kCommit, Args().Opaque(fh).U64(0).U32(0).str());
