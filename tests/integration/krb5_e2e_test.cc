@@ -113,6 +113,20 @@ class Krb5E2eTest : public ::testing::TestWithParam<rpc::Transport> {
     return ToNfsReply(r);
   }
 
+  // READ of a small file under g: its data ("" when the READ failed), and
+  // its post-op attributes in *attr.
+  std::string GssRead(client::GssInitiator& g, const std::string& fh, std::optional<Fattr>* attr) {
+    NfsReply r = GssNfs(g, nfs3::kRead, Args().Opaque(fh).U64(0).U32(65536).str());
+    EXPECT_TRUE(r.ok && r.status == 0u) << r.status;
+    if (!r.ok || r.status != 0u) return "";
+    xdr::Decoder d(test_support::Span(r.results));
+    d.U32();
+    *attr = DecodePostOpAttr(d);
+    d.U32();   // count
+    d.Bool();  // eof
+    return test_support::Str(d.Opaque(1 << 20));
+  }
+
   std::string MountRoot(const std::string& export_name, std::vector<uint32_t>* flavors) {
     auto mnt = RawClient::Open(nfsd_->mount_port(), {.transport = GetParam()});
     NfsReply r = ToNfsReply(mnt->Call(mount3::kProgram, 3, mount3::kMnt,
@@ -161,15 +175,8 @@ TEST_P(Krb5E2eTest, EachServiceCreatesWritesAndReadsAsTheMappedUser) {
                Args().Opaque(fh).U64(0).U32(data.size()).U32(nfs3::FILE_SYNC).Opaque(data).str());
     ASSERT_TRUE(w.ok);
     EXPECT_EQ(w.status, 0u);
-    NfsReply r = GssNfs(*g, nfs3::kRead, Args().Opaque(fh).U64(0).U32(65536).str());
-    ASSERT_TRUE(r.ok);
-    ASSERT_EQ(r.status, 0u);
-    xdr::Decoder d(test_support::Span(r.results));
-    d.U32();
-    std::optional<Fattr> attr = DecodePostOpAttr(d);
-    d.U32();   // count
-    d.Bool();  // eof
-    EXPECT_TRUE(test_support::Str(d.Opaque(1 << 20)) == data);
+    std::optional<Fattr> attr;
+    EXPECT_TRUE(GssRead(*g, fh, &attr) == data);
     ASSERT_TRUE(attr.has_value());
     EXPECT_EQ(attr->uid, 1u);  // Debian's "daemon", the principal's local user
     struct stat st {};
@@ -213,15 +220,8 @@ TEST_P(Krb5E2eTest, ContextsOfEveryServiceCarryOnAfterATakeover) {
   ASSERT_NE(client_, nullptr);
   for (Before& b : clients) {
     SCOPED_TRACE(Name(b.service, GetParam()));
-    NfsReply r = GssNfs(*b.g, nfs3::kRead, Args().Opaque(b.fh).U64(0).U32(65536).str());
-    ASSERT_TRUE(r.ok);
-    ASSERT_EQ(r.status, 0u);
-    xdr::Decoder d(test_support::Span(r.results));
-    d.U32();
-    std::optional<Fattr> attr = DecodePostOpAttr(d);
-    d.U32();   // count
-    d.Bool();  // eof
-    EXPECT_EQ(test_support::Str(d.Opaque(1 << 20)), b.data);
+    std::optional<Fattr> attr;
+    EXPECT_EQ(GssRead(*b.g, b.fh, &attr), b.data);
     ASSERT_TRUE(attr.has_value());
     EXPECT_EQ(attr->uid, 1u);  // still the principal's local user
     const std::string more = "after the takeover";
