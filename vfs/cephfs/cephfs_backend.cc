@@ -145,6 +145,17 @@ std::string ClusterName(const CephfsOptions& options) {
                       ", file system ", options.fs_name.empty() ? "(default)" : options.fs_name);
 }
 
+// The part of a session id that names a mount: "" for the backend's own
+// (the root as the [ceph] user), "-export-<id>" for an export's own mount.
+std::string ExportMountPart(uint32_t export_id) { return absl::StrCat("-export-", export_id); }
+absl::StatusOr<std::string> MountPart(CephfsBackend::Impl& mount) {
+  const CephfsBackend::Impl::MountSpec& spec = mount.spec();
+  if (spec.root == "/" && spec.user.client_id.empty()) return std::string();
+  const std::vector<std::tuple<uint32_t, std::string, uint64_t>> exports = mount.ExportList();
+  if (exports.empty()) return absl::InternalError("a mount without exports");
+  return ExportMountPart(std::get<0>(exports.front()));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const CephfsOptions& options) {
@@ -222,14 +233,11 @@ absl::StatusOr<std::unique_ptr<CephfsBackend>> CephfsBackend::Create(const Cephf
 absl::StatusOr<std::shared_ptr<CephfsBackend::Impl>> CephfsBackend::Reopen(Impl& old) {
   const Impl::MountSpec& spec = old.spec();
   const std::vector<std::tuple<uint32_t, std::string, uint64_t>> exports = old.ExportList();
-  std::string mount;
-  if (spec.root != "/" || !spec.user.client_id.empty()) {
-    if (exports.empty()) return absl::InternalError("a mount without exports");
-    mount = absl::StrCat("-export-", std::get<0>(exports.front()));
-  }
+  absl::StatusOr<std::string> mount = MountPart(old);
+  if (!mount.ok()) return mount.status();
   const CephfsOptions options = WithUser(options_, spec.user);
   // The cluster ended this session: end it on the MDS too before a new one.
-  const std::string uuid = SessionId(mount);
+  const std::string uuid = SessionId(*mount);
   absl::StatusOr<ceph_mount_info*> cm =
       OpenSession(options, old.cluster(), uuid, spec.root, {uuid});
   if (!cm.ok()) return cm.status();
@@ -293,13 +301,10 @@ absl::Status CephfsBackend::RecordSessionInUse() {
 
 void CephfsBackend::EndPredecessorSessions() {
   for (const std::shared_ptr<Impl>& mount : AllMounts()) {
-    const std::vector<std::tuple<uint32_t, std::string, uint64_t>> exports = mount->ExportList();
-    const bool own = mount->spec().root == "/" && mount->spec().user.client_id.empty();
-    if (!own && exports.empty()) continue;
-    const std::string id =
-        own ? SessionId("", true)
-            : SessionId(absl::StrCat("-export-", std::get<0>(exports.front())), true);
-    (void)EndSession(WithUser(options_, mount->spec().user), mount->cluster(), id);
+    absl::StatusOr<std::string> part = MountPart(*mount);
+    if (!part.ok()) continue;
+    (void)EndSession(WithUser(options_, mount->spec().user), mount->cluster(),
+                     SessionId(*part, /*other=*/true));
   }
 }
 
@@ -343,7 +348,7 @@ absl::Status CephfsBackend::AddExport(uint32_t export_id, const std::string& pat
   // is itself, and the MDS checks this user's caps on everything it reaches.
   const CephfsOptions options = WithUser(options_, user);
   const std::string cluster = ClusterName(options);
-  const std::string mount_id = absl::StrCat("-export-", export_id);
+  const std::string mount_id = ExportMountPart(export_id);
   absl::StatusOr<ceph_mount_info*> cm =
       OpenSession(options, cluster, SessionId(mount_id), path, SessionIdsToEnd(mount_id));
   if (!cm.ok()) return cm.status();
