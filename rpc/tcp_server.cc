@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
+#include "boost/asio/use_future.hpp"
 #include "boost/asio/strand.hpp"
 
 #include "common/log.h"
@@ -723,15 +724,13 @@ void TcpListener::Accept() {
 }
 
 void TcpListener::Pause() {
-  std::promise<void> done;
-  asio::post(acceptor_.get_executor(), [this, &done] {
+  // Returns once the io thread has run it, so no accept starts after Pause.
+  asio::post(acceptor_.get_executor(), asio::use_future([this] {
     paused_ = true;
     error_code ec;
     acceptor_.cancel(ec);
     retry_timer_.cancel();
-    done.set_value();
-  });
-  done.get_future().wait();
+  })).wait();
 }
 
 void TcpListener::Resume() {

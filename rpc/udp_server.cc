@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
+#include "boost/asio/use_future.hpp"
 
 #include "common/log.h"
 #include "rpc/inline_calls.h"
@@ -133,14 +134,12 @@ void UdpListener::Wait() {
 }
 
 void UdpListener::Pause() {
-  std::promise<void> done;
-  asio::post(socket_.get_executor(), [this, &done] {
+  // Returns once the io thread has run it, so no read starts after Pause.
+  asio::post(socket_.get_executor(), asio::use_future([this] {
     paused_ = true;
     error_code ec;
     socket_.cancel(ec);
-    done.set_value();
-  });
-  done.get_future().wait();
+  })).wait();
 }
 
 void UdpListener::Resume() {
