@@ -133,7 +133,7 @@ struct ServerConfig {
   uint32_t ceph_session_check = 5;
   // Bytes of file data libcephfs caches per mount (its object cache,
   // client_oc_size; half of it may be dirty). 0: as ceph.conf says.
-  uint32_t ceph_cache_size = 64 << 20;
+  uint32_t ceph_cache_size = 96 << 20;
 
   // [cluster]: several heads serving one CephFS file system. A node id makes
   // this head one of them: CephFS handles are signed with the key in the file

@@ -131,7 +131,7 @@ session_check = 0
 }
 
 TEST(ServerConfigTest, CephCacheSize) {
-  EXPECT_EQ(DefaultServerConfig().ceph_cache_size, 64u << 20);
+  EXPECT_EQ(DefaultServerConfig().ceph_cache_size, 96u << 20);
   EXPECT_EQ(ParseOk("[ceph]\ncache_size = 16M\n").ceph_cache_size, 16u << 20);
   EXPECT_EQ(ParseOk("[ceph]\ncache_size = 512K\n").ceph_cache_size, 512u << 10);
   EXPECT_EQ(ParseOk("[ceph]\ncache_size = 0\n").ceph_cache_size, 0u);  // ceph.conf's
