@@ -26,7 +26,8 @@
 #        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
 #        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, off or on; unset: nfs3d's default),
 #        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default),
-#        NFS3D_BENCH_GLIBC_TUNABLES (GLIBC_TUNABLES for nfs3d only, e.g. glibc.malloc.arena_max=2)
+#        NFS3D_BENCH_GLIBC_TUNABLES (GLIBC_TUNABLES for nfs3d only, e.g. glibc.malloc.arena_max=2),
+#        NFS3D_BENCH_CEPH_CACHE_SIZE (nfs3d [ceph] cache_size, e.g. 0 for ceph.conf's; unset: default)
 # Needs root. Stops only the processes it started.
 set -euo pipefail
 
@@ -37,6 +38,7 @@ NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}  # nfs3d [nfsd] threads; 16 lets a sync
 NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-}  # off: READ data copied through user space
 NFS3D_SPLICE_WRITES=${NFS3D_BENCH_SPLICE_WRITES:-}  # e.g. off, or 64K: WRITE data spliced to the file
 NFS3D_MALLOC=${NFS3D_BENCH_GLIBC_TUNABLES:-}  # GLIBC_TUNABLES for nfs3d alone (malloc trade-offs)
+NFS3D_CEPH_CACHE=${NFS3D_BENCH_CEPH_CACHE_SIZE:-}  # libcephfs object cache per mount
 RUNS=3
 SECS=3
 ONLY=""
@@ -182,7 +184,8 @@ EOF
     ceph_section="[ceph]
 conf = $WORK/ceph/ceph.conf
 client_id = admin
-fs_name = cephfs"
+fs_name = cephfs
+${NFS3D_CEPH_CACHE:+cache_size = $NFS3D_CEPH_CACHE}"
   fi
   cat > "$dir/nfs3d.conf" <<EOF
 [nfsd]

@@ -104,6 +104,15 @@ std::string ParseSpliceWrites(ServerConfig& c, std::string_view text) {
   return ParseSize(text, kMaxTcpTransferSize, &c.tcp_splice_writes);
 }
 
+std::string ParseCephCacheSize(ServerConfig& c, std::string_view text) {
+  // 0: leave libcephfs's object cache as ceph.conf sets it.
+  if (text == "0") {
+    c.ceph_cache_size = 0;
+    return "";
+  }
+  return ParseSize(text, 1u << 31, &c.ceph_cache_size);
+}
+
 std::string ParseListen(ServerConfig& c, std::string_view text) {
   std::vector<std::string> addrs;
   for (std::string_view part : text::Split(text, ',')) {
@@ -316,6 +325,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {"fs_name", NameSetter(&ServerConfig::ceph_fs_name)},
            {"timeout", UintSetter(&ServerConfig::ceph_timeout, 1, 3600)},
            {"session_check", UintSetter(&ServerConfig::ceph_session_check, 0, 3600)},
+           {"cache_size", ParseCephCacheSize},
        }},
       {"cluster",
        {

@@ -131,6 +131,9 @@ struct ServerConfig {
   // Seconds between checks of the CephFS sessions; one the cluster ended
   // (evicted) is replaced by a new one. 0: never checked.
   uint32_t ceph_session_check = 5;
+  // Bytes of file data libcephfs caches per mount (its object cache,
+  // client_oc_size; half of it may be dirty). 0: as ceph.conf says.
+  uint32_t ceph_cache_size = 96 << 20;
 
   // [cluster]: several heads serving one CephFS file system. A node id makes
   // this head one of them: CephFS handles are signed with the key in the file

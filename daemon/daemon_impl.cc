@@ -48,6 +48,7 @@ absl::Status Daemon::Impl::ConnectCeph() {
   options.fs_name = config.ceph_fs_name;
   options.timeout_seconds = static_cast<int>(config.ceph_timeout);
   options.session_check_seconds = static_cast<int>(config.ceph_session_check);
+  options.cache_bytes = config.ceph_cache_size;
   options.node_id = config.cluster_node_id;
   options.cluster_name = config.cluster_name;
   options.shared_dir = config.cluster_shared_dir;

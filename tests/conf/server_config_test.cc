@@ -130,6 +130,15 @@ session_check = 0
   EXPECT_EQ(d.ceph_session_check, 5u);
 }
 
+TEST(ServerConfigTest, CephCacheSize) {
+  EXPECT_EQ(DefaultServerConfig().ceph_cache_size, 96u << 20);
+  EXPECT_EQ(ParseOk("[ceph]\ncache_size = 16M\n").ceph_cache_size, 16u << 20);
+  EXPECT_EQ(ParseOk("[ceph]\ncache_size = 512K\n").ceph_cache_size, 512u << 10);
+  EXPECT_EQ(ParseOk("[ceph]\ncache_size = 0\n").ceph_cache_size, 0u);  // ceph.conf's
+  ExpectError("[ceph]\ncache_size = 4096M\n", 2, "out of range");
+  ExpectError("[ceph]\ncache_size = big\n", 2, "'big' is not a size");
+}
+
 TEST(ServerConfigTest, ClusterSection) {
   ServerConfig c = ParseOk("[cluster]\nnode_id = head-1.a\nname = prod\nshared_dir = /nfs/state\n");
   EXPECT_EQ(c.cluster_node_id, "head-1.a");

@@ -14,6 +14,7 @@
 #include "vfs/backend_helpers.h"
 #include "vfs/cephfs/cephfs_impl.h"
 #include "vfs/cephfs/malloc_settings.h"
+#include "vfs/cephfs/object_cache_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
 #include "vfs/siphash.h"
 #include "vfs/vfs_error.h"
@@ -50,6 +51,10 @@ absl::StatusOr<ceph_mount_info*> Connect(const CephfsOptions& options, const std
   for (const char* opt : {"client_mount_timeout", "rados_mon_op_timeout", "rados_osd_op_timeout"}) {
     rc = ceph_conf_set(cm, opt, timeout.c_str());
     if (rc < 0) return bail(rc, absl::StrCat("setting ", opt));
+  }
+  for (const auto& [name, value] : ObjectCacheSettings(options.cache_bytes)) {
+    rc = ceph_conf_set(cm, name.c_str(), value.c_str());
+    if (rc < 0) return bail(rc, absl::StrCat("setting ", name));
   }
   // POSIX ACLs, as on a POSIX export: libcephfs then checks and inherits them.
   rc = ceph_conf_set(cm, "client_acl_type", "posix_acl");

@@ -76,6 +76,9 @@ struct CephfsOptions {
   std::string keyring;       // "" = as ceph.conf says
   std::string fs_name;       // "" = the cluster's default file system
   int timeout_seconds = 30;  // bound on a call the cluster does not answer
+  // libcephfs's object cache of each mount (object_cache_settings.h); 0:
+  // as ceph.conf says.
+  uint64_t cache_bytes = 96 << 20;
   // [cluster]: heads serving this file system together. With a node id the
   // handle key is the file system's shared_dir/handle.key (shared_handle_key.h),
   // not the state directory's, and the CephFS session id is cluster_name and
