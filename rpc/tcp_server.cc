@@ -18,8 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio/post.hpp"
-#include "boost/asio/use_future.hpp"
 #include "boost/asio/strand.hpp"
+#include "boost/asio/use_future.hpp"
 
 #include "common/log.h"
 #include "rpc/inline_calls.h"
@@ -726,11 +726,12 @@ void TcpListener::Accept() {
 void TcpListener::Pause() {
   // Returns once the io thread has run it, so no accept starts after Pause.
   asio::post(acceptor_.get_executor(), asio::use_future([this] {
-    paused_ = true;
-    error_code ec;
-    acceptor_.cancel(ec);
-    retry_timer_.cancel();
-  })).wait();
+               paused_ = true;
+               error_code ec;
+               acceptor_.cancel(ec);
+               retry_timer_.cancel();
+             }))
+      .wait();
 }
 
 void TcpListener::Resume() {

@@ -136,10 +136,11 @@ void UdpListener::Wait() {
 void UdpListener::Pause() {
   // Returns once the io thread has run it, so no read starts after Pause.
   asio::post(socket_.get_executor(), asio::use_future([this] {
-    paused_ = true;
-    error_code ec;
-    socket_.cancel(ec);
-  })).wait();
+               paused_ = true;
+               error_code ec;
+               socket_.cancel(ec);
+             }))
+      .wait();
 }
 
 void UdpListener::Resume() {

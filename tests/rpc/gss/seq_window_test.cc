@@ -27,7 +27,9 @@ TEST(SeqWindowTest, EachNumberOnce) {
 TEST(SeqWindowTest, LateCallOvertakenOnTheServerIsAccepted) {
   SeqWindow w(128);
   for (uint32_t seq = 1; seq <= 140; ++seq) {
-    if (seq != 6 && seq != 7) EXPECT_TRUE(w.Accept(seq));
+    if (seq != 6 && seq != 7) {
+      EXPECT_TRUE(w.Accept(seq));
+    }
   }
   EXPECT_TRUE(w.Accept(6));
   EXPECT_TRUE(w.Accept(7));
