@@ -161,6 +161,16 @@ absl::Status Daemon::Start() {
       : ports_.rpcbind      ? "registered with rpcbind"
                             : "none");
   StartFollowingExports();
+  if (d.cluster_files && c.tcp) {
+    // After a crash or a kill on another machine, the previous instance's
+    // clients wait for replies that never come: reset them (tickle_ack.h).
+    // After a handover their connections crossed and are served.
+    TcpClientsRecord::Options record;
+    record.files = d.cluster_files.get();
+    record.node_id = c.cluster_node_id;
+    record.tickle_previous = !d.taking_over;
+    d.tcp_clients = std::make_unique<TcpClientsRecord>(std::move(record));
+  }
   StartHandoverServer();
   return absl::OkStatus();
 }
@@ -263,6 +273,7 @@ void Daemon::Stop() {
   if (d.stopped) return;
   d.stopped = true;
   d.follower.reset();
+  d.tcp_clients.reset();
   if (d.handover) {
     d.handover.reset();
     unlink(HandoverSocketPath(d.config.state_dir).c_str());

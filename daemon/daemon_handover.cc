@@ -65,6 +65,7 @@ handover::Sockets Daemon::Impl::PauseForHandover(std::vector<int>* fds) {
 
 handover::State Daemon::Impl::FinishForHandover(std::vector<int>* fds) {
   follower.reset();
+  tcp_clients.reset();  // the successor records them from now on
   handover::State state;
   state.tcp = ExportConnections(fds);
   // No call is read any more; the running ones finish and are answered.

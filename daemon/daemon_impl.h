@@ -28,6 +28,7 @@
 #include "daemon/hostname_resolver.h"
 #include "daemon/inherited_sockets.h"
 #include "daemon/origin_stats_wiring.h"
+#include "daemon/tcp_clients_record.h"
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
@@ -125,6 +126,8 @@ struct Daemon::Impl {
   absl::Mutex reload_mu;
   std::string exports_text;  // the exports file's text in force
   std::unique_ptr<ExportsFollower> follower;
+  // A clustered head's TCP clients, for its next instance (after cluster_files).
+  std::unique_ptr<TcpClientsRecord> tcp_clients;
   // Handover (daemon/handover.h): sockets a predecessor passed, not yet
   // taken; what Start runs just before serving (receiving the state); the
   // server that takes successors; what to call once handed over.

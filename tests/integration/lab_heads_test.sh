@@ -25,6 +25,9 @@
 #    the address back, machine 2's notify stops its copy of head1 and machine
 #    1's starts head1, which fences the copy's CephFS session and declares
 #    the grace period: the lock is reclaimed again and refused to head3;
+#  - at failover and failback the new head1 sends the previous instance's
+#    client connections tickle ACKs (daemon/tickle_ack.h), so the client
+#    reconnects at once rather than after its RPC timeout;
 #  - rolling upgrade: machine by machine, keepalived stopped (its head
 #    moves to a survivor), the binary replaced, keepalived started (the head
 #    comes home on the new binary); the lock is reclaimed and refused to
@@ -313,6 +316,7 @@ rc=0; tool3 held lock || rc=$?
 [ "$rc" = 1 ] || fail "the guest's lock through head1 did not refuse head3's (status $rc)"
 
 log "failover: at $(size_on_cluster big) bytes, SIGKILL to every process of ${MACHINES[0]}: $(machine_pids 0 | xargs)"
+head1_lines=$(wc -l < "$WORK/head1.log")  # what head1 logged before the crash
 machine_crash 0
 t_kill=$(date +%s.%N)
 wait_until 60 head_running_on 1 head1 \
@@ -398,6 +402,10 @@ cmp -s "$out/from-head3" "$DATA/from-head3" || fail "the guest did not read what
   || fail "head1 did not notify the client at failover and failback"
 [ "$(grep -c "reclaimed a lock" "$WORK/head1.log")" -ge 2 ] \
   || fail "the client did not reclaim through head1 at failover and failback"
+# The previous instance's connections are reset at each start (tickle ACKs),
+# not left to the client's RPC timeout.
+[ "$(tail -n +$((head1_lines + 1)) "$WORK/head1.log" | grep -c "tickle ACKs sent to [1-9]")" -ge 2 ] \
+  || fail "head1 did not tickle its previous instance's clients at failover and failback"
 rc=0; tool3 held lock || rc=$?
 [ "$rc" = 0 ] || fail "the guest released its lock, but head3 refuses it (status $rc)"
 tool3 held unlock >/dev/null
