@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "boost/endian/conversion.hpp"
 
 #include "common/fd_channel.h"
 
@@ -20,10 +21,7 @@ constexpr uint8_t kAckFlag = 0x10;
 constexpr uint16_t kWindow = 1234;
 constexpr int kChecksumOffset = 16;
 
-void Put16(uint8_t* at, uint16_t v) {
-  at[0] = static_cast<uint8_t>(v >> 8);
-  at[1] = static_cast<uint8_t>(v);
-}
+void Put16(uint8_t* at, uint16_t v) { boost::endian::store_big_u16(at, v); }
 
 // RFC 1071 one's complement sum of 16-bit words, folded.
 uint32_t SumWords(const uint8_t* p, size_t n, uint32_t sum) {
@@ -33,6 +31,22 @@ uint32_t SumWords(const uint8_t* p, size_t n, uint32_t sum) {
 }
 
 bool IsV6(const TcpPeer& peer) { return peer.server.ip.find(':') != std::string::npos; }
+
+// A numeric IPv4 or IPv6 address, port 0 (raw sockets have none).
+bool ToSockaddr(const std::string& ip, sockaddr_storage* out, socklen_t* len) {
+  *out = {};
+  if (auto* in = reinterpret_cast<sockaddr_in*>(out);
+      inet_pton(AF_INET, ip.c_str(), &in->sin_addr) == 1) {
+    in->sin_family = AF_INET;
+    *len = sizeof(sockaddr_in);
+    return true;
+  }
+  *out = {};
+  auto* in6 = reinterpret_cast<sockaddr_in6*>(out);
+  in6->sin6_family = AF_INET6;
+  *len = sizeof(sockaddr_in6);
+  return inet_pton(AF_INET6, ip.c_str(), &in6->sin6_addr) == 1;
+}
 
 }  // namespace
 
@@ -68,29 +82,15 @@ absl::Status SendTickleAck(const TcpPeer& peer) {
   }
   sockaddr_storage from{}, to{};
   socklen_t len = 0;
-  bool parsed = false;
-  if (v6) {
-    auto& f = reinterpret_cast<sockaddr_in6&>(from);
-    auto& t = reinterpret_cast<sockaddr_in6&>(to);
-    f.sin6_family = t.sin6_family = AF_INET6;
-    parsed = inet_pton(AF_INET6, peer.server.ip.c_str(), &f.sin6_addr) == 1 &&
-             inet_pton(AF_INET6, peer.client.ip.c_str(), &t.sin6_addr) == 1;
-    len = sizeof(sockaddr_in6);
-    int offset = kChecksumOffset;
-    if (parsed && setsockopt(fd.get(), IPPROTO_IPV6, IPV6_CHECKSUM, &offset, sizeof(offset)) != 0) {
-      return absl::ErrnoToStatus(errno, "IPV6_CHECKSUM");
-    }
-  } else {
-    auto& f = reinterpret_cast<sockaddr_in&>(from);
-    auto& t = reinterpret_cast<sockaddr_in&>(to);
-    f.sin_family = t.sin_family = AF_INET;
-    parsed = inet_pton(AF_INET, peer.server.ip.c_str(), &f.sin_addr) == 1 &&
-             inet_pton(AF_INET, peer.client.ip.c_str(), &t.sin_addr) == 1;
-    len = sizeof(sockaddr_in);
-  }
-  if (!parsed) {
+  if (!ToSockaddr(peer.server.ip, &from, &len) || !ToSockaddr(peer.client.ip, &to, &len) ||
+      from.ss_family != to.ss_family) {
     return absl::InvalidArgumentError(
         absl::StrCat("not an address pair: ", peer.server.ip, " ", peer.client.ip));
+  }
+  // The kernel sums an IPv6 raw socket's segments itself when asked to.
+  int offset = kChecksumOffset;
+  if (v6 && setsockopt(fd.get(), IPPROTO_IPV6, IPV6_CHECKSUM, &offset, sizeof(offset)) != 0) {
+    return absl::ErrnoToStatus(errno, "IPV6_CHECKSUM");
   }
   // From the server's address: the client's answer must come back here.
   if (bind(fd.get(), reinterpret_cast<sockaddr*>(&from), len) != 0) {

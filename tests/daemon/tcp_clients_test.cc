@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -31,31 +32,43 @@ namespace nfs3d::daemon {
 namespace {
 
 uint16_t LocalPort(int fd) {
-  sockaddr_in a{};
+  sockaddr_storage a{};
   socklen_t len = sizeof(a);
   getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  return ntohs(a.sin_port);
+  return ntohs(a.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6&>(a).sin6_port
+                                       : reinterpret_cast<sockaddr_in&>(a).sin_port);
 }
 
-// A listener on 127.0.0.1, a client connected to it and the accepted end.
+// A listener on a loopback address (127.0.0.1 or ::1), a client connected
+// to it and the accepted end.
 struct Loopback {
   OwnedFd listener, client, accepted;
+  std::string ip;
   uint16_t port = 0;
 
-  Loopback() {
-    listener = OwnedFd(socket(AF_INET, SOCK_STREAM, 0));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listener.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  explicit Loopback(std::string address = "127.0.0.1") : ip(std::move(address)) {
+    sockaddr_storage a{};
+    socklen_t len = sizeof(sockaddr_in);
+    auto& in = reinterpret_cast<sockaddr_in&>(a);
+    auto& in6 = reinterpret_cast<sockaddr_in6&>(a);
+    if (inet_pton(AF_INET, ip.c_str(), &in.sin_addr) == 1) {
+      in.sin_family = AF_INET;
+    } else {
+      in6 = {};
+      in6.sin6_family = AF_INET6;
+      inet_pton(AF_INET6, ip.c_str(), &in6.sin6_addr);
+      len = sizeof(sockaddr_in6);
+    }
+    listener = OwnedFd(socket(a.ss_family, SOCK_STREAM, 0));
+    if (bind(listener.get(), reinterpret_cast<sockaddr*>(&a), len) != 0) return;
     listen(listener.get(), 4);
     port = LocalPort(listener.get());
-    a.sin_port = htons(port);
-    client = OwnedFd(socket(AF_INET, SOCK_STREAM, 0));
-    connect(client.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    (a.ss_family == AF_INET ? in.sin_port : in6.sin6_port) = htons(port);
+    client = OwnedFd(socket(a.ss_family, SOCK_STREAM, 0));
+    connect(client.get(), reinterpret_cast<sockaddr*>(&a), len);
     accepted = OwnedFd(accept(listener.get(), nullptr, nullptr));
   }
-  TcpPeer Peer() const { return {{"127.0.0.1", port}, {"127.0.0.1", LocalPort(client.get())}}; }
+  TcpPeer Peer() const { return {{ip, port}, {ip, LocalPort(client.get())}}; }
   // The server end goes without a FIN or a RST, as a server does whose
   // address moved away before it was killed (TCP_REPAIR: a silent close).
   bool VanishServerEnd() {
@@ -113,9 +126,11 @@ TEST(TickleAckTest, SegmentIsABareAckWithAValidChecksum) {
   EXPECT_EQ(sum, 0xffffu);
 }
 
-TEST(TickleAckTest, ResetsAClientWhoseServerVanishedSilently) {
-  Loopback conn;
-  ASSERT_GE(conn.accepted.get(), 0);
+class TickleAckResetTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TickleAckResetTest, ResetsAClientWhoseServerVanishedSilently) {
+  Loopback conn(GetParam());
+  if (conn.accepted.get() < 0) GTEST_SKIP() << "no " << GetParam() << " here";
   const TcpPeer peer = conn.Peer();
   if (!conn.VanishServerEnd()) GTEST_SKIP() << "TCP_REPAIR needs CAP_NET_ADMIN";
   // Nothing tells the client: it would wait for its reply (the NFS
@@ -126,6 +141,11 @@ TEST(TickleAckTest, ResetsAClientWhoseServerVanishedSilently) {
   ASSERT_TRUE(sent.ok()) << sent;
   EXPECT_EQ(conn.ClientReadWithin(5000), -ECONNRESET);
 }
+
+INSTANTIATE_TEST_SUITE_P(Loopbacks, TickleAckResetTest, ::testing::Values("127.0.0.1", "::1"),
+                         [](const auto& info) {
+                           return std::string(info.index == 0 ? "Ipv4" : "Ipv6");
+                         });
 
 TEST(TickleAckTest, AServedConnectionIsLeftAlone) {
   Loopback conn;
