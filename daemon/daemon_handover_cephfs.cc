@@ -39,8 +39,7 @@ uint64_t Daemon::Impl::HandOverCeph(const handover::NlmState& locks) {
       });
   if (cluster_files && ceph_locks) {
     const absl::Duration grace = std::max(kLockMoveGrace, absl::Milliseconds(locks.grace_left_ms));
-    absl::Status recorded =
-        nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id, absl::Now() + grace);
+    absl::Status recorded = nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id, grace);
     if (!recorded.ok())
       NFS3D_LOG_WARNING("handover: cluster grace period: %s", recorded.ToString());
   }
@@ -86,9 +85,8 @@ void Daemon::Impl::TakeOverCeph(uint64_t write_verifier) {
     NFS3D_LOG_INFO("handover: %d CephFS locks taken on this process's sessions", taken);
   }
   if (cluster_files && taken + lost > 0) {
-    absl::Status recorded =
-        nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id,
-                            absl::Now() + absl::Milliseconds(nlm_snapshot->grace_left_ms));
+    absl::Status recorded = nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id,
+                                                absl::Milliseconds(nlm_snapshot->grace_left_ms));
     if (!recorded.ok())
       NFS3D_LOG_WARNING("handover: cluster grace period: %s", recorded.ToString());
   }

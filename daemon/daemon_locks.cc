@@ -28,8 +28,8 @@ void Daemon::Impl::RecordGraceAtTakeover(DurableFiles& shared) {
   }
   if (!*held) return;
   // Start() records it again from the start of the grace period proper.
-  absl::Status recorded = nlm::RecordGraceEnd(shared, config.cluster_node_id,
-                                              absl::Now() + absl::Seconds(config.nlm_grace_period));
+  absl::Status recorded =
+      nlm::RecordGraceEnd(shared, config.cluster_node_id, absl::Seconds(config.nlm_grace_period));
   if (!recorded.ok()) NFS3D_LOG_WARNING("cluster grace period: %s", recorded.ToString());
   NFS3D_LOG_INFO("cluster grace period recorded as the previous instance's session ended");
 }
@@ -38,9 +38,8 @@ void Daemon::Impl::ShareGraceWithCluster(bool grace) {
 #if NFS3D_HAVE_CEPHFS
   if (!cluster_files) return;
   if (grace) {
-    absl::Status recorded =
-        nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id,
-                            absl::Now() + absl::Seconds(config.nlm_grace_period));
+    absl::Status recorded = nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id,
+                                                absl::Seconds(config.nlm_grace_period));
     if (!recorded.ok()) NFS3D_LOG_WARNING("cluster grace period: %s", recorded.ToString());
   }
   nlm->SetOtherGrace([files = cluster_files.get()] {

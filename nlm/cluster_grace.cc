@@ -16,11 +16,13 @@ constexpr absl::string_view kPrefix = "grace.";
 
 }  // namespace
 
-absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, absl::Time until) {
-  // Unix seconds, rounded up: a reader must not see the period end early.
-  return shared.Write(
-      absl::StrCat(kPrefix, node_id),
-      absl::StrCat(absl::ToUnixSeconds(until + absl::Seconds(1) - absl::Nanoseconds(1)), "\n"));
+absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, absl::Duration left,
+                            absl::Time now) {
+  const int64_t seconds =
+      left <= absl::ZeroDuration()
+          ? 0
+          : absl::ToUnixSeconds(now + left + absl::Seconds(1) - absl::Nanoseconds(1));
+  return shared.Write(absl::StrCat(kPrefix, node_id), absl::StrCat(seconds, "\n"));
 }
 
 absl::StatusOr<absl::Time> LatestGraceEnd(DurableFiles& shared) {

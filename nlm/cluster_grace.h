@@ -19,8 +19,13 @@
 
 namespace nfs3d::nlm {
 
-// Records that node_id's grace period ends at `until`.
-absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, absl::Time until);
+// Records that node_id's grace period ends `left` from `now`. Ends are
+// kept in whole seconds, rounded up so that no reader sees a period end
+// early; with nothing left the period is recorded as over (0), not rounded
+// up to the next second: a successor that ends the short lock-move period
+// must not leave the other heads up to a second of it.
+absl::Status RecordGraceEnd(DurableFiles& shared, const std::string& node_id, absl::Duration left,
+                            absl::Time now = absl::Now());
 
 // The latest grace end any head recorded (InfinitePast: none).
 absl::StatusOr<absl::Time> LatestGraceEnd(DurableFiles& shared);

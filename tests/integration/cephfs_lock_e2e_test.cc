@@ -127,7 +127,10 @@ class CephfsClusterGraceTest : public CephfsLockTest {
  protected:
   int GracePeriod() const override { return 10; }
   std::string HeadConf(int head) const override {
-    return absl::StrCat("[cluster]\nname = grace\nshared_dir = /.nfs3d-grace-", getpid(),
+    // A shared directory of the test's own: a head restarted in the next
+    // test of this process would find its clients and start a grace period.
+    return absl::StrCat("[cluster]\nname = grace\nshared_dir = /.nfs3d-grace-", getpid(), "-",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name(),
                         "\nnode_id = head", head, "\n");
   }
 };
@@ -154,7 +157,8 @@ TEST_F(CephfsClusterGraceTest, AHeadsGracePeriodHoldsBackNewLocksOnEveryHead) {
 // other heads hold back new locks, and the successor ends that as soon as
 // it holds the lock: right after the handover the other head refuses the
 // held lock (DENIED, not a grace period) and grants a new one, and so does
-// the successor.
+// the successor (at once: the period is recorded as over, not as ending at
+// the next whole second).
 TEST_F(CephfsClusterGraceTest, HandoverLeavesNoGracePeriodOnAnyHead) {
   auto c = RawClient::Open(heads_[0].port(), {});
   auto mnt = RawClient::Open(heads_[0].mount_port(), {});
@@ -167,7 +171,7 @@ TEST_F(CephfsClusterGraceTest, HandoverLeavesNoGracePeriodOnAnyHead) {
   }
   ASSERT_EQ(Tool(0, held, "lock"), 0);
   ASSERT_TRUE(heads_[0].TakeOver()) << heads_[0].Log();
-  EXPECT_EQ(Tool(1, held, "lock"), 1);
+  EXPECT_EQ(Tool(1, held, "lock"), 1) << heads_[0].Log() << heads_[1].Log();
   EXPECT_EQ(Tool(1, other, "lock"), 0);
   EXPECT_EQ(Tool(0, third, "lock"), 0);
   for (const std::string& name : {held, third}) EXPECT_EQ(Tool(0, name, "unlock"), 0);
