@@ -1,6 +1,5 @@
 #include "daemon/tcp_peers.h"
 
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -13,24 +12,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
+#include "nlm/peer_caller.h"
+
 namespace nfs3d::daemon {
 
 namespace {
 
+// IPv4-mapped addresses (a dual-stack listener's IPv4 clients) come out as
+// IPv4: that is what goes on the wire, and what a tickle must be sent as.
 bool ToEndpoint(const sockaddr_storage& ss, TcpEndpoint* out) {
-  char text[INET6_ADDRSTRLEN] = {};
-  if (ss.ss_family == AF_INET) {
-    const auto& in = reinterpret_cast<const sockaddr_in&>(ss);
-    inet_ntop(AF_INET, &in.sin_addr, text, sizeof(text));
-    out->port = ntohs(in.sin_port);
-  } else if (ss.ss_family == AF_INET6) {
-    const auto& in6 = reinterpret_cast<const sockaddr_in6&>(ss);
-    inet_ntop(AF_INET6, &in6.sin6_addr, text, sizeof(text));
-    out->port = ntohs(in6.sin6_port);
-  } else {
-    return false;
-  }
-  out->ip = text;
+  out->ip = nlm::AddressString(ss);
+  if (out->ip.empty()) return false;
+  out->port = ntohs(ss.ss_family == AF_INET ? reinterpret_cast<const sockaddr_in&>(ss).sin_port
+                                            : reinterpret_cast<const sockaddr_in6&>(ss).sin6_port);
   return true;
 }
 
@@ -92,16 +86,15 @@ std::vector<TcpPeer> ParseTcpPeers(const std::string& text) {
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
     uint32_t server_port = 0, client_port = 0;
-    in6_addr unused{};
     if (f.size() != 4 || !absl::SimpleAtoi(f[1], &server_port) ||
         !absl::SimpleAtoi(f[3], &client_port) || server_port > 65535 || client_port > 65535) {
       continue;
     }
     TcpPeer p{{std::string(f[0]), static_cast<uint16_t>(server_port)},
               {std::string(f[2]), static_cast<uint16_t>(client_port)}};
-    const int family = p.server.ip.find(':') == std::string::npos ? AF_INET : AF_INET6;
-    if (inet_pton(family, p.server.ip.c_str(), &unused) != 1 ||
-        inet_pton(family, p.client.ip.c_str(), &unused) != 1) {
+    sockaddr_storage server{}, client{};
+    if (!nlm::ParseAddress(p.server.ip, &server) || !nlm::ParseAddress(p.client.ip, &client) ||
+        server.ss_family != client.ss_family) {
       continue;
     }
     peers.push_back(std::move(p));

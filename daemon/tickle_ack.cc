@@ -12,6 +12,7 @@
 #include "boost/endian/conversion.hpp"
 
 #include "common/fd_channel.h"
+#include "nlm/peer_caller.h"
 
 namespace nfs3d::daemon {
 
@@ -31,22 +32,6 @@ uint32_t SumWords(const uint8_t* p, size_t n, uint32_t sum) {
 }
 
 bool IsV6(const TcpPeer& peer) { return peer.server.ip.find(':') != std::string::npos; }
-
-// A numeric IPv4 or IPv6 address, port 0 (raw sockets have none).
-bool ToSockaddr(const std::string& ip, sockaddr_storage* out, socklen_t* len) {
-  *out = {};
-  if (auto* in = reinterpret_cast<sockaddr_in*>(out);
-      inet_pton(AF_INET, ip.c_str(), &in->sin_addr) == 1) {
-    in->sin_family = AF_INET;
-    *len = sizeof(sockaddr_in);
-    return true;
-  }
-  *out = {};
-  auto* in6 = reinterpret_cast<sockaddr_in6*>(out);
-  in6->sin6_family = AF_INET6;
-  *len = sizeof(sockaddr_in6);
-  return inet_pton(AF_INET6, ip.c_str(), &in6->sin6_addr) == 1;
-}
 
 }  // namespace
 
@@ -81,12 +66,12 @@ absl::Status SendTickleAck(const TcpPeer& peer) {
     return absl::ErrnoToStatus(errno, "a raw socket for tickle ACKs (needs CAP_NET_RAW)");
   }
   sockaddr_storage from{}, to{};
-  socklen_t len = 0;
-  if (!ToSockaddr(peer.server.ip, &from, &len) || !ToSockaddr(peer.client.ip, &to, &len) ||
+  if (!nlm::ParseAddress(peer.server.ip, &from) || !nlm::ParseAddress(peer.client.ip, &to) ||
       from.ss_family != to.ss_family) {
     return absl::InvalidArgumentError(
         absl::StrCat("not an address pair: ", peer.server.ip, " ", peer.client.ip));
   }
+  const socklen_t len = v6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
   // The kernel sums an IPv6 raw socket's segments itself when asked to.
   int offset = kChecksumOffset;
   if (v6 && setsockopt(fd.get(), IPPROTO_IPV6, IPV6_CHECKSUM, &offset, sizeof(offset)) != 0) {
