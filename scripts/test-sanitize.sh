@@ -13,8 +13,10 @@ BUILD=${BUILD_DIR:-$REPO/build-asan}
 JOBS=${JOBS:-2}
 if [ ! -f "$BUILD/build.ninja" ]; then
   # -O1: much faster to build and run than -O0 under ASan, same findings.
+  # -g1: line tables only, enough for the reports' stacks (file:line); a
+  # quarter less compile time than -g (rpc/tcp_server.cc: 24 s instead of 32).
   cmake -S "$REPO" -B "$BUILD" -G Ninja -DNFS3D_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" >/dev/null
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" >/dev/null
 fi
 ninja -C "$BUILD" -j"$JOBS"
 [ "${1:-}" = --build-only ] && exit 0
