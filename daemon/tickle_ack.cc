@@ -60,18 +60,18 @@ std::array<uint8_t, 20> TickleSegment(const TcpPeer& peer) {
 }
 
 absl::Status SendTickleAck(const TcpPeer& peer) {
-  const bool v6 = IsV6(peer);
-  OwnedFd fd(socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_TCP));
-  if (fd.get() < 0) {
-    return absl::ErrnoToStatus(errno, "a raw socket for tickle ACKs (needs CAP_NET_RAW)");
-  }
   sockaddr_storage from{}, to{};
   if (!nlm::ParseAddress(peer.server.ip, &from) || !nlm::ParseAddress(peer.client.ip, &to) ||
       from.ss_family != to.ss_family) {
     return absl::InvalidArgumentError(
         absl::StrCat("not an address pair: ", peer.server.ip, " ", peer.client.ip));
   }
+  const bool v6 = from.ss_family == AF_INET6;
   const socklen_t len = v6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  OwnedFd fd(socket(from.ss_family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_TCP));
+  if (fd.get() < 0) {
+    return absl::ErrnoToStatus(errno, "a raw socket for tickle ACKs (needs CAP_NET_RAW)");
+  }
   // The kernel sums an IPv6 raw socket's segments itself when asked to.
   int offset = kChecksumOffset;
   if (v6 && setsockopt(fd.get(), IPPROTO_IPV6, IPV6_CHECKSUM, &offset, sizeof(offset)) != 0) {
