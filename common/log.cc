@@ -6,10 +6,13 @@
 #include <atomic>
 #include <cstdio>
 
+#include "common/log_forward.h"
+
 namespace nfs3d::log {
 namespace {
 std::atomic<int> g_level{static_cast<int>(Level::kInfo)};
 std::atomic<bool> g_syslog{false};
+std::atomic<const Forward*> g_forward{nullptr};
 
 const char* LevelName(Level level) {
   switch (level) {
@@ -41,7 +44,12 @@ int SyslogPriority(Level level) {
 }  // namespace
 
 void SetLevel(Level level) { g_level.store(static_cast<int>(level)); }
-Level GetLevel() { return static_cast<Level>(g_level.load(std::memory_order_relaxed)); }
+Level GetLevel() {
+  if (const Forward* f = g_forward.load(std::memory_order_relaxed)) return f->get_level();
+  return static_cast<Level>(g_level.load(std::memory_order_relaxed));
+}
+
+void ForwardTo(const Forward* to) { g_forward.store(to); }
 
 void UseSyslog(bool on) {
   if (on) openlog("nfs3d", LOG_PID, LOG_DAEMON);
@@ -63,6 +71,10 @@ bool ParseLevel(std::string_view text, Level* out) {
 }
 
 void Write(Level level, std::string_view message) {
+  if (const Forward* f = g_forward.load(std::memory_order_relaxed)) {
+    f->write(level, message);
+    return;
+  }
   if (g_syslog.load(std::memory_order_relaxed)) {
     syslog(SyslogPriority(level), "%.*s", static_cast<int>(message.size()), message.data());
     return;

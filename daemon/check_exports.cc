@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
+#include "daemon/backend_plugins.h"
 #include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
 
@@ -58,6 +59,11 @@ int CheckExports(const std::string& path, std::FILE* out) {
   }
   std::string text = DescribeExportTable(*table);
   std::fwrite(text.data(), 1, text.size(), out);
+  // nfs3d refuses to start without the plugins its exports need.
+  if (absl::Status plugins = LoadPluginsFor(*table, /*shared_exports=*/false); !plugins.ok()) {
+    std::fprintf(out, "nfs3d: %s\n", std::string(plugins.message()).c_str());
+    return 1;
+  }
   std::fprintf(out, "%s: %zu export%s, valid\n", path.c_str(), table->exports.size(),
                table->exports.size() == 1 ? "" : "s");
   return 0;

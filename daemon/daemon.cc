@@ -2,11 +2,9 @@
 
 #include <algorithm>
 
+#include "daemon/backend_plugins.h"
 #include "daemon/daemon_impl.h"
 #include "daemon/daemon_settings.h"
-#if NFS3D_HAVE_CEPHFS
-#include "vfs/cephfs/malloc_settings.h"
-#endif
 
 namespace nfs3d::daemon {
 
@@ -16,14 +14,11 @@ Daemon::~Daemon() { Stop(); }
 
 absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig& config,
                                                        conf::ExportTable exports, bool takeover) {
-#if NFS3D_HAVE_CEPHFS
-  // Before any thread starts: arenas made before the cap stay in use, and
-  // glibc stops reading the cap once it has settled its arena limit.
-  const bool cephfs = config.cluster_shared_exports ||
-                      std::any_of(exports.exports.begin(), exports.exports.end(),
-                                  [](const conf::Export& e) { return e.cephfs_path.has_value(); });
-  if (cephfs) vfs::KeepWriteBuffersInMallocArenas();
-#endif
+  // The plugins the exports need are loaded (or refused, naming the package
+  // to install) before any thread starts: each sets up the process as its
+  // backend needs (the CephFS one caps malloc's arenas, and glibc stops
+  // reading the cap once it has settled its arena limit).
+  if (absl::Status s = LoadPluginsFor(exports, config.cluster_shared_exports); !s.ok()) return s;
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->taking_over = takeover;

@@ -18,16 +18,13 @@ constexpr char kSharedExportsName[] = "exports";
 }  // namespace
 
 std::string Daemon::Impl::ExportsSource(const conf::ServerConfig& c) const {
-#if NFS3D_HAVE_CEPHFS
   if (c.cluster_shared_exports && cluster_files) {
     return absl::StrCat(cluster_files->where(), "/", kSharedExportsName);
   }
-#endif
   return c.exports_path;
 }
 
 absl::StatusOr<std::string> Daemon::Impl::ReadExportsText(const conf::ServerConfig& c) {
-#if NFS3D_HAVE_CEPHFS
   if (c.cluster_shared_exports) {
     if (!cluster_files) return absl::FailedPreconditionError("the cluster's files are not open");
     absl::StatusOr<std::optional<std::string>> text = cluster_files->Read(kSharedExportsName);
@@ -35,12 +32,10 @@ absl::StatusOr<std::string> Daemon::Impl::ReadExportsText(const conf::ServerConf
     if (!*text) return absl::NotFoundError(absl::StrCat("no ", ExportsSource(c)));
     return **text;
   }
-#endif
   return conf::ReadConfigFile(c.exports_path);
 }
 
 absl::StatusOr<std::string> Daemon::Impl::LoadSharedExportsText() {
-#if NFS3D_HAVE_CEPHFS
   if (config.cluster_node_id.empty()) {
     return absl::InvalidArgumentError("[cluster] shared_exports needs [cluster] node_id");
   }
@@ -56,10 +51,6 @@ absl::StatusOr<std::string> Daemon::Impl::LoadSharedExportsText() {
   NFS3D_LOG_INFO("shared exports %s created from %s", ExportsSource(config),
                  seed.ok() ? config.exports_path : "nothing (no local exports file)");
   return contents;
-#else
-  return absl::UnimplementedError(
-      "[cluster] shared_exports needs CephFS support, and this nfs3d was built without it");
-#endif
 }
 
 absl::Status Daemon::Impl::ApplyExportTable(conf::ExportTable table, const std::string& source,
@@ -103,7 +94,6 @@ absl::StatusOr<std::string> Daemon::EditSharedExports(std::string_view command,
     absl::MutexLock lock(&d.reload_mu);
     c = d.config;
   }
-#if NFS3D_HAVE_CEPHFS
   if (!c.cluster_shared_exports || !d.cluster_files) {
     return absl::FailedPreconditionError(
         "this head reads a local exports file: edit it with nfs3d exports on this machine");
@@ -122,10 +112,6 @@ absl::StatusOr<std::string> Daemon::EditSharedExports(std::string_view command,
   if (absl::Status s = ApplyExports(stamped, d.ExportsSource(c)); !s.ok()) return s;
   return absl::StrCat("in force on this head; the other heads follow within ",
                       c.cluster_exports_poll, " s");
-#else
-  (void)command, (void)argument, (void)who;
-  return absl::FailedPreconditionError("this nfs3d was built without CephFS: no shared exports");
-#endif
 }
 
 stats::MetricsServer::ControlAnswer Daemon::AnswerExportsCall(std::string_view method,

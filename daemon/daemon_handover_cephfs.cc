@@ -7,15 +7,10 @@
 // [cluster] a short grace period keeps the other heads from granting a
 // conflicting lock between the two.
 #include "daemon/daemon_impl.h"
-
-#if NFS3D_HAVE_CEPHFS
 #include "nlm/cluster_grace.h"
 #include "vfs/file_handle_codec.h"
-#endif
 
 namespace nfs3d::daemon {
-
-#if NFS3D_HAVE_CEPHFS
 namespace {
 
 // How long the other heads of a [cluster] hold back new locks while the
@@ -28,10 +23,8 @@ bool IsCephFile(const std::string& file) {
 }
 
 }  // namespace
-#endif
 
 uint64_t Daemon::Impl::HandOverCeph(const handover::NlmState& locks) {
-#if NFS3D_HAVE_CEPHFS
   if (!ceph) return 0;
   const bool ceph_locks =
       std::any_of(locks.locks.begin(), locks.locks.end(), [](const handover::NlmLockEntry& l) {
@@ -52,14 +45,9 @@ uint64_t Daemon::Impl::HandOverCeph(const handover::NlmState& locks) {
     return 0;
   }
   return ceph->WriteVerifierValue();
-#else
-  (void)locks;
-  return 0;
-#endif
 }
 
 void Daemon::Impl::TakeOverCeph(uint64_t write_verifier) {
-#if NFS3D_HAVE_CEPHFS
   if (!ceph) return;
   if (write_verifier != 0) {
     ceph->AdoptWriteVerifier(write_verifier);
@@ -90,13 +78,9 @@ void Daemon::Impl::TakeOverCeph(uint64_t write_verifier) {
     if (!recorded.ok())
       NFS3D_LOG_WARNING("handover: cluster grace period: %s", recorded.ToString());
   }
-#else
-  (void)write_verifier;
-#endif
 }
 
 void Daemon::Impl::CephWithoutPredecessorState() {
-#if NFS3D_HAVE_CEPHFS
   if (!ceph) return;
   // What the predecessor had not flushed is lost with it: clients resend.
   ceph->ChangeWriteVerifier();
@@ -104,7 +88,6 @@ void Daemon::Impl::CephWithoutPredecessorState() {
   if (absl::Status s = ceph->RecordSessionInUse(); !s.ok()) {
     NFS3D_LOG_WARNING("handover: %s", s.ToString());
   }
-#endif
 }
 
 }  // namespace nfs3d::daemon

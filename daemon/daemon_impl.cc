@@ -1,5 +1,6 @@
 #include "daemon/daemon_impl.h"
 
+#include "daemon/backend_plugins.h"
 #include "daemon/daemon_settings.h"
 
 namespace nfs3d::daemon {
@@ -25,7 +26,6 @@ absl::Status Daemon::Impl::AddNewExports(const conf::ExportTable& table) {
 }
 
 absl::Status Daemon::Impl::OpenClusterFiles() {
-#if NFS3D_HAVE_CEPHFS
   if (!ceph || config.cluster_node_id.empty()) return absl::OkStatus();
   absl::StatusOr<std::unique_ptr<DurableFiles>> files =
       ceph->SharedFiles([calls = ceph_calls.get()](std::function<absl::Status()> call) {
@@ -33,14 +33,14 @@ absl::Status Daemon::Impl::OpenClusterFiles() {
       });
   if (!files.ok()) return files.status();
   cluster_files = std::move(*files);
-#endif
   return absl::OkStatus();
 }
 
 absl::Status Daemon::Impl::ConnectCeph() {
-#if NFS3D_HAVE_CEPHFS
   if (ceph) return absl::OkStatus();
-  vfs::CephfsOptions options;
+  absl::StatusOr<const vfs::BackendPlugin*> plugin = LoadBackendPlugin("cephfs");
+  if (!plugin.ok()) return plugin.status();
+  vfs::ClusterBackendOptions options;
   options.state_dir = config.state_dir;
   options.conf_path = config.ceph_conf;
   options.client_id = config.ceph_client_id;
@@ -57,7 +57,7 @@ absl::Status Daemon::Impl::ConnectCeph() {
   };
   // A handover: the running instance serves on until it hands over.
   options.beside_running_instance = taking_over;
-  absl::StatusOr<std::unique_ptr<vfs::CephfsBackend>> created = vfs::CephfsBackend::Create(options);
+  absl::StatusOr<std::unique_ptr<vfs::ClusterBackend>> created = (*plugin)->create(options);
   if (!created.ok()) return created.status();
   ceph = std::move(*created);
   vfs::DeadlineOptions deadline;
@@ -72,23 +72,15 @@ absl::Status Daemon::Impl::ConnectCeph() {
   router->AddHandleType(vfs::kCephHandleType, ceph_calls.get());
   ceph_connected.store(true, std::memory_order_release);
   return absl::OkStatus();
-#else
-  return absl::UnimplementedError("this nfs3d was built without CephFS support (NFS3D_CEPHFS)");
-#endif
 }
 
 absl::Status Daemon::Impl::AddCephExport(const conf::Export& exp) {
-#if NFS3D_HAVE_CEPHFS
   if (absl::Status connected = ConnectCeph(); !connected.ok()) return connected;
   absl::Status added =
       ceph->AddExport(exp.export_id, *exp.cephfs_path, BackendSettings(exp).fsid.value_or(0),
-                      vfs::CephUser{exp.cephfs_user, exp.cephfs_keyring});
+                      vfs::ClusterUser{exp.cephfs_user, exp.cephfs_keyring});
   if (added.ok()) router->AddExport(exp.export_id, ceph_calls.get());
   return added;
-#else
-  (void)exp;
-  return absl::UnimplementedError("this nfs3d was built without CephFS support (NFS3D_CEPHFS)");
-#endif
 }
 
 rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
@@ -109,7 +101,6 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
                             : config.udp_pacing_rate ? rpc::UdpPacingOptions::Mode::kFixed
                                                      : rpc::UdpPacingOptions::Mode::kAuto;
   options.udp_pacing.rate_bps = config.udp_pacing_rate;
-#if NFS3D_HAVE_CEPHFS
   // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
   // to the [ceph] timeout: on a worker, never on an io thread.
   options.call_may_block = [this](absl::Span<const uint8_t> call) {
@@ -128,7 +119,6 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   // timeout has its call answered JUKEBOX through this.
   late_service = std::make_unique<FailFastService>(dispatcher.get());
   options.late_service = late_service.get();
-#endif
   return options;
 }
 

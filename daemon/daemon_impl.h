@@ -52,12 +52,10 @@
 #include "stats/prometheus.h"
 #include "stats/server_stats.h"
 #include "vfs/backend_router.h"
+#include "vfs/cluster_backend.h"
+#include "vfs/deadline_backend.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/posix/posix_backend.h"
-#if NFS3D_HAVE_CEPHFS
-#include "vfs/cephfs/cephfs_backend.h"
-#include "vfs/deadline_backend.h"
-#endif
 #include "xdr/decoder.h"
 #include "xdr/mount3_types.h"
 #include "xdr/nfs3_types.h"
@@ -71,10 +69,11 @@ struct Daemon::Impl {
   // backend looks for directory moves once per read, not per call.
   std::atomic<uint64_t> receive_count{0};
   std::unique_ptr<vfs::PosixBackend> backend;  // local directories
-#if NFS3D_HAVE_CEPHFS
   // A ceph call past the timeout: the RPC layer answers its call JUKEBOX.
-  RunningCallRescuer rescuer;                // outlives ceph_calls
-  std::unique_ptr<vfs::CephfsBackend> ceph;  // cephfs= exports, connected at the first
+  RunningCallRescuer rescuer;  // outlives ceph_calls
+  // cephfs= exports, from the CephFS plugin (daemon/backend_plugins.h),
+  // connected at the first.
+  std::unique_ptr<vfs::ClusterBackend> ceph;
   // Every call to ceph, with the [ceph] timeout (a stopped cluster daemon
   // gives JUKEBOX instead of holding the server's threads).
   std::unique_ptr<vfs::DeadlineBackend> ceph_calls;
@@ -84,7 +83,6 @@ struct Daemon::Impl {
   // On a [cluster] head: the state the heads share (grace periods, this
   // head's status monitor), in the file system.
   std::unique_ptr<DurableFiles> cluster_files;
-#endif
   std::unique_ptr<vfs::BackendRouter> router;  // what the protocol layer calls
   std::set<uint32_t> backend_exports;          // export ids already added to the backend
   CachingHostnameResolver hostnames;           // for exports that name hosts
@@ -216,12 +214,10 @@ struct Daemon::Impl {
   // The lock manager (NLM and NSM on the NFS port) for [nlm] enable.
   absl::Status SetUpLockManager();
 
-#if NFS3D_HAVE_CEPHFS
   // Files of cephfs= exports: their NLM locks are CephFS locks (the backend
   // is connected when the first such export is added, also on a reload);
   // split_mirror sends each file's locks to the mirror of its backend.
   void SetUpClusterLockMirror();
-#endif
 
   // Connects to the [ceph] cluster, once.
   absl::Status ConnectCeph();

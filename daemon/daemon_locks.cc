@@ -5,14 +5,12 @@
 namespace nfs3d::daemon {
 
 absl::StatusOr<std::unique_ptr<nlm::StatusStore>> Daemon::Impl::OpenStatusStore() {
-#if NFS3D_HAVE_CEPHFS
   if (cluster_files) {
     absl::StatusOr<std::unique_ptr<DurableFiles>> nsm =
         cluster_files->Sub(absl::StrCat("nsm.", config.cluster_node_id));
     if (!nsm.ok()) return nsm.status();
     return nlm::StatusStore::Open(std::move(*nsm), /*bump=*/!taking_over);
   }
-#endif
   return nlm::StatusStore::Open(config.state_dir, /*bump=*/!taking_over);
 }
 
@@ -35,7 +33,6 @@ void Daemon::Impl::RecordGraceAtTakeover(DurableFiles& shared) {
 }
 
 void Daemon::Impl::ShareGraceWithCluster(bool grace) {
-#if NFS3D_HAVE_CEPHFS
   if (!cluster_files) return;
   if (grace) {
     absl::Status recorded = nlm::RecordGraceEnd(*cluster_files, config.cluster_node_id,
@@ -50,9 +47,6 @@ void Daemon::Impl::ShareGraceWithCluster(bool grace) {
     }
     return absl::Now() < *end;
   });
-#else
-  (void)grace;
-#endif
 }
 
 absl::Status Daemon::Impl::SetUpLockManager() {
@@ -73,12 +67,8 @@ absl::Status Daemon::Impl::SetUpLockManager() {
         return backend->OpenForLocking(vfs::FileHandle::FromBytes(
             absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(file.data()), file.size())));
       });
-#if NFS3D_HAVE_CEPHFS
   SetUpClusterLockMirror();
   nlm->SetMirror(split_mirror.get());
-#else
-  nlm->SetMirror(lock_mirror.get());
-#endif
   nsm = std::make_unique<nsm::NsmService>(nlm.get());
   nlm_program = nlm::MakeNlmProgram(nlm.get());
   nsm_program = nsm::MakeNsmProgram(nsm.get());
@@ -87,7 +77,6 @@ absl::Status Daemon::Impl::SetUpLockManager() {
   return absl::OkStatus();
 }
 
-#if NFS3D_HAVE_CEPHFS
 void Daemon::Impl::SetUpClusterLockMirror() {
   auto handle_of = [](const std::string& file) {
     return vfs::FileHandle::FromBytes(
@@ -123,7 +112,7 @@ void Daemon::Impl::SetUpClusterLockMirror() {
           const std::string& file, uint64_t owner, uint64_t first, uint64_t last,
           bool exclusive) -> absl::StatusOr<std::optional<nlm::ClusterLockMirror::Held>> {
         if (!d->ceph) return std::optional<nlm::ClusterLockMirror::Held>();
-        using Held = absl::StatusOr<std::optional<vfs::CephfsBackend::HeldLock>>;
+        using Held = absl::StatusOr<std::optional<vfs::ClusterBackend::HeldLock>>;
         auto out = std::make_shared<Held>(std::nullopt);
         absl::Status st =
             d->ceph_calls->Run([d, fh = handle_of(file), owner, first, last, exclusive, out] {
@@ -143,6 +132,5 @@ void Daemon::Impl::SetUpClusterLockMirror() {
       },
       cluster_mirror.get(), lock_mirror.get());
 }
-#endif
 
 }  // namespace nfs3d::daemon

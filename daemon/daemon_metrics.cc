@@ -71,13 +71,11 @@ std::string Daemon::RenderMetrics() const {
                           "1 while new locks are refused so that clients can reclaim theirs.",
                           d.nlm->InGrace() ? 1 : 0));
   }
-#if NFS3D_HAVE_CEPHFS
   if (d.ceph_calls) {
     extra.push_back(gauge("nfs3d_cephfs_stalled",
                           "1 while a CephFS call overran [ceph] timeout: new calls get JUKEBOX.",
                           d.ceph_calls->stalled() ? 1 : 0));
   }
-#endif
   const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
   extra.push_back(
       counter("nfs3d_drc_hits_total", "Retransmissions answered with a cached reply.", drc.hits));

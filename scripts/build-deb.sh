@@ -12,7 +12,7 @@ REPO=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mkdir -p "${1:-$REPO/build/deb}" && cd "${1:-$REPO/build/deb}" && pwd)
 SRC=$OUT/src
 
-rm -rf "$SRC" "$OUT"/nfs3d_* "$OUT"/nfs3d-dbgsym_*
+rm -rf "$SRC" "$OUT"/nfs3d_* "$OUT"/nfs3d-dbgsym_* "$OUT"/nfs3d-ceph_* "$OUT"/nfs3d-ceph-dbgsym_*
 mkdir -p "$SRC"
 git -C "$REPO" ls-files -z --cached --others --exclude-standard \
   | (cd "$REPO" && xargs -0 cp --parents -t "$SRC")

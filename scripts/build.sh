@@ -4,7 +4,8 @@
 # The CephFS backend is asked for explicitly whenever libcephfs-dev is
 # installed: a build/ configured before it was (scripts/quickstart.sh installs
 # only the build packages) would otherwise keep NFS3D_CEPHFS=OFF in its cache.
-# -DNFS3D_CEPHFS=OFF among the arguments still wins.
+# -DNFS3D_CEPHFS=OFF among the arguments still wins. BUILD_CONFIGURE_ONLY=1
+# configures only (scripts/quickstart.sh times the two apart).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
@@ -12,5 +13,7 @@ cephfs=()
 if [ -f /usr/include/cephfs/libcephfs.h ] && ! printf '%s\n' "$@" | grep -q '^-DNFS3D_CEPHFS='; then
   cephfs=(-DNFS3D_CEPHFS=ON)
 fi
-cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja "${cephfs[@]}" "$@" >/dev/null
+source "$REPO/scripts/ccache.sh"
+cmake -S "$REPO" -B "$BUILD_DIR" -G Ninja "${CCACHE_ARGS[@]}" "${cephfs[@]}" "$@" >/dev/null
+[ "${BUILD_CONFIGURE_ONLY:-0}" = 1 ] && exit 0
 ninja -C "$BUILD_DIR" -j"$(nproc)"

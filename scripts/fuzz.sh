@@ -1,33 +1,30 @@
 #!/bin/bash
-# Builds the libFuzzer targets of tests/fuzz with clang (the whole tree
-# instrumented: -fsanitize=fuzzer-no-link,address,undefined) in build-fuzz/
-# and runs each for a bounded time, starting from its seed corpus.
+# Builds the libFuzzer targets of tests/fuzz in the clang tree they share
+# with the sanitizer tests (scripts/checks-tree.sh: build-checks/, every
+# object instrumented with -fsanitize=fuzzer-no-link,address,undefined) and
+# runs each for a bounded time, starting from its seed corpus.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
 #   scripts/fuzz.sh --build-only   (builds every target, runs none)
-# Environment: BUILD_DIR (default <repo>/build-fuzz), FUZZ_JOBS (parallel
-# targets, default 2). New corpus entries go to BUILD_DIR/corpus/<target>,
-# crashes to BUILD_DIR/artifacts/<target>/; the script fails if any target
-# finds a crash, a leak, undefined behaviour or a timeout.
+# Environment: CHECKS_BUILD_DIR (default <repo>/build-checks), FUZZ_JOBS
+# (parallel targets, default 2). New corpus entries go to
+# BUILD/corpus/<target>, crashes to BUILD/artifacts/<target>/; the script
+# fails if any target finds a crash, a leak, undefined behaviour or a timeout.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ONLY=0
 if [ "${1:-}" = --build-only ]; then BUILD_ONLY=1; shift; fi
 SECONDS_PER_TARGET=${1:-60}
 shift || true
-BUILD=${BUILD_DIR:-$REPO/build-fuzz}
 JOBS=${FUZZ_JOBS:-2}
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(rpc_call_fuzz record_marker_fuzz conf_fuzz dispatcher_fuzz nfs3_args_fuzz nfsacl_fuzz
                                    nlm_fuzz nsm_fuzz rquota_fuzz portmap_fuzz rpcsec_gss_fuzz krb5_token_fuzz
                                    handover_fuzz)
 
-command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ is needed" >&2; exit 1; }
-FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only"
-if [ ! -f "$BUILD/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S "$REPO" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_FLAGS="$FLAGS" -DCMAKE_CXX_FLAGS="$FLAGS" \
-    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
-fi
+source "$REPO/scripts/ccache.sh"
+source "$REPO/scripts/checks-tree.sh"
+configure_checks_tree
+BUILD=$CHECKS_BUILD
 ninja -C "$BUILD" -j2 "${TARGETS[@]}"
 [ "$BUILD_ONLY" = 1 ] && exit 0
 

@@ -25,14 +25,14 @@ line() { printf '  %-22s %s\n' "$1:" "$2"; }
 
 echo "optional parts (build $BUILD_DIR):"
 
-# The CephFS backend, its unit tests, the Ceph cluster tests (-L ceph) and the
+# The CephFS backend plugin (nfs3d loads it for cephfs= exports), its unit tests, the Ceph cluster tests (-L ceph) and the
 # lab's CephFS tests.
 cephfs_present=0
 if [ -f /usr/include/cephfs/libcephfs.h ] && ldconfig -p 2>/dev/null | grep -q 'libcephfs\.so '; then
   cephfs_present=1
 fi
 if on "$(cached NFS3D_CEPHFS)"; then
-  line "CephFS backend" "built and tested (NFS3D_CEPHFS=ON)"
+  line "CephFS backend" "plugin built ($BUILD_DIR/plugins/backend-cephfs.so) and tested (NFS3D_CEPHFS=ON)"
 elif [ $cephfs_present = 1 ]; then
   line "CephFS backend" "NOT built although libcephfs-dev is installed: reconfigure with -DNFS3D_CEPHFS=ON (scripts/build.sh does)"
   missing=1

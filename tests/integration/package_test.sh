@@ -12,12 +12,24 @@
 # process. systemd is not PID 1 there (nor on CI), so the server is started
 # from the installed unit's ExecStart= line, run in the chroot inside the
 # lab's network namespace.
-# Usage: package_test.sh DEB_DIR (where scripts/build-deb.sh put the .deb)
+#
+# The CephFS backend is a package of its own, nfs3d-ceph: nfs3d's package
+# must not depend on libcephfs, and with NFS3D_CEPH_DIR (the test cluster,
+# fixture "ceph") the installed plugin serves a CephFS export to libnfs.
+# Usage: package_test.sh DEB_DIR (where scripts/build-deb.sh put the .debs)
 TEST_NAME=package
 source "$(dirname "$0")/lib.sh"
 
 DEB=$(ls "$1"/nfs3d_*.deb 2>/dev/null | head -n 1)
 [ -f "$DEB" ] || fail "no nfs3d_*.deb in $1 (scripts/build-deb.sh builds it)"
+CEPH_DEB=$(ls "$1"/nfs3d-ceph_*.deb 2>/dev/null | head -n 1)
+depends=$(dpkg-deb -f "$DEB" Depends)
+grep -qi ceph <<< "$depends" && fail "nfs3d's package depends on Ceph: $depends"
+log "nfs3d's package does not depend on libcephfs (Depends: $depends)"
+if [ -n "${NFS3D_CEPH_DIR:-}" ]; then
+  [ -f "$CEPH_DEB" ] || fail "no nfs3d-ceph_*.deb in $1 although the CephFS plugin is built"
+  grep -q libcephfs <<< "$(dpkg-deb -f "$CEPH_DEB" Depends)" || fail "nfs3d-ceph does not depend on libcephfs"
+fi
 export NFS_LAB_NS=nfs3d-pkg NFS_LAB_TAP=nfs3dpkg0
 
 NS_PID=""
@@ -37,6 +49,57 @@ mkdir -p "$ROOT" "$LAYERS" "$EXPORT"
 in_ns() { nsenter -t "$NS_PID" -m -- "$@"; }
 in_root() { in_ns chroot "$ROOT" "$@"; }
 
+# The installed nfs3d with its CephFS plugin serves a cephfs= export of the
+# test cluster: started from the chroot in the host's network (where the
+# cluster is), on ports of its own, read and written with libnfs.
+serve_cephfs_from_package() {
+  local conf=/etc/nfs3d/ceph-test port mport
+  in_ns mkdir -p "$ROOT$conf"
+  { grep -E '^(fsid|mon host) =' "$NFS3D_CEPH_DIR/ceph.conf"
+    printf 'ms bind ipv6 = false\nms bind msgr1 = false\nauth client required = cephx\n'; } \
+    | sed '1i [global]' | in_ns tee "$ROOT$conf/ceph.conf" >/dev/null
+  in_ns cp "$NFS3D_CEPH_DIR/keyring" "$ROOT$conf/keyring"
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  mport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  in_ns tee "$ROOT$conf/exports" >/dev/null <<< "/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)"
+  in_ns tee "$ROOT$conf/nfs3d.conf" >/dev/null <<CONF
+[nfsd]
+listen = 127.0.0.1
+port = $port
+mountd_port = $mport
+portmapper = off
+[paths]
+state_dir = /var/lib/nfs3d-ceph-test
+exports = $conf/exports
+[nlm]
+enable = off
+[ceph]
+conf = $conf/ceph.conf
+keyring = $conf/keyring
+client_id = admin
+fs_name = cephfs
+CONF
+  in_root /usr/sbin/nfs3d --config "$conf/nfs3d.conf" --foreground 2> "$WORK/nfs3d-ceph.log" &
+  local pid=$!
+  PIDS+=($pid)
+  local url="nfs://127.0.0.1/ceph/pkg-$$?version=3&nfsport=$port&mountport=$mport"
+  head -c 3145729 /dev/urandom > "$WORK/ceph-src"
+  # Connecting to the cluster takes seconds: up to 60 s for the first answer.
+  local i
+  for i in $(seq 120); do
+    rpcinfo -n "$port" -t 127.0.0.1 100003 3 >/dev/null 2>&1 && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  nfs-cp "$WORK/ceph-src" "$url" \
+    || { cat "$WORK/nfs3d-ceph.log" >&2; fail "the installed nfs3d did not serve the CephFS export"; }
+  nfs-cp "$url" "$WORK/ceph-back" || fail "nfs-cp out of the CephFS export"
+  cmp -s "$WORK/ceph-src" "$WORK/ceph-back" || fail "the CephFS export gave back other bytes"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+  in_root rm -rf /var/lib/nfs3d-ceph-test "$conf"
+  log "nfs3d-ceph: the installed plugin served a cephfs= export (3 MiB in and out with libnfs)"
+}
+
 unshare -m --propagation private sleep infinity &
 NS_PID=$!
 wait_for in_ns true || fail "no private mount namespace"
@@ -47,7 +110,7 @@ in_ns mount -t proc proc "$ROOT/proc"
 in_ns mount --rbind /dev "$ROOT/dev"
 in_ns mount -t tmpfs tmpfs "$ROOT/run"   # no /run/systemd/system: maintainer scripts start nothing
 in_ns mount -t tmpfs tmpfs "$ROOT/tmp"
-in_ns cp "$DEB" "$ROOT/tmp/"
+in_ns cp "$DEB" ${CEPH_DEB:+"$CEPH_DEB"} "$ROOT/tmp/"
 # A host that ran nfs3d has /etc/nfs3d or /var/lib/nfs3d: the new root starts
 # without them (whiteouts in the upper layer, listed as the baseline).
 for d in /etc/nfs3d /var/lib/nfs3d; do
@@ -56,8 +119,10 @@ done
 upper_files() { in_ns sh -c "cd '$LAYERS/upper' && find . ! -type d" | sed 's|^\./|/|' | sort; }
 baseline=$(upper_files)
 
-log "dpkg -i $(basename "$DEB")"
-in_root dpkg -i "/tmp/$(basename "$DEB")" > "$WORK/install.log" 2>&1 \
+debs=("/tmp/$(basename "$DEB")")
+[ -n "$CEPH_DEB" ] && debs+=("/tmp/$(basename "$CEPH_DEB")")
+log "dpkg -i ${debs[*]}"
+in_root dpkg -i "${debs[@]}" > "$WORK/install.log" 2>&1 \
   || { cat "$WORK/install.log" >&2; fail "dpkg -i"; }
 
 # What the package installed.
@@ -106,6 +171,12 @@ for p in "${pages[@]}"; do
   [ -s "$WORK/page.txt" ] || fail "man -l $p rendered nothing"
 done
 in_ns umount "$ROOT/var/cache/man"
+# The plugin: where the installed nfs3d looks for it.
+plugin=$(in_root sh -c 'ls /usr/lib/*/nfs3d/backend-cephfs.so 2>/dev/null' || true)
+if [ -n "$CEPH_DEB" ]; then
+  [ -n "$plugin" ] || fail "nfs3d-ceph installed no backend-cephfs.so"
+  log "nfs3d-ceph installed $plugin"
+fi
 log "systemd-analyze verify (nfs3d.service, nfs3d@head1.service): clean; man -l: ${#pages[@]} pages without warnings"
 
 # Serve: an admin's export line, the server started as the unit starts it.
@@ -133,8 +204,14 @@ stop_started
 in_ns umount "$ROOT/srv/nfs3d-test"
 in_ns rmdir "$ROOT/srv/nfs3d-test"
 
-log "dpkg --purge nfs3d"
-in_root dpkg --purge nfs3d > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "dpkg --purge"; }
+if [ -n "${NFS3D_CEPH_DIR:-}" ]; then
+  serve_cephfs_from_package
+fi
+
+packages=(nfs3d)
+[ -n "$CEPH_DEB" ] && packages=(nfs3d-ceph nfs3d)
+log "dpkg --purge ${packages[*]}"
+in_root dpkg --purge "${packages[@]}" > "$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log" >&2; fail "dpkg --purge"; }
 # Everything the install changed is in the upper layer. After the purge only
 # dpkg's and man-db's own bookkeeping may have been added to it, and nothing
 # named nfs3d.

@@ -657,6 +657,24 @@ absl::Status BenchContext::Prepare(const WorkloadOptions& o, bool io, bool timed
   return io ? absl::OkStatus() : EnsureMetaDir(o.dir_entries);
 }
 
+void BenchContext::RunOnConnections(const WorkloadOptions& o, RunResult* r) {
+  CpuSample cpu;  // from when the connections are up
+  nfs3::nfs_fh3 object;
+  if (o.name == "write") {  // every call rewrites the first block of a new file
+    absl::StatusOr<nfs3::nfs_fh3> fh = session_->CreateTruncate(dir_, kDataFile);
+    if (!fh.ok()) {
+      r->error = std::string(fh.status().message());
+      return;
+    }
+    file_ = object = *fh;
+    file_pattern_size_ = 0;
+  } else {
+    object = *meta_dir_;
+  }
+  RunCrowdWorkload(*session_, object, o, stop_, r, [&] { cpu = SampleCpu(o.server_pid); });
+  ChargeCpu(cpu, o.server_pid, r);
+}
+
 RunResult BenchContext::Run(const WorkloadOptions& o) {
   RunResult r;
   r.workload = o.name;
@@ -681,22 +699,8 @@ RunResult BenchContext::Run(const WorkloadOptions& o) {
     r.error = std::string(prep.message());
     return r;
   }
-  if (o.connections > 0) {  // connections of its own (crowd.h)
-    CpuSample cpu;          // from when the connections are up
-    nfs3::nfs_fh3 object;
-    if (o.name == "write") {  // every call rewrites the first block of a new file
-      absl::StatusOr<nfs3::nfs_fh3> fh = session_->CreateTruncate(dir_, kDataFile);
-      if (!fh.ok()) {
-        r.error = std::string(fh.status().message());
-        return r;
-      }
-      file_ = object = *fh;
-      file_pattern_size_ = 0;
-    } else {
-      object = *meta_dir_;
-    }
-    RunCrowdWorkload(*session_, object, o, stop_, &r, [&] { cpu = SampleCpu(o.server_pid); });
-    ChargeCpu(cpu, o.server_pid, &r);
+  if (o.connections > 0) {
+    RunOnConnections(o, &r);
     return r;
   }
 

@@ -116,6 +116,8 @@ class BenchContext {
   // The untimed preparation of a run: the data file a read or rewrite needs
   // (its size into *file_size), or the metadata directory.
   absl::Status Prepare(const WorkloadOptions& o, bool io, bool timed, uint64_t* file_size);
+  // A run on connections of its own (--connections; crowd.h), into *r.
+  void RunOnConnections(const WorkloadOptions& o, RunResult* r);
 
   Session* session_;
   nfs3::nfs_fh3 dir_;

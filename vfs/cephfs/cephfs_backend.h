@@ -61,58 +61,17 @@
 #include "vfs/backend.h"
 #include "vfs/cephfs/cluster_files.h"
 #include "vfs/cephfs/session_watch.h"
+#include "vfs/cluster_backend.h"
 #include "vfs/file_handle_codec.h"
 #include "vfs/state_dir.h"
 
 namespace nfs3d::vfs {
 
-// handle_type of CephFS handles in the codec (ASCII "CEPH").
-inline constexpr int32_t kCephHandleType = 0x43455048;
+// Options and users are the cluster backend's (vfs/cluster_backend.h).
+using CephfsOptions = ClusterBackendOptions;
+using CephUser = ClusterUser;
 
-struct CephfsOptions {
-  std::string state_dir;     // holds handle.key (shared with the POSIX backend)
-  std::string conf_path;     // ceph.conf ("" = libcephfs's default search)
-  std::string client_id;     // cephx name without "client.", e.g. "admin"
-  std::string keyring;       // "" = as ceph.conf says
-  std::string fs_name;       // "" = the cluster's default file system
-  int timeout_seconds = 30;  // bound on a call the cluster does not answer
-  // libcephfs's object cache of each mount (object_cache_settings.h); 0:
-  // as ceph.conf says.
-  uint64_t cache_bytes = 96 << 20;
-  // [cluster]: heads serving this file system together. With a node id the
-  // handle key is the file system's shared_dir/handle.key (shared_handle_key.h),
-  // not the state directory's, and the CephFS session id is cluster_name and
-  // node_id: the same for this node on any host. Empty: a head of its own.
-  std::string node_id;
-  std::string cluster_name = "nfs3d";
-  std::string shared_dir = "/.nfs3d";
-  // How often the session is checked; one the cluster ended (evicted) is
-  // replaced by a new one. 0: never.
-  int session_check_seconds = 5;
-  // A [cluster] head: called with shared_dir's files as soon as the session
-  // of this node's previous instance is ended (which releases its locks;
-  // before that, its capabilities would make any access wait for the
-  // session to time out). The lock manager records its grace period there
-  // at once, so other heads stop granting locks that the previous
-  // instance's clients have yet to reclaim within milliseconds, not after
-  // the rest of the start.
-  std::function<void(DurableFiles& shared)> after_ending_previous_session;
-  // A successor beside a running instance of this head (nfs3d --takeover):
-  // its sessions must not end the running one's, which still serves until
-  // it hands over. A head has two sets of session ids and uses the one the
-  // running instance does not (state_dir/cephfs-session says which is in
-  // use; RecordSessionInUse once the successor serves). A plain start ends
-  // the sessions of both.
-  bool beside_running_instance = false;
-};
-
-// The cephx identity an export mounts as; empty fields: the [ceph] section's.
-struct CephUser {
-  std::string client_id;  // without "client."
-  std::string keyring;    // "" = as ceph.conf says
-};
-
-class CephfsBackend : public Backend {
+class CephfsBackend : public ClusterBackend {
  public:
   // Connects and mounts the file system. Errors name the cluster (conf path,
   // client id, file system) and the step that failed.
@@ -124,7 +83,7 @@ class CephfsBackend : public Backend {
   // A sub-directory, or a user of its own, makes a mount of its own: errors
   // name the user and the path (e.g. caps that do not allow the path).
   absl::Status AddExport(uint32_t export_id, const std::string& path, uint64_t fsid = 0,
-                         const CephUser& user = {});
+                         const CephUser& user = {}) override;
 
   absl::StatusOr<FileHandle> RootHandle(uint32_t export_id) override;
   absl::StatusOr<uint32_t> ExportOf(const FileHandle& fh) override;
@@ -187,14 +146,14 @@ class CephfsBackend : public Backend {
   Verifier WriteVerifier() const override;
   // A new write verifier: for a sync whose outcome is unknown (it did not
   // answer in time), so clients resend what they wrote UNSTABLE.
-  void ChangeWriteVerifier();
+  void ChangeWriteVerifier() override;
   // Names the cluster (conf, client, file system), for messages.
-  const std::string& cluster() const;
+  const std::string& cluster() const override;
 
   // The [cluster] state the heads share, in shared_dir of the file system
   // (cluster_files.h; every call through `run`). FailedPrecondition on a
   // head without a node id.
-  absl::StatusOr<std::unique_ptr<DurableFiles>> SharedFiles(CephCallRunner run);
+  absl::StatusOr<std::unique_ptr<DurableFiles>> SharedFiles(CephCallRunner run) override;
   // The libcephfs client's global id (client.<id>: `ceph tell mds.* session
   // evict id=<id>`), of the session in use.
   uint64_t session_id() const;
@@ -205,16 +164,16 @@ class CephfsBackend : public Backend {
   // runs: flushes what every session wrote and ends the sessions cleanly
   // (their capabilities and locks go); an error means something may not
   // have been flushed, so the successor must not keep the write verifier.
-  absl::Status HandOverSessions();
-  uint64_t WriteVerifierValue() const { return verifier_.load(); }
-  void AdoptWriteVerifier(uint64_t verifier) { verifier_.store(verifier); }
+  absl::Status HandOverSessions() override;
+  uint64_t WriteVerifierValue() const override { return verifier_.load(); }
+  void AdoptWriteVerifier(uint64_t verifier) override { verifier_.store(verifier); }
   // Notes in the state directory which session ids this instance uses, so
   // the next successor takes the others.
-  absl::Status RecordSessionInUse();
+  absl::Status RecordSessionInUse() override;
   // In a successor whose predecessor never handed over (it died or hung
   // after the successor was ready): ends the predecessor's sessions, as a
   // plain start would, so their capabilities do not hold files.
-  void EndPredecessorSessions();
+  void EndPredecessorSessions() override;
 
   // NLM locks as CephFS locks (ceph_ll_setlk/getlk), so other CephFS
   // clients see them. owner tells NLM lock owners apart within this client;
@@ -222,16 +181,11 @@ class CephfsBackend : public Backend {
   // SetLock: type F_RDLCK, F_WRLCK or F_UNLCK; false when a lock held by
   // someone else conflicts (nothing changed).
   absl::StatusOr<bool> SetLock(const FileHandle& fh, uint64_t owner, uint64_t first, uint64_t last,
-                               short type);
-  struct HeldLock {
-    uint64_t first = 0;
-    uint64_t last = 0;
-    bool exclusive = false;
-    int64_t pid = 0;
-  };
+                               short type) override;
   // A lock held by someone else that conflicts with owner taking the range.
   absl::StatusOr<std::optional<HeldLock>> TestLock(const FileHandle& fh, uint64_t owner,
-                                                   uint64_t first, uint64_t last, bool exclusive);
+                                                   uint64_t first, uint64_t last,
+                                                   bool exclusive) override;
 
   class Impl;
 

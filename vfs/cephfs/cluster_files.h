@@ -14,13 +14,13 @@
 #include "absl/status/statusor.h"
 
 #include "common/durable_files.h"
+#include "vfs/cluster_backend.h"
 
 struct ceph_mount_info;
 
 namespace nfs3d::vfs {
 
-// Runs a call (which owns what it uses) and returns its status.
-using CephCallRunner = std::function<absl::Status(std::function<absl::Status()>)>;
+using CephCallRunner = ClusterCallRunner;
 
 // The mount to use for a call: the backend's current one (a session the
 // cluster ended is replaced); each returned mount outlives the files.
