@@ -188,7 +188,7 @@ absl::Status Daemon::Impl::ServePortmapper(const std::vector<Mapping>& mappings,
       portmap_registry.AddLocal(rpc::kPortmapProgram, vers, netid, kPortmapPort);
     }
     for (const Mapping& m : mappings) {
-      portmap_registry.AddLocal(m.prog, m.vers, netid, m.port, "nfs3d");
+      portmap_registry.AddLocal(m.prog, m.vers, netid, m.port);  // the superuser's
     }
   }
   return absl::OkStatus();

@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 
 #include <ctime>
+#include <optional>
 #include <string_view>
 
 namespace nfs3d::rpc {
@@ -28,8 +29,10 @@ sockaddr_storage LocalOf(const CallContext& ctx) {
   return ctx.transport != nullptr ? ctx.transport->local : sockaddr_storage{};
 }
 
-bool FromLoopback(const CallContext& ctx) {
-  return ctx.transport != nullptr && IsLoopbackPeer(*ctx.transport);
+// The owner SET and UNSET act for, or nullopt: the caller may do neither.
+std::optional<std::string_view> Caller(const CallContext& ctx) {
+  if (ctx.transport == nullptr) return std::nullopt;
+  return PortmapCaller(*ctx.transport);
 }
 
 ProcResult Null(void*, const CallContext&, xdr::Decoder&, xdr::Encoder&) {
@@ -42,10 +45,11 @@ ProcResult PmapSet(void* service, const CallContext& ctx, xdr::Decoder& in, xdr:
   PmapMapping m;
   if (!Decode(in, &m)) return ProcResult::kGarbageArgs;
   std::string_view netid = NetidForProt(m.prot);
-  bool ok = FromLoopback(ctx) && !netid.empty() && m.port != 0 && m.port <= 0xffff &&
+  std::optional<std::string_view> owner = Caller(ctx);
+  bool ok = owner && !netid.empty() && m.port != 0 && m.port <= 0xffff &&
             Registry(service).Set(PortMapping{m.prog, m.vers, std::string(netid),
                                               MakeUaddr("0.0.0.0", static_cast<uint16_t>(m.port)),
-                                              "unknown"});
+                                              std::string(*owner)});
   out.Bool(ok);
   return ProcResult::kSuccess;
 }
@@ -54,10 +58,10 @@ ProcResult PmapUnset(void* service, const CallContext& ctx, xdr::Decoder& in, xd
   PmapMapping m;
   if (!Decode(in, &m)) return ProcResult::kGarbageArgs;
   bool ok = false;
-  if (FromLoopback(ctx)) {
+  if (std::optional<std::string_view> owner = Caller(ctx)) {
     // As rpcbind: a v2 UNSET removes both IPv4 transports; prot is ignored.
-    bool tcp = Registry(service).Unset(m.prog, m.vers, "tcp");
-    bool udp = Registry(service).Unset(m.prog, m.vers, "udp");
+    bool tcp = Registry(service).Unset(m.prog, m.vers, "tcp", *owner);
+    bool udp = Registry(service).Unset(m.prog, m.vers, "udp", *owner);
     ok = tcp || udp;
   }
   out.Bool(ok);
@@ -97,18 +101,18 @@ ProcResult PmapDump(void* service, const CallContext&, xdr::Decoder&, xdr::Encod
 ProcResult RpcbSet(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
   RpcbArgs a;
   if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
-  std::string host;
-  uint16_t port;
-  bool ok = FromLoopback(ctx) && !a.netid.empty() && ParseUaddr(a.addr, &host, &port) &&
-            Registry(service).Set(PortMapping{a.prog, a.vers, a.netid, a.addr, a.owner});
-  out.Bool(ok);
+  // r_owner is what the caller claims; the owner is who it is (rpcbind).
+  std::optional<std::string_view> owner = Caller(ctx);
+  out.Bool(owner && Registry(service).Set(
+                        PortMapping{a.prog, a.vers, a.netid, a.addr, std::string(*owner)}));
   return ProcResult::kSuccess;
 }
 
 ProcResult RpcbUnset(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
   RpcbArgs a;
   if (!Decode(in, &a)) return ProcResult::kGarbageArgs;
-  out.Bool(FromLoopback(ctx) && Registry(service).Unset(a.prog, a.vers, a.netid));
+  std::optional<std::string_view> owner = Caller(ctx);
+  out.Bool(owner && Registry(service).Unset(a.prog, a.vers, a.netid, *owner));
   return ProcResult::kSuccess;
 }
 
@@ -222,6 +226,19 @@ Program MakePortmapProgram(PortmapRegistry* registry) {
   p.versions = {{2, kVersion2}, {3, kVersion3}, {4, kVersion4}};
   p.service = registry;
   return p;
+}
+
+std::optional<std::string_view> PortmapCaller(const TransportInfo& t) {
+  if (!IsLoopbackPeer(t)) return std::nullopt;
+  uint16_t port = 0;
+  if (t.peer.ss_family == AF_INET) {
+    port = ntohs(reinterpret_cast<const sockaddr_in*>(&t.peer)->sin_port);
+  } else if (t.peer.ss_family == AF_INET6) {
+    port = ntohs(reinterpret_cast<const sockaddr_in6*>(&t.peer)->sin6_port);
+  }
+  // Only root binds a port below 1024 (net.ipv4.ip_unprivileged_port_start).
+  if (port == 0 || port >= IPPORT_RESERVED) return std::nullopt;
+  return kPortmapSuperuser;
 }
 
 bool IsLoopbackPeer(const TransportInfo& t) {

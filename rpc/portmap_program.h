@@ -5,7 +5,9 @@
 #define NFS3D_RPC_PORTMAP_PROGRAM_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rpc/call_context.h"
@@ -79,7 +81,14 @@ inline constexpr size_t kMaxPortmapList = 1u << 16;
 // The program; `registry` must outlive it. Versions 2, 3, 4.
 Program MakePortmapProgram(PortmapRegistry* registry);
 
-// SET/UNSET are honoured only from loopback peers.
+// Who may SET and UNSET, and as which owner (rpcbind's rules, rpcbind -L):
+// a caller on loopback from a reserved port is the superuser. Anyone else
+// gets nullopt and may do neither: a remote host, and a local user on an
+// unprivileged port, whose uid a TCP or UDP peer address does not tell
+// (rpcbind records such a caller as "unknown" and refuses it too; its
+// unprivileged registrations come over a unix socket, which nfs3d's
+// portmapper does not serve).
+std::optional<std::string_view> PortmapCaller(const TransportInfo& transport);
 bool IsLoopbackPeer(const TransportInfo& transport);
 
 }  // namespace nfs3d::rpc

@@ -11,29 +11,52 @@
 
 namespace nfs3d::rpc {
 
-bool PortmapRegistry::Set(PortMapping mapping) {
-  std::lock_guard<std::mutex> lock(mu_);
-  for (const PortMapping& m : mappings_) {
-    if (m.prog == mapping.prog && m.vers == mapping.vers && m.netid == mapping.netid) return false;
+const PortmapRegistry::Entry* PortmapRegistry::FindLocked(uint32_t prog, uint32_t vers,
+                                                          std::string_view netid) const {
+  for (const Entry& e : entries_) {
+    if (e.mapping.prog == prog && e.mapping.vers == vers && e.mapping.netid == netid) return &e;
   }
-  mappings_.push_back(std::move(mapping));
+  return nullptr;
+}
+
+bool PortmapRegistry::Set(PortMapping mapping) {
+  if (!ValidMapping(mapping)) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (const Entry* e = FindLocked(mapping.prog, mapping.vers, mapping.netid)) {
+    return e->mapping.uaddr == mapping.uaddr;  // rpcbind: the same again is fine
+  }
+  size_t set = 0, of_owner = 0;
+  for (const Entry& e : entries_) {
+    if (e.local) continue;
+    ++set;
+    if (e.mapping.owner == mapping.owner) ++of_owner;
+  }
+  if (set >= limits_.max_mappings || of_owner >= limits_.max_per_owner) return false;
+  entries_.push_back({std::move(mapping), /*local=*/false});
   return true;
 }
 
-bool PortmapRegistry::Unset(uint32_t prog, uint32_t vers, std::string_view netid) {
+bool PortmapRegistry::Unset(uint32_t prog, uint32_t vers, std::string_view netid,
+                            std::string_view caller) {
+  auto matches = [&](const Entry& e) {
+    return e.mapping.prog == prog && e.mapping.vers == vers &&
+           (netid.empty() || e.mapping.netid == netid);
+  };
   std::lock_guard<std::mutex> lock(mu_);
-  size_t before = mappings_.size();
-  std::erase_if(mappings_, [&](const PortMapping& m) {
-    return m.prog == prog && m.vers == vers && (netid.empty() || m.netid == netid);
-  });
-  return mappings_.size() != before;
+  if (caller != kPortmapSuperuser) {
+    for (const Entry& e : entries_) {
+      if (matches(e) && e.mapping.owner != caller) return false;
+    }
+  }
+  return std::erase_if(entries_, matches) != 0;
 }
 
 std::optional<PortMapping> PortmapRegistry::Find(uint32_t prog, uint32_t vers,
                                                  std::string_view netid, bool any_version) const {
   std::lock_guard<std::mutex> lock(mu_);
   const PortMapping* fallback = nullptr;
-  for (const PortMapping& m : mappings_) {
+  for (const Entry& e : entries_) {
+    const PortMapping& m = e.mapping;
     if (m.prog != prog || m.netid != netid) continue;
     if (m.vers == vers) return m;
     if (any_version && (fallback == nullptr || m.vers > fallback->vers)) fallback = &m;
@@ -44,14 +67,34 @@ std::optional<PortMapping> PortmapRegistry::Find(uint32_t prog, uint32_t vers,
 
 std::vector<PortMapping> PortmapRegistry::Dump() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return mappings_;
+  std::vector<PortMapping> out;
+  out.reserve(entries_.size());
+  for (const Entry& e : entries_) out.push_back(e.mapping);
+  return out;
 }
 
 void PortmapRegistry::AddLocal(uint32_t prog, uint32_t vers, std::string_view netid, uint16_t port,
                                std::string_view owner) {
   std::string host = NetidIsV6(netid) ? "::" : "0.0.0.0";
-  Unset(prog, vers, netid);
-  Set(PortMapping{prog, vers, std::string(netid), MakeUaddr(host, port), std::string(owner)});
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(entries_, [&](const Entry& e) {
+    return e.mapping.prog == prog && e.mapping.vers == vers && e.mapping.netid == netid;
+  });
+  entries_.push_back(
+      {PortMapping{prog, vers, std::string(netid), MakeUaddr(host, port), std::string(owner)},
+       /*local=*/true});
+}
+
+bool ValidMapping(const PortMapping& m) {
+  constexpr size_t kMaxOwner = 16;  // "superuser", a uid
+  const bool v6 = NetidIsV6(m.netid);
+  if (m.netid != "tcp" && m.netid != "udp" && m.netid != "tcp6" && m.netid != "udp6") return false;
+  if (m.owner.size() > kMaxOwner) return false;
+  std::string host;
+  uint16_t port;
+  if (!ParseUaddr(m.uaddr, &host, &port) || port == 0) return false;
+  uint8_t addr[sizeof(in6_addr)];
+  return inet_pton(v6 ? AF_INET6 : AF_INET, host.c_str(), addr) == 1;
 }
 
 bool ParseUaddr(std::string_view uaddr, std::string* host, uint16_t* port) {

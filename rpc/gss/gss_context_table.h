@@ -1,6 +1,10 @@
-// The server's RPCSEC_GSS contexts, by handle: bounded in number (the least
-// recently used goes first once the table is full, expired ones before
-// that), each expiring with the ticket it was made from.
+// The server's RPCSEC_GSS contexts, by handle. Established contexts are
+// bounded in number (the least recently used goes first once the table is
+// full, expired ones before that), each expiring with the ticket it was made
+// from. Half-open ones (GSS-API asked for another round, CONTINUE_NEEDED) are
+// kept apart: anyone may start one without proving anything, so they are
+// bounded in all and per client address, live only seconds, and make room
+// only among themselves; they never push out an established context.
 #ifndef NFS3D_RPC_GSS_GSS_CONTEXT_TABLE_H_
 #define NFS3D_RPC_GSS_GSS_CONTEXT_TABLE_H_
 
@@ -54,11 +58,22 @@ struct GssContext {
   absl::Time expiry = absl::InfiniteFuture();
   GssIdentity identity;
   std::atomic<int64_t> last_used_ns{0};
+  // Half-open only, set before it enters the table: the client's address
+  // (its bound) and when the context is dropped unless established.
+  std::string peer;
+  absl::Time half_open_until = absl::InfiniteFuture();
+};
+
+struct GssContextLimits {
+  size_t max_contexts = 4096;  // established
+  size_t max_half_open = 256;
+  size_t max_half_open_per_address = 8;
+  absl::Duration half_open_lifetime = absl::Seconds(5);
 };
 
 class GssContextTable {
  public:
-  explicit GssContextTable(size_t max_contexts) : max_(max_contexts == 0 ? 1 : max_contexts) {}
+  explicit GssContextTable(const GssContextLimits& limits);
   GssContextTable(const GssContextTable&) = delete;
   GssContextTable& operator=(const GssContextTable&) = delete;
 
@@ -66,15 +81,24 @@ class GssContextTable {
   // contexts GSS-API accepted come here, so junk INIT calls never push out
   // live contexts.
   void Insert(const std::shared_ptr<GssContext>& ctx, absl::Time now);
+  // A half-open context from `peer` (an address, no port): a fresh handle,
+  // a life of half_open_lifetime; the oldest half-open context of that
+  // address, else of all, goes when a bound is reached.
+  void InsertHalfOpen(const std::shared_ptr<GssContext>& ctx, std::string peer, absl::Time now);
+  // A half-open context GSS-API has now established: counted among the
+  // established ones from here on, under the handle it has.
+  void Promote(const std::shared_ptr<GssContext>& ctx, absl::Time now);
   // Adds ctx under the handle it has (a context taken over from another
   // process); false when that handle is taken already.
   bool Adopt(const std::shared_ptr<GssContext>& ctx, absl::Time now);
-  // Every context, for a handover.
+  // Every established context, for a handover.
   std::vector<std::shared_ptr<GssContext>> All() const;
-  // The context with this handle, or null.
+  // The context with this handle, or null (also for a half-open one past
+  // its time, which goes then).
   std::shared_ptr<GssContext> Find(absl::Span<const uint8_t> handle, absl::Time now);
   void Erase(absl::Span<const uint8_t> handle);
-  size_t size() const;
+  size_t size() const;  // both kinds
+  size_t half_open() const;
 
  private:
   // A view for lookups (the map finds by string_view without building a
@@ -86,10 +110,17 @@ class GssContextTable {
   // (a context's destructor takes its own lock).
   void MakeRoomLocked(absl::Time now, std::vector<std::shared_ptr<GssContext>>* gone)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same among half-open contexts, for one more from `peer`.
+  void MakeHalfOpenRoomLocked(const std::string& peer, absl::Time now,
+                              std::vector<std::shared_ptr<GssContext>>* gone)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A random handle neither map has.
+  void NewHandleLocked(GssContext& ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  const size_t max_;
+  const GssContextLimits limits_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<GssContext>> contexts_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<GssContext>> half_open_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace nfs3d::rpc::gss

@@ -1,9 +1,11 @@
 #include "rpc/gss/gss_server.h"
 
 #include <gssapi/gssapi_ext.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -39,6 +41,27 @@ void AcceptedHeader(xdr::Encoder& out, uint32_t xid, absl::Span<const uint8_t> m
   xdr::Encode(out, h);
 }
 
+// The client's host (no port) as raw bytes: the unit half-open contexts are
+// bounded by. An IPv4-mapped IPv6 address counts as the IPv4 one.
+std::string HostKey(const sockaddr_storage& peer) {
+  if (peer.ss_family == AF_INET) {
+    const auto* sin = reinterpret_cast<const sockaddr_in*>(&peer);
+    return std::string(reinterpret_cast<const char*>(&sin->sin_addr), sizeof(sin->sin_addr));
+  }
+  if (peer.ss_family == AF_INET6) {
+    const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&peer);
+    const char* bytes = reinterpret_cast<const char*>(&sin6->sin6_addr);
+    if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) return std::string(bytes + 12, 4);
+    return std::string(bytes, sizeof(sin6->sin6_addr));
+  }
+  return std::string();  // other families (tests): one address for all
+}
+
+bool IsKrb5(gss_const_OID mech) {
+  return mech != GSS_C_NO_OID && mech->length == gss_mech_krb5->length &&
+         std::memcmp(mech->elements, gss_mech_krb5->elements, mech->length) == 0;
+}
+
 }  // namespace
 
 struct GssServer::DataCall : WrappingFlavor::Call {
@@ -65,9 +88,12 @@ absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions op
   gss_key_value_element_desc element{"keytab", options.keytab.c_str()};
   gss_key_value_set_desc store{1, &element};
   gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
-  OM_uint32 major =
-      gss_acquire_cred_from(&minor, name, GSS_C_INDEFINITE, GSS_C_NO_OID_SET, GSS_C_ACCEPT,
-                            options.keytab.empty() ? nullptr : &store, &cred, nullptr, nullptr);
+  // Kerberos only: with no mechanism named, the credential would also take
+  // SPNEGO (and its rounds of negotiation) from anyone.
+  gss_OID_set_desc krb5{1, gss_mech_krb5};
+  OM_uint32 major = gss_acquire_cred_from(
+      &minor, name, GSS_C_INDEFINITE, options.krb5_only ? &krb5 : GSS_C_NO_OID_SET, GSS_C_ACCEPT,
+      options.keytab.empty() ? nullptr : &store, &cred, nullptr, nullptr);
   if (name != GSS_C_NO_NAME) gss_release_name(&minor, &name);
   if (GSS_ERROR(major)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -80,7 +106,12 @@ absl::StatusOr<std::unique_ptr<GssServer>> GssServer::Create(GssServerOptions op
 }
 
 GssServer::GssServer(GssServerOptions options, gss_cred_id_t cred)
-    : options_(std::move(options)), cred_(cred), table_(options_.max_contexts) {}
+    : options_(std::move(options)),
+      cred_(cred),
+      table_(GssContextLimits{.max_contexts = options_.max_contexts,
+                              .max_half_open = options_.max_half_open,
+                              .max_half_open_per_address = options_.max_half_open_per_address,
+                              .half_open_lifetime = options_.half_open_lifetime}) {}
 
 GssServer::~GssServer() {
   OM_uint32 minor = 0;
@@ -109,7 +140,7 @@ WrappingFlavor::Verdict GssServer::Accept(absl::Span<const uint8_t> message,
         return Verdict::kRefused;
       }
       return Init(header, cred.handle, cred.proc == GssProc::kInit, message.subspan(args_offset),
-                  reply);
+                  transport, reply);
     case GssProc::kData:
     case GssProc::kDestroy:
       return Data(message, header, args_offset, transport.answered_early, call, reply);
@@ -119,7 +150,7 @@ WrappingFlavor::Verdict GssServer::Accept(absl::Span<const uint8_t> message,
 
 WrappingFlavor::Verdict GssServer::Init(const CallHeader& header, absl::Span<const uint8_t> handle,
                                         bool first, absl::Span<const uint8_t> args,
-                                        xdr::BufferChain* reply) {
+                                        const TransportInfo& transport, xdr::BufferChain* reply) {
   const absl::Time now = options_.now();
   std::shared_ptr<GssContext> ctx =
       first ? std::make_shared<GssContext>(options_.seq_window) : table_.Find(handle, now);
@@ -138,15 +169,21 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header, absl::Span<con
   OutBuffer token;
   OutBuffer mic;
   GssInitRes res;
-  {
+  if (arg.token.empty()) {
+    // Every mechanism's first token says which it is: an empty one is no
+    // start of anything (SPNEGO would answer it and keep a context).
+    res.major = GSS_S_DEFECTIVE_TOKEN;
+  } else {
     absl::MutexLock lock(&ctx->mu);
     gss_buffer_desc input = In(arg.token);
     gss_name_t initiator = GSS_C_NO_NAME;
+    gss_OID mech = GSS_C_NO_OID;
     OM_uint32 minor = 0;
     OM_uint32 time_rec = 0;
     OM_uint32 major =
         gss_accept_sec_context(&minor, &ctx->gss, cred_, &input, GSS_C_NO_CHANNEL_BINDINGS,
-                               &initiator, nullptr, &token.b, nullptr, &time_rec, nullptr);
+                               &initiator, &mech, &token.b, nullptr, &time_rec, nullptr);
+    if (!GSS_ERROR(major) && options_.krb5_only && !IsKrb5(mech)) major = GSS_S_BAD_MECH;
     res.major = major;
     res.minor = minor;
     res.seq_window = ctx->window.size();
@@ -175,18 +212,30 @@ WrappingFlavor::Verdict GssServer::Init(const CallHeader& header, absl::Span<con
     if (initiator != GSS_C_NO_NAME) gss_release_name(&minor, &initiator);
   }
   // The table is never entered while a context's lock is held.
-  if (GSS_ERROR(res.major)) {
-    if (!first) table_.Erase(ctx->handle);
-  } else {
-    if (first) table_.Insert(ctx, now);
-    res.handle = ctx->handle;
-  }
+  Keep(ctx, first, res.major, transport, now);
+  if (!GSS_ERROR(res.major)) res.handle = ctx->handle;
   xdr::Encoder out(reply);
   AcceptedHeader(out, header.xid,
                  ctx->established.load() ? mic.span() : absl::Span<const uint8_t>(),
                  static_cast<uint32_t>(AcceptStat::kSuccess));
   xdr::Encode(out, res);
   return Verdict::kReplied;
+}
+
+void GssServer::Keep(const std::shared_ptr<GssContext>& ctx, bool first, OM_uint32 major,
+                     const TransportInfo& transport, absl::Time now) {
+  if (GSS_ERROR(major)) {
+    if (!first) table_.Erase(ctx->handle);
+  } else if (ctx->established.load()) {
+    if (first) {
+      table_.Insert(ctx, now);
+    } else {
+      table_.Promote(ctx, now);
+    }
+  } else if (first) {
+    // CONTINUE_NEEDED: the client has proved nothing yet.
+    table_.InsertHalfOpen(ctx, HostKey(transport.peer), now);
+  }
 }
 
 WrappingFlavor::Verdict GssServer::Data(absl::Span<const uint8_t> message, const CallHeader& header,

@@ -14,6 +14,13 @@
 // Refusals: unknown handle or a bad header MIC → RPCSEC_GSS_CREDPROBLEM;
 // expired context or spent sequence numbers → RPCSEC_GSS_CTXPROBLEM; a bad
 // argument checksum or seal → GARBAGE_ARGS.
+//
+// Context creation is open to anyone, so it holds little before a client
+// proves who it is: only the Kerberos mechanism is accepted (not SPNEGO or
+// whatever else the GSS-API library offers) unless configured otherwise; an
+// empty token fails at once; a context GSS-API wants another round for is
+// half-open, kept apart from the established ones, bounded, and dropped
+// after seconds (gss_context_table.h).
 #ifndef NFS3D_RPC_GSS_GSS_SERVER_H_
 #define NFS3D_RPC_GSS_GSS_SERVER_H_
 
@@ -44,7 +51,15 @@ struct GssServerOptions {
   // Service principal, "service@host" or "service/host[@REALM]"; "" = any
   // principal whose key the keytab holds (the client names the one it wants).
   std::string principal;
-  size_t max_contexts = 4096;
+  size_t max_contexts = 4096;  // established
+  // Half-open contexts (CONTINUE_NEEDED): in all, per client address, and
+  // how long one may wait for its client's next round.
+  size_t max_half_open = 256;
+  size_t max_half_open_per_address = 8;
+  absl::Duration half_open_lifetime = absl::Seconds(5);
+  // false: every mechanism the GSS-API library offers the acceptor (SPNEGO,
+  // ...); the per-message tokens still need a Kerberos context.
+  bool krb5_only = true;
   uint32_t seq_window = 128;  // Linux knfsd's GSS_SEQ_WIN
   // Upper bound of a context's life when GSS-API reports none.
   absl::Duration max_lifetime = absl::Hours(24);
@@ -80,7 +95,8 @@ class GssServer : public WrappingFlavor {
                  xdr::BufferChain* reply) override;
   bool Seal(Call& call, xdr::BufferChain* reply) override;
 
-  size_t contexts() const { return table_.size(); }
+  size_t contexts() const { return table_.size(); }  // established and half-open
+  size_t half_open_contexts() const { return table_.half_open(); }
 
   // Handover (gss_handover.cc). The established, unexpired contexts, once
   // no call runs any more: GSS-API ones are spent by it.
@@ -94,7 +110,12 @@ class GssServer : public WrappingFlavor {
   GssServer(GssServerOptions options, gss_cred_id_t cred);
 
   Verdict Init(const CallHeader& header, absl::Span<const uint8_t> handle, bool first,
-               absl::Span<const uint8_t> args, xdr::BufferChain* reply);
+               absl::Span<const uint8_t> args, const TransportInfo& transport,
+               xdr::BufferChain* reply);
+  // After GSS-API's answer: the context is kept (established or half-open)
+  // or dropped.
+  void Keep(const std::shared_ptr<GssContext>& ctx, bool first, OM_uint32 major,
+            const TransportInfo& transport, absl::Time now);
   // Verifies the call's protection and fills *call; kRun or a refusal.
   // `rerun`: the call was accepted before (TransportInfo::answered_early).
   Verdict Data(absl::Span<const uint8_t> message, const CallHeader& header, size_t args_offset,

@@ -70,9 +70,10 @@ TEST(PortmapRegistryTest, SetUnsetFind) {
   EXPECT_FALSE(r.Find(100003, 4, "tcp", false).has_value());
   EXPECT_EQ(r.Find(100003, 4, "tcp", true)->vers, 3u);  // highest other version
   EXPECT_FALSE(r.Find(100003, 3, "tcp6", true).has_value());
-  EXPECT_TRUE(r.Unset(100003, 3, "tcp"));
-  EXPECT_FALSE(r.Unset(100003, 3, "tcp"));
-  EXPECT_TRUE(r.Unset(100003, 3, ""));  // every netid
+  EXPECT_TRUE(r.Unset(100003, 3, "tcp", kPortmapSuperuser));
+  EXPECT_FALSE(r.Unset(100003, 3, "tcp", kPortmapSuperuser));
+  EXPECT_FALSE(r.Unset(100003, 3, "", "b"));  // a's
+  EXPECT_TRUE(r.Unset(100003, 3, "", "a"));   // every netid
   EXPECT_EQ(r.Dump().size(), 1u);
   r.AddLocal(100005, 3, "udp6", 20048);
   r.AddLocal(100005, 3, "udp6", 20049);  // replaces
@@ -85,7 +86,7 @@ struct DirectCall {
 
   // Returns the encoded results, or nullopt when the row is missing.
   std::optional<std::string> Run(uint32_t vers, uint32_t proc, const std::string& peer_ip,
-                                 const xdr::BufferChain& args) {
+                                 const xdr::BufferChain& args, uint16_t peer_port = 40000) {
     for (const ProgramVersion& v : program.versions) {
       if (v.version != vers) continue;
       if (proc >= v.procedures.size() || v.procedures[proc].run == nullptr) return std::nullopt;
@@ -94,6 +95,7 @@ struct DirectCall {
       t.transport = Transport::kUdp;
       auto* peer = reinterpret_cast<sockaddr_in*>(&t.peer);
       peer->sin_family = AF_INET;
+      peer->sin_port = htons(peer_port);
       inet_pton(AF_INET, peer_ip.c_str(), &peer->sin_addr);
       auto* local = reinterpret_cast<sockaddr_in*>(&t.local);
       local->sin_family = AF_INET;
@@ -123,20 +125,23 @@ TEST(PortmapProgramTest, SetRefusedFromRemotePeers) {
   xdr::BufferChain args;
   xdr::Encoder enc(&args);
   Encode(enc, PmapMapping{300000, 1, kIpProtoUdp, 999});
-  EXPECT_EQ(U32At(*call.Run(2, kPmapProcSet, "10.0.0.9", args), 0), 0u);
+  EXPECT_EQ(U32At(*call.Run(2, kPmapProcSet, "10.0.0.9", args, 700), 0), 0u);
+  EXPECT_EQ(U32At(*call.Run(2, kPmapProcSet, "127.0.0.1", args), 0), 0u);  // unprivileged
   EXPECT_TRUE(registry.Dump().empty());
-  EXPECT_EQ(U32At(*call.Run(2, kPmapProcSet, "127.0.0.1", args), 0), 1u);
+  EXPECT_EQ(U32At(*call.Run(2, kPmapProcSet, "127.0.0.1", args, 700), 0), 1u);
   EXPECT_EQ(registry.Dump().size(), 1u);
-  EXPECT_EQ(U32At(*call.Run(2, kPmapProcUnset, "10.0.0.9", args), 0), 0u);
+  EXPECT_EQ(U32At(*call.Run(2, kPmapProcUnset, "10.0.0.9", args, 700), 0), 0u);
+  EXPECT_EQ(U32At(*call.Run(2, kPmapProcUnset, "127.0.0.1", args), 0), 0u);
   EXPECT_EQ(registry.Dump().size(), 1u);
 
   xdr::BufferChain rargs;
   xdr::Encoder renc(&rargs);
   Encode(renc, RpcbArgs{300001, 1, "tcp", "0.0.0.0.4.0", "me"});
-  EXPECT_EQ(U32At(*call.Run(4, kRpcbProcSet, "192.0.2.50", rargs), 0), 0u);
-  EXPECT_EQ(U32At(*call.Run(3, kRpcbProcSet, "127.0.0.1", rargs), 0), 1u);
-  EXPECT_EQ(U32At(*call.Run(3, kRpcbProcUnset, "192.0.2.50", rargs), 0), 0u);
-  EXPECT_EQ(U32At(*call.Run(3, kRpcbProcUnset, "127.0.0.1", rargs), 0), 1u);
+  EXPECT_EQ(U32At(*call.Run(4, kRpcbProcSet, "192.0.2.50", rargs, 700), 0), 0u);
+  EXPECT_EQ(U32At(*call.Run(3, kRpcbProcSet, "127.0.0.1", rargs, 700), 0), 1u);
+  EXPECT_EQ(registry.Find(300001, 1, "tcp", false)->owner, "superuser");  // not "me"
+  EXPECT_EQ(U32At(*call.Run(3, kRpcbProcUnset, "192.0.2.50", rargs, 700), 0), 0u);
+  EXPECT_EQ(U32At(*call.Run(3, kRpcbProcUnset, "127.0.0.1", rargs, 700), 0), 1u);
 }
 
 TEST(PortmapProgramTest, TableShape) {
@@ -214,14 +219,10 @@ class PortmapEndToEndTest : public ::testing::Test {
   std::optional<Reply> CallUdp(uint32_t vers, uint32_t proc, const xdr::BufferChain& args) {
     uint32_t xid = next_xid_++;
     std::string call = EncodeCall(xid, vers, proc, args);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    timeval tv{5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(udp_port_);
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+    int fd = reserved_ ? test_support::ConnectLoopbackFromReservedPort(SOCK_DGRAM, udp_port_)
+                       : test_support::ConnectLoopback(SOCK_DGRAM, udp_port_);
+    if (fd < 0) return std::nullopt;
+    send(fd, call.data(), call.size(), 0);
     std::string buf(65536, '\0');
     ssize_t n = recv(fd, buf.data(), buf.size(), 0);
     close(fd);
@@ -236,16 +237,10 @@ class PortmapEndToEndTest : public ::testing::Test {
     uint8_t mark[4];
     EncodeRecordMark(static_cast<uint32_t>(call.size()), true, mark);
     call.insert(0, reinterpret_cast<char*>(mark), 4);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{5, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(tcp_port_);
-    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = reserved_ ? test_support::ConnectLoopbackFromReservedPort(SOCK_STREAM, tcp_port_)
+                       : test_support::ConnectLoopback(SOCK_STREAM, tcp_port_);
     std::optional<Reply> out;
-    if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) == 0 &&
-        send(fd, call.data(), call.size(), 0) == static_cast<ssize_t>(call.size())) {
+    if (fd >= 0 && send(fd, call.data(), call.size(), 0) == static_cast<ssize_t>(call.size())) {
       std::string msg;
       std::string header(4, '\0');
       while (recv(fd, header.data(), 4, MSG_WAITALL) == 4) {
@@ -262,7 +257,7 @@ class PortmapEndToEndTest : public ::testing::Test {
         }
       }
     }
-    close(fd);
+    if (fd >= 0) close(fd);
     return out;
   }
 
@@ -293,6 +288,7 @@ class PortmapEndToEndTest : public ::testing::Test {
   uint16_t tcp_port_ = 0;
   uint16_t udp_port_ = 0;
   uint32_t next_xid_ = 0x1000;
+  bool reserved_ = false;  // calls from a reserved port: the superuser's
 };
 
 TEST_F(PortmapEndToEndTest, NullOnEveryVersion) {
@@ -408,9 +404,13 @@ TEST_F(PortmapEndToEndTest, RpcbGetaddrlistAndGettime) {
 TEST_F(PortmapEndToEndTest, SetAndUnsetFromLoopback) {
   auto r = CallUdp(3, kRpcbProcSet, Rpcb(400000, 1, "udp", "0.0.0.0.4.0", "test"));
   ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(U32At(r->results, 0), 0u);  // an unprivileged port: nobody's
+  reserved_ = true;
+  r = CallUdp(3, kRpcbProcSet, Rpcb(400000, 1, "udp", "0.0.0.0.4.0", "test"));
+  if (!r.has_value()) GTEST_SKIP() << "no reserved port to call from (not root?)";
   EXPECT_EQ(U32At(r->results, 0), 1u);
   r = CallUdp(3, kRpcbProcSet, Rpcb(400000, 1, "udp", "0.0.0.0.4.1", "test"));
-  EXPECT_EQ(U32At(r->results, 0), 0u);  // already registered
+  EXPECT_EQ(U32At(r->results, 0), 0u);  // already registered elsewhere
   r = CallUdp(2, kPmapProcGetport, Mapping(400000, 1, kIpProtoUdp));
   EXPECT_EQ(U32At(r->results, 0), 1024u);
   r = CallTcp(2, kPmapProcSet, [] {

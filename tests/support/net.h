@@ -10,6 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <string>
 
@@ -76,6 +77,32 @@ inline uint16_t FreePort() {
     if (udp_ok) return port;
   }
   return 0;
+}
+
+// A socket of `type` connected to 127.0.0.1:port from a reserved source port
+// (below 1024: only root may bind one), as rpcbind's privileged local callers
+// use. -1 when none could be had (not root, or every port taken).
+inline int ConnectLoopbackFromReservedPort(int type, uint16_t port, int receive_timeout_s = 5) {
+  for (uint16_t source = 1023; source >= 600; --source) {
+    int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    timeval tv{receive_timeout_s, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(source);
+    if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+      const bool denied = errno == EACCES;
+      close(fd);
+      if (denied) return -1;
+      continue;  // in use
+    }
+    a.sin_port = htons(port);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0) return fd;
+    close(fd);  // e.g. the same pair still in TIME_WAIT
+  }
+  return -1;
 }
 
 }  // namespace nfs3d::test_support
