@@ -11,6 +11,8 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "common/unix_socket.h"
+
 namespace nfs3d {
 
 namespace {
@@ -174,16 +176,11 @@ absl::StatusOr<FdFrame> FdChannel::Receive(size_t max_payload) {
 }
 
 absl::StatusOr<OwnedFd> ListenUnixStream(const std::string& path) {
-  absl::StatusOr<sockaddr_un> addr = UnixAddress(path);
-  if (!addr.ok()) return addr.status();
   OwnedFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return Errno("socket");
   struct stat st;
   if (lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) unlink(path.c_str());
-  if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof(*addr)) != 0) {
-    return Errno(absl::StrCat("bind ", path));
-  }
-  chmod(path.c_str(), 0600);
+  if (absl::Status s = BindUnixSocket(fd.get(), path, 0600); !s.ok()) return s;
   if (listen(fd.get(), 4) != 0) return Errno(absl::StrCat("listen on ", path));
   return fd;
 }
