@@ -151,7 +151,7 @@ class Prober {
     while (!stop_ && client_ != nullptr) {
       const absl::Time sent = absl::Now();
       std::optional<client::RpcReply> r =
-          client_->Call(nfs3::kProgram, 3, nfs3::kNull, "", absl::Seconds(120));
+          client_->Call(++xid_, nfs3::kProgram, 3, nfs3::kNull, "", absl::Seconds(120));
       const absl::Time answered = absl::Now();
       if (r) {
         std::lock_guard<std::mutex> lock(mu_);
@@ -163,6 +163,7 @@ class Prober {
   }
 
   std::unique_ptr<RawClient> client_;
+  uint32_t xid_ = static_cast<uint32_t>(getpid()) << 16;
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   absl::Duration longest_;

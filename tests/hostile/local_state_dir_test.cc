@@ -155,7 +155,9 @@ TEST_F(LocalStateDirTest, FilesAndSocketsHaveTheirFinalModesFromTheStart) {
   for (const auto& [name, mode] : first) {
     std::printf("first seen: %-20s %06o\n", name.c_str(), mode);
     EXPECT_EQ(mode & (S_IWGRP | S_IWOTH), 0u) << name << " was writable by others";
-    if (S_ISSOCK(mode)) EXPECT_EQ(mode & 077, 0u) << name << " was reachable by others";
+    if (S_ISSOCK(mode)) {
+      EXPECT_EQ(mode & 077, 0u) << name << " was reachable by others";
+    }
   }
   const std::map<std::string, mode_t> want = {
       {"nfs3d.sock", 0600}, {"handover.sock", 0600}, {"nfs3d.pid", 0644}, {"handle.key", 0600}};
