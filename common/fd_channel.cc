@@ -21,16 +21,6 @@ absl::Status Errno(const std::string& what) {
   return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(errno)));
 }
 
-absl::StatusOr<sockaddr_un> UnixAddress(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) {
-    return absl::InvalidArgumentError(absl::StrCat("socket path too long: ", path));
-  }
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  return addr;
-}
-
 // Reads exactly n bytes; EOF before that is an error.
 absl::Status ReadFully(int fd, char* out, size_t n) {
   size_t got = 0;
@@ -65,7 +55,7 @@ int OwnedFd::Release() {
 }
 
 absl::StatusOr<FdChannel> FdChannel::Connect(const std::string& path) {
-  absl::StatusOr<sockaddr_un> addr = UnixAddress(path);
+  absl::StatusOr<sockaddr_un> addr = UnixSocketAddress(path);
   if (!addr.ok()) return addr.status();
   OwnedFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return Errno("socket");

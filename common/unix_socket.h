@@ -6,12 +6,17 @@
 #define NFS3D_COMMON_UNIX_SOCKET_H_
 
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace nfs3d {
+
+// The address of the socket at `path`; an error when the path is too long.
+absl::StatusOr<sockaddr_un> UnixSocketAddress(const std::string& path);
 
 // Binds socket `fd` to `path` with the file's mode `mode` (e.g. 0600) from
 // the moment it exists: Linux gives the new file the mode of the socket's
