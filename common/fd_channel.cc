@@ -11,22 +11,14 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "common/unix_socket.h"
+
 namespace nfs3d {
 
 namespace {
 
 absl::Status Errno(const std::string& what) {
   return absl::UnavailableError(absl::StrCat(what, ": ", std::strerror(errno)));
-}
-
-absl::StatusOr<sockaddr_un> UnixAddress(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof(addr.sun_path)) {
-    return absl::InvalidArgumentError(absl::StrCat("socket path too long: ", path));
-  }
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  return addr;
 }
 
 // Reads exactly n bytes; EOF before that is an error.
@@ -63,7 +55,7 @@ int OwnedFd::Release() {
 }
 
 absl::StatusOr<FdChannel> FdChannel::Connect(const std::string& path) {
-  absl::StatusOr<sockaddr_un> addr = UnixAddress(path);
+  absl::StatusOr<sockaddr_un> addr = UnixSocketAddress(path);
   if (!addr.ok()) return addr.status();
   OwnedFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return Errno("socket");
@@ -174,16 +166,11 @@ absl::StatusOr<FdFrame> FdChannel::Receive(size_t max_payload) {
 }
 
 absl::StatusOr<OwnedFd> ListenUnixStream(const std::string& path) {
-  absl::StatusOr<sockaddr_un> addr = UnixAddress(path);
-  if (!addr.ok()) return addr.status();
   OwnedFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (fd.get() < 0) return Errno("socket");
   struct stat st;
   if (lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) unlink(path.c_str());
-  if (bind(fd.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof(*addr)) != 0) {
-    return Errno(absl::StrCat("bind ", path));
-  }
-  chmod(path.c_str(), 0600);
+  if (absl::Status s = BindUnixSocket(fd.get(), path, 0600); !s.ok()) return s;
   if (listen(fd.get(), 4) != 0) return Errno(absl::StrCat("listen on ", path));
   return fd;
 }

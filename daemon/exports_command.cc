@@ -14,6 +14,7 @@
 #include "conf/exports_edit.h"
 #include "conf/ini_parser.h"
 #include "daemon/check_exports.h"
+#include "daemon/pid_file.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
 
@@ -60,8 +61,14 @@ std::string Notify(const conf::ServerConfig& config) {
   if (config.exports_poll > 0) {
     return absl::StrCat("the server follows the file: in force within ", config.exports_poll, " s");
   }
-  absl::StatusOr<std::string> pid_text = conf::ReadConfigFile(PidFilePath(config));
-  const pid_t pid = pid_text.ok() ? static_cast<pid_t>(std::atoi(pid_text->c_str())) : 0;
+  // Root signals the pid in the state directory: only one nfs3d's user
+  // wrote, of an nfs3d of that user (daemon/pid_file.h).
+  absl::StatusOr<pid_t> found = ReadServerPid(PidFilePath(config));
+  if (absl::IsPermissionDenied(found.status())) {
+    return absl::StrCat("nfs3d not signalled: ", found.status().message(),
+                        "; run systemctl reload nfs3d");
+  }
+  const pid_t pid = found.ok() ? *found : 0;
   if (pid <= 0 || kill(pid, 0) != 0) {
     return "no running nfs3d found (" + PidFilePath(config) + "): in force at its next start";
   }
@@ -127,10 +134,6 @@ absl::StatusOr<std::string> ExportsText(const conf::ServerConfig& config) {
 }
 
 }  // namespace
-
-std::string PidFilePath(const conf::ServerConfig& config) {
-  return absl::StrCat(config.state_dir, "/nfs3d.pid");
-}
 
 int RunExportsCommand(const std::vector<std::string>& args, const conf::ServerConfig& config,
                       std::FILE* out, std::FILE* err) {

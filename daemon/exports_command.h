@@ -22,9 +22,6 @@ namespace nfs3d::daemon {
 int RunExportsCommand(const std::vector<std::string>& args, const conf::ServerConfig& config,
                       std::FILE* out, std::FILE* err);
 
-// The file the running server's pid is kept in (written at start).
-std::string PidFilePath(const conf::ServerConfig& config);
-
 }  // namespace nfs3d::daemon
 
 #endif  // NFS3D_DAEMON_EXPORTS_COMMAND_H_

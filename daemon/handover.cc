@@ -1,16 +1,21 @@
 #include "daemon/handover.h"
 
+#include <arpa/inet.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 #include "common/log.h"
 #include "common/version.h"
@@ -21,8 +26,13 @@ namespace {
 
 // Small frames; the big ones (State) have their own bound.
 constexpr size_t kMaxSmallFrame = 64 << 10;
-// The successor starts its server between Sockets and Ready.
-constexpr int kReadyTimeoutSeconds = 60;
+// The successor adopts or binds its listeners between Sockets and Ready (a
+// few milliseconds); meanwhile the predecessor's listeners are paused, so a
+// successor that stalls there is given up on after this long (finding 9).
+constexpr absl::Duration kReadyDeadline = absl::Seconds(5);
+// The predecessor finishes the calls it runs before State (up to 10 s);
+// the successor then reads State as it comes.
+constexpr int kStateTimeoutSeconds = 60;
 constexpr int kStepTimeoutSeconds = 10;
 
 // The formats the successor reads: kOldestFormat..kFormat, or one format
@@ -44,6 +54,47 @@ handover::Hello MakeHello() {
 void MaybeDieAt(std::string_view point) {
   const char* env = std::getenv("NFS3D_TEST_HANDOVER_KILL");
   if (env != nullptr && point == env) raise(SIGKILL);
+}
+
+// Waits until a whole frame is queued on `fd`, the peer closed, or the
+// deadline passed; never longer, however the peer trickles its bytes.
+void WaitForWholeFrame(int fd, absl::Time deadline) {
+  for (;;) {
+    uint32_t length = 0;
+    const ssize_t n = recv(fd, &length, sizeof(length), MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;  // closed or broken
+    if (n == sizeof(length)) {
+      const size_t whole = sizeof(length) + ntohl(length);
+      int queued = 0;
+      if (whole > sizeof(length) + kMaxSmallFrame) return;  // Receive refuses it
+      if (ioctl(fd, FIONREAD, &queued) == 0 && static_cast<size_t>(queued) >= whole) return;
+    }
+    const absl::Duration left = deadline - absl::Now();
+    if (left <= absl::ZeroDuration()) return;
+    if (n > 0) {
+      // Part of a frame: poll would return at once; look again shortly.
+      absl::SleepFor(std::min(left, absl::Milliseconds(20)));
+      continue;
+    }
+    pollfd p{fd, POLLIN, 0};
+    poll(&p, 1, static_cast<int>(absl::ToInt64Milliseconds(left)) + 1);
+  }
+}
+
+// The successor's Ready, at most kReadyDeadline after Sockets. Reading is
+// shut down first, so both sides agree whether Ready arrived: a Ready queued
+// whole before the shutdown is read; a later one fails in the successor
+// (EPIPE), which then does not serve.
+absl::StatusOr<FdFrame> ReceiveReady(FdChannel& channel) {
+  WaitForWholeFrame(channel.fd(), absl::Now() + kReadyDeadline);
+  shutdown(channel.fd(), SHUT_RD);
+  absl::StatusOr<FdFrame> frame = channel.Receive(kMaxSmallFrame);
+  if (!frame.ok()) {
+    return absl::DeadlineExceededError(absl::StrCat("no ready from the successor within ",
+                                                    absl::FormatDuration(kReadyDeadline), " (",
+                                                    frame.status().message(), ")"));
+  }
+  return frame;
 }
 
 }  // namespace
@@ -117,9 +168,8 @@ bool HandoverServer::Serve(FdChannel channel) {
   handover::Sockets sockets = hooks_.pause(&fds);
   absl::Status sent = channel.Send(handover::EncodeFrame(handover::Step::kSockets, sockets), fds);
   MaybeDieAt("predecessor-paused");
-  absl::StatusOr<FdFrame> ready_frame = sent.ok() && channel.SetTimeout(kReadyTimeoutSeconds).ok()
-                                            ? channel.Receive(kMaxSmallFrame)
-                                            : absl::StatusOr<FdFrame>(sent);
+  absl::StatusOr<FdFrame> ready_frame =
+      sent.ok() ? ReceiveReady(channel) : absl::StatusOr<FdFrame>(sent);
   std::optional<handover::Ready> ready;
   if (ready_frame.ok()) {
     ready = handover::DecodeFrame<handover::Ready>(handover::Step::kReady, ready_frame->payload);
@@ -132,6 +182,8 @@ bool HandoverServer::Serve(FdChannel channel) {
     hooks_.resume();
     return false;
   }
+  // The State frame may be large; the successor reads it as it comes.
+  (void)channel.SetTimeout(kStateTimeoutSeconds);
   std::vector<int> state_fds;
   handover::State state = hooks_.finish(&state_fds);
   MaybeDieAt("predecessor-finished");
@@ -161,6 +213,15 @@ absl::StatusOr<HandoverClient> HandoverClient::Connect(const std::string& state_
   if (!channel.ok()) {
     return absl::UnavailableError(absl::StrCat("no running nfs3d takes handovers at ", path, ": ",
                                                channel.status().message()));
+  }
+  // The predecessor is trusted with nothing less than the successor is (see
+  // Serve): a process of another user listening there (in a state directory
+  // others could write, or from before its owner changed) gets no Hello and
+  // hands over no verifier, cache, locks or GSS contexts.
+  if (const int uid = channel->PeerUid(); uid != static_cast<int>(geteuid())) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "the process listening on ", path, " (pid ", channel->PeerPid(), ") runs as uid ", uid,
+        ", not ", geteuid(), ": not an nfs3d of this user; nothing taken over"));
   }
   if (absl::Status s = channel->SetTimeout(kStepTimeoutSeconds); !s.ok()) return s;
   HandoverClient client(std::move(*channel));
@@ -215,7 +276,7 @@ absl::Status HandoverClient::SendReady(const absl::Status& status) {
 
 absl::StatusOr<HandoverClient::FinalState> HandoverClient::ReceiveState() {
   // The predecessor finishes its running calls first.
-  if (absl::Status s = channel_.SetTimeout(kReadyTimeoutSeconds); !s.ok()) return s;
+  if (absl::Status s = channel_.SetTimeout(kStateTimeoutSeconds); !s.ok()) return s;
   FinalState out;
   for (;;) {
     absl::StatusOr<FdFrame> frame = channel_.Receive(handover::kMaxFrame);

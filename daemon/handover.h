@@ -5,7 +5,7 @@
 //   Hello (formats it reads) ------->  refuses (format) and serves on, or
 //                            <-------  Answer; pauses its listeners
 //                            <-------  Sockets + descriptors (SCM_RIGHTS)
-//   binds/adopts, Ready ------------>  failure or silence: resumes serving
+//   binds/adopts, Ready ------------>  failure, or none in 5 s: resumes serving
 //                            <-------  stops (running calls answered),
 //                                      Descriptors..., State
 //   serves                             exits

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +27,8 @@
 #include "daemon/check_exports.h"
 #include "daemon/daemon.h"
 #include "daemon/exports_command.h"
+#include "daemon/pid_file.h"
+#include "vfs/state_dir.h"
 
 namespace nfs3d {
 namespace {
@@ -217,6 +218,12 @@ int Run() {
   log::SetLevel(config->log_level);
   if (config->syslog) log::UseSyslog(true);
   if (!flags.export_dir.empty()) config->exports_poll = 0;  // no file to follow
+  // Before anything is made or read there: the pid file, the sockets and the
+  // handover's predecessor are trusted for being in it.
+  if (absl::Status safe = vfs::EnsurePrivateStateDir(config->state_dir); !safe.ok()) {
+    NFS3D_LOG_ERROR("%s", safe.message());
+    return 1;
+  }
   absl::StatusOr<conf::ExportTable> exports = LoadExportTable(*config);
   if (!exports.ok()) {
     std::fprintf(stderr, "nfs3d: %s\n", std::string(exports.status().message()).c_str());
@@ -255,7 +262,9 @@ int Run() {
   }
   // For `nfs3d exports`, which signals the server after changing its exports.
   const std::string pid_file = daemon::PidFilePath(*config);
-  std::ofstream(pid_file) << getpid() << "\n";
+  if (absl::Status s = daemon::WritePidFile(pid_file); !s.ok()) {
+    NFS3D_LOG_WARNING("pid file: %s; nfs3d exports cannot signal this process", s.message());
+  }
   for (;;) {
     int sig = 0;
     if (sigwait(&signals, &sig) != 0) continue;
@@ -359,6 +368,10 @@ int main(int argc, char** argv) {
   if (!nfs3d::flags.check_exports.empty()) {
     return nfs3d::daemon::CheckExports(nfs3d::flags.check_exports, stdout);
   }
+  // Every file and socket nfs3d makes has an explicit mode; this umask only
+  // keeps an oversight from making one writable by others. Clients' modes
+  // are applied exactly all the same (vfs/posix/thread_credentials.h).
+  umask(022);
   if (!nfs3d::flags.foreground) {
     nfs3d::Daemonize(nfs3d::flags.takeover);
     nfs3d::log::UseSyslog(true);

@@ -15,6 +15,7 @@
 #include "boost/beast/http.hpp"
 
 #include "common/log.h"
+#include "common/unix_socket.h"
 
 namespace nfs3d::stats {
 namespace {
@@ -182,12 +183,14 @@ absl::Status MetricsServer::ListenUnix(const std::string& path) {
   }
   auto acceptor = std::make_unique<local_stream::acceptor>(impl_->io);
   acceptor->open(local_stream(), ec);
-  if (!ec) acceptor->bind(local_stream::endpoint(path), ec);
+  // 0600 from the moment it exists (common/unix_socket.h).
+  absl::Status bound =
+      ec ? absl::OkStatus() : BindUnixSocket(acceptor->native_handle(), path, 0600);
+  if (!bound.ok()) return absl::UnavailableError(absl::StrCat("metrics: ", bound.message()));
   if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
     return absl::UnavailableError(
         absl::StrCat("metrics: cannot listen on ", path, ": ", ec.message()));
-  chmod(path.c_str(), 0600);
   impl_->unix_sockets.push_back(std::move(acceptor));
   impl_->unix_paths.push_back(path);
   return absl::OkStatus();

@@ -13,6 +13,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 
 #include "vfs/vfs_error.h"
@@ -51,14 +52,29 @@ absl::Status FillRandom(uint8_t* buf, size_t len) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<StateDir>> StateDir::Open(const std::string& path) {
+absl::Status EnsurePrivateStateDir(const std::string& path) {
   if (path.empty()) return absl::InvalidArgumentError("empty state directory path");
+  // Created first, checked after: a directory someone else made in the
+  // moment between a check and a mkdir is seen.
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
     return ErrnoError(errno, absl::StrCat("mkdir ", path));
   }
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return ErrnoError(errno, absl::StrCat("stat ", path));
   if (!S_ISDIR(st.st_mode)) return ErrnoError(ENOTDIR, path);
+  const uid_t self = geteuid();
+  if (st.st_uid == self && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0) return absl::OkStatus();
+  const std::string why = st.st_uid != self
+                              ? absl::StrCat("is not owned by uid ", self, " (nfs3d's user)")
+                              : std::string("may be written by group or others");
+  return absl::PermissionDeniedError(absl::StrFormat(
+      "state directory %s (owner uid %u, mode %04o) %s: whoever can write there can plant "
+      "nfs3d's pid file, sockets or a fake predecessor; refused. Fix: chown %u %s && chmod 0700 %s",
+      path, st.st_uid, st.st_mode & 07777, why, self, path, path));
+}
+
+absl::StatusOr<std::unique_ptr<StateDir>> StateDir::Open(const std::string& path) {
+  if (absl::Status safe = EnsurePrivateStateDir(path); !safe.ok()) return safe;
   return std::unique_ptr<StateDir>(new StateDir(path));
 }
 

@@ -20,9 +20,18 @@ namespace nfs3d::vfs {
 
 using HandleSecret = std::array<uint8_t, 32>;
 
+// Creates `path` (mode 0700) if it does not exist, then refuses a directory
+// that is not this process's effective user's or that group or others may
+// write: whoever can write there can plant the pid file nfs3d's tools
+// signal, the control and handover sockets, or a fake predecessor for
+// `nfs3d --takeover`. The error says which directory, its owner and mode,
+// and the fix.
+absl::Status EnsurePrivateStateDir(const std::string& path);
+
 class StateDir {
  public:
-  // Creates the directory (mode 0700) if it does not exist.
+  // Creates the directory (mode 0700) if it does not exist; refuses one
+  // EnsurePrivateStateDir refuses.
   static absl::StatusOr<std::unique_ptr<StateDir>> Open(const std::string& path);
 
   const std::string& path() const { return path_; }

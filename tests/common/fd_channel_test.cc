@@ -1,6 +1,7 @@
 #include "common/fd_channel.h"
 
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <string>
@@ -56,6 +57,22 @@ TEST(FdChannelTest, OversizedFrameAndClosedPeerAreErrors) {
   auto [c, d] = Pair();
   { FdChannel gone = std::move(c); }
   EXPECT_FALSE(d.Receive(100).ok());
+}
+
+// The socket file is 0600 from bind on, whatever the umask (here none).
+TEST(FdChannelTest, ListenerIsNeverLooserThanOwnerOnly) {
+  char dir[] = "/tmp/fd_channel_test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/s.sock";
+  const mode_t saved = umask(0);
+  absl::StatusOr<OwnedFd> listener = ListenUnixStream(path);
+  umask(saved);
+  ASSERT_TRUE(listener.ok()) << listener.status();
+  struct stat st;
+  ASSERT_EQ(lstat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  unlink(path.c_str());
+  rmdir(dir);
 }
 
 }  // namespace

@@ -33,6 +33,18 @@ class StateDirTest : public ::testing::Test {
   const std::string path_ = root_ + "/state";
 };
 
+TEST_F(StateDirTest, RefusesADirectoryOthersMayWrite) {
+  ASSERT_EQ(mkdir(path_.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(path_.c_str(), 01777), 0);
+  auto dir = StateDir::Open(path_);
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(dir.status().message().find(path_), std::string::npos) << dir.status();
+  EXPECT_NE(dir.status().message().find("mode 1777"), std::string::npos) << dir.status();
+  ASSERT_EQ(chmod(path_.c_str(), 0755), 0);  // others may read: allowed
+  EXPECT_TRUE(StateDir::Open(path_).ok());
+}
+
 TEST_F(StateDirTest, SecretIsCreatedOnceWithMode0600) {
   auto dir = StateDir::Open(path_);
   ASSERT_TRUE(dir.ok()) << dir.status();

@@ -67,7 +67,6 @@ absl::StatusOr<std::unique_ptr<PosixBackend>> PosixBackend::Create(
                         static_cast<unsigned long long>(rl.rlim_cur), handle_cache, io_cache);
     }
   }
-  umask(0);  // modes are stored exactly as the client sent them
   std::unique_ptr<PosixBackend> backend(new PosixBackend());
   backend->state_dir_ = std::move(*dir);
   backend->impl_ = std::make_unique<Impl>(*secret, handle_cache, io_cache, options.receive_count);

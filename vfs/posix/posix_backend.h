@@ -61,9 +61,10 @@
 //    when their descriptors are evicted or the handle is next used (ESTALE).
 //    A writeback error on an evicted descriptor is not seen by later syncs.
 //  - ExportOf/any call with a handle of an unknown export id: ESTALE.
-//  - Create() calls umask(0) for the process: the server must store exactly
-//    the mode the client sent (the client already applied its umask). When no
-//    mode is given, files get 0600 and directories 0700.
+//  - The server stores exactly the mode the client sent (the client already
+//    applied its umask): directory operations run with an umask of 0 in
+//    their thread only (ScopedExactModes), the process keeps its own. When
+//    no mode is given, files get 0600 and directories 0700.
 //  - Create() raises RLIMIT_NOFILE's soft limit to the hard limit and shrinks
 //    the caches if the limit is still too small for them.
 #ifndef NFS3D_VFS_POSIX_BACKEND_H_

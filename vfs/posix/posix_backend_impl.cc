@@ -523,6 +523,7 @@ absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* w
     result = ErrnoError(ENOTDIR, "not a directory");
   } else {
     ScopedCredentials creds(cred);
+    ScopedExactModes modes;  // the client's modes as sent
     result = creds.status().ok() ? op() : creds.status();
   }
   absl::StatusOr<struct stat> after = Stat(dir);

@@ -1,10 +1,14 @@
 #include "vfs/posix/thread_credentials.h"
 
+#include <sched.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "common/log.h"
@@ -50,6 +54,30 @@ ScopedCredentials::~ScopedCredentials() {
   if (syscall(SYS_setgroups, 0, nullptr) != 0) {
     NFS3D_LOG_ERROR("restoring server groups failed: errno %d", errno);
   }
+}
+
+ScopedExactModes::ScopedExactModes() {
+  // Threads share one umask unless they unshare their file-system
+  // attributes (root, cwd, umask); nfs3d changes no root or cwd after start.
+  thread_local const bool own_umask = [] {
+    if (unshare(CLONE_FS) == 0) return true;
+    static std::once_flag logged;
+    const int err = errno;
+    std::call_once(logged, [err] {
+      umask(0);
+      NFS3D_LOG_WARNING(
+          "unshare(CLONE_FS): %s; the process umask is 0 so that clients' modes are kept",
+          std::strerror(err));
+    });
+    return false;
+  }();
+  if (!own_umask) return;
+  active_ = true;
+  saved_ = umask(0);
+}
+
+ScopedExactModes::~ScopedExactModes() {
+  if (active_) umask(saved_);
 }
 
 }  // namespace nfs3d::vfs

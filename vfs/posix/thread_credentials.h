@@ -7,6 +7,8 @@
 #ifndef NFS3D_VFS_THREAD_CREDENTIALS_H_
 #define NFS3D_VFS_THREAD_CREDENTIALS_H_
 
+#include <sys/types.h>
+
 #include "absl/status/status.h"
 
 #include "vfs/backend.h"
@@ -30,6 +32,26 @@ class ScopedCredentials {
  private:
   absl::Status status_;
   bool active_ = false;
+};
+
+// The calling thread's umask is 0 for the lifetime of the object, so that
+// CREATE/MKDIR/MKNOD store exactly the mode the client sent (its umask is
+// applied already) and a default ACL of the parent still applies as the
+// kernel does it, while the process keeps its own umask for every file and
+// socket nfs3d makes (issue 48, finding 6). The thread gets an umask of its
+// own with unshare(CLONE_FS), once; where that is refused (a seccomp filter)
+// the process umask becomes 0 instead, logged once: nfs3d's own files and
+// sockets are created with explicit modes either way.
+class ScopedExactModes {
+ public:
+  ScopedExactModes();
+  ~ScopedExactModes();
+  ScopedExactModes(const ScopedExactModes&) = delete;
+  ScopedExactModes& operator=(const ScopedExactModes&) = delete;
+
+ private:
+  bool active_ = false;
+  mode_t saved_ = 0;
 };
 
 // Sets the calling thread's fsuid/fsgid/groups; used by ScopedCredentials.

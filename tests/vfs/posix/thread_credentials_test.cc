@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -90,6 +91,34 @@ TEST_F(ThreadCredentialsTest, KernelChecksPermissionsWithFsuid) {
     EXPECT_GE(fd, 0);
     if (fd >= 0) close(fd);
   }
+}
+
+// Clients' modes are kept exactly in the scope, in its thread only: the
+// process's other threads keep their umask meanwhile.
+TEST(ScopedExactModesTest, UmaskIsZeroInTheScopeOfItsThreadOnly) {
+  char dir[] = "/tmp/exact_modes_test.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string sub = std::string(dir) + "/d";
+  const mode_t saved = umask(022);
+  mode_t made = 0;
+  absl::Notification in_scope, checked;
+  std::thread worker([&] {
+    ScopedExactModes modes;
+    mkdir(sub.c_str(), 0777);
+    struct stat st;
+    if (stat(sub.c_str(), &st) == 0) made = st.st_mode & 07777;
+    in_scope.Notify();
+    checked.WaitForNotification();
+  });
+  in_scope.WaitForNotification();
+  const mode_t here = umask(022);
+  checked.Notify();
+  worker.join();
+  umask(saved);
+  EXPECT_EQ(made, 0777u);
+  EXPECT_EQ(here, 022u);
+  rmdir(sub.c_str());
+  rmdir(dir);
 }
 
 }  // namespace
