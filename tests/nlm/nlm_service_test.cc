@@ -100,7 +100,7 @@ TEST_F(NlmServiceTest, ConflictingLockIsDeniedThenGrantedAfterUnlock) {
   ASSERT_EQ(tr.stat, NLM4_DENIED);
   EXPECT_EQ(tr.holder.svid, 1);
   EXPECT_TRUE(tr.holder.exclusive);
-  EXPECT_EQ(tr.holder.oh, la.alock.oh);
+  EXPECT_EQ(tr.holder.oh, "");  // not handed out (knfsd neither)
   EXPECT_EQ(tr.holder.l_len, 0u);
 
   EXPECT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
@@ -308,10 +308,10 @@ TEST_F(NlmServiceTest, RebootedHostLosesItsLocksAndWaiters) {
   ASSERT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, true, "f2"), true).stat, NLM4_BLOCKED);
   // SM_NOTIFY from B's address under a name we never saw: B is found by address.
   sockaddr_storage from = b_transport_.peer;
-  s->HostRebooted("b.example", &from);
+  EXPECT_TRUE(s->HostRebooted("b.example", 3, &from, false));
   EXPECT_EQ(s->blocked_count(), 0u);
   // A reboots: its locks go; nobody waits any more.
-  s->HostRebooted("A", nullptr);
+  EXPECT_TRUE(s->HostRebooted("A", 3, &a_transport_.peer, false));
   s->DrainCallbacks();
   EXPECT_EQ(s->lock_count(), 0u);
   EXPECT_TRUE(caller_.calls().empty());
@@ -322,7 +322,7 @@ TEST_F(NlmServiceTest, FreeAllReleasesAndWakesWaiters) {
   s->Start(false);
   ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
   ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true), true).stat, NLM4_BLOCKED);
-  s->FreeAll("A");
+  s->FreeAll(a_, "A");
   s->DrainCallbacks();
   EXPECT_EQ(s->lock_count(), 1u);  // B's, granted
   EXPECT_EQ(caller_.calls().size(), 1u);
@@ -395,7 +395,7 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
     s->Start(false);
     ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
     ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 5, 1, true, false, "f2"), true).stat, NLM4_GRANTED);
-    s->HostRebooted("B", nullptr);  // B rebooted meanwhile: forgotten
+    s->HostRebooted("B", 3, &b_transport_.peer, false);  // B rebooted meanwhile: forgotten
   }
   // "Restart": a new store and service on the same directory.
   absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
@@ -455,7 +455,7 @@ TEST_F(NlmServiceTest, NsmNotifyReleasesAndCallsBackMonitors) {
   ASSERT_TRUE(nsm.Monitor(m));
   ASSERT_TRUE(nsm.Monitor(m));  // same monitor again: replaced
   EXPECT_EQ(nsm.monitor_count(), 1u);
-  nsm.Notify({"A", 3}, nullptr);
+  nsm.Notify({"A", 3}, &a_transport_.peer, false);
   s->DrainCallbacks();
   EXPECT_EQ(s->lock_count(), 0u);
   std::vector<PeerCall> calls = caller_.calls();
