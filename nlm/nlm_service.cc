@@ -464,6 +464,9 @@ void NlmService::ReleaseHostLocked(const std::string& name) {
     }
     hosts_.erase(host);
   }
+  // Nothing owed to it any more: its name may be bound anew.
+  previous_hosts_.erase(std::remove(previous_hosts_.begin(), previous_hosts_.end(), name),
+                        previous_hosts_.end());
   for (const std::string& file : files) GrantWaiters(file);
 }
 

@@ -328,6 +328,41 @@ TEST_F(NlmServiceTest, FreeAllReleasesAndWakesWaiters) {
   EXPECT_EQ(caller_.calls().size(), 1u);
 }
 
+// A host is its name and its address: another address naming it changes
+// nothing of its state, until it holds nothing (then the name is rebound).
+TEST_F(NlmServiceTest, HostIsItsNameAndAddress) {
+  auto s = Make();
+  s->Start(false);
+  const nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Unlock(b_, UnlockArgs(la)).stat, NLM4_GRANTED);  // knfsd's answer; nothing done
+  s->FreeAll(b_, "A");
+  sockaddr_storage from_b = b_transport_.peer;
+  EXPECT_FALSE(s->HostRebooted("A", 99, &from_b, false));
+  EXPECT_EQ(s->Lock(b_, LockArgs("A", 2, 500, 1, true, false), true).stat, NLM4_DENIED_NOLOCKS);
+  EXPECT_EQ(s->lock_count(), 1u);
+  // Root on the server (a local statd) may say so for any host.
+  EXPECT_TRUE(s->HostRebooted("A", 99, &from_b, true));
+  EXPECT_EQ(s->lock_count(), 0u);
+  EXPECT_EQ(s->Lock(b_, LockArgs("A", 2, 500, 1, true, false), true).stat, NLM4_GRANTED);
+}
+
+TEST_F(NlmServiceTest, Ipv4MappedAddressIsTheSameHost) {
+  auto s = Make();
+  s->Start(false);
+  const nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  rpc::TransportInfo mapped = a_transport_;
+  mapped.peer = {};
+  auto* sin6 = reinterpret_cast<sockaddr_in6*>(&mapped.peer);
+  sin6->sin6_family = AF_INET6;
+  inet_pton(AF_INET6, "::ffff:10.0.0.2", &sin6->sin6_addr);
+  rpc::CallContext ctx = a_;
+  ctx.transport = &mapped;
+  EXPECT_EQ(s->Unlock(ctx, UnlockArgs(la)).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->lock_count(), 0u);
+}
+
 TEST_F(NlmServiceTest, NonBlockingAndNmLockNeverQueue) {
   auto s = Make();
   s->Start(false);
@@ -422,6 +457,28 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
   reclaim.reclaim = true;
   EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
   EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, false), true).stat, NLM4_DENIED_GRACE_PERIOD);
+}
+
+// In the grace period a client's name stays bound to the address recorded
+// for it: nobody else can reclaim under it first and leave it refused.
+TEST_F(NlmStoreTest, ReclaimsOnlyFromTheRecordedAddress) {
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+    ASSERT_TRUE(store.ok());
+    auto s = Make({}, store->get());
+    s->Start(false);
+    ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  }
+  absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  NlmOptions options;
+  options.grace_period = absl::Seconds(60);
+  auto s = Make(options, store->get());
+  s->Open(true);
+  nlm4_lockargs reclaim = LockArgs("A", 1, 0, 0, true, false);
+  reclaim.reclaim = true;
+  EXPECT_EQ(s->Lock(b_, reclaim, true).stat, NLM4_DENIED_NOLOCKS);
+  EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
 }
 
 TEST_F(NlmStoreTest, UnreachableClientIsRetriedThenGivenUp) {
