@@ -81,7 +81,7 @@ void NlmService::Open(bool grace) {
     grace_end_ = grace ? absl::Now() + options_.grace_period : absl::InfinitePast();
     grace_cleanup_done_ = !grace;
     for (const MonitoredHost& h : previous) {
-      hosts_[h.name] = {h.address, h.local_address, true};
+      hosts_[h.name] = {h.address, h.local_address, true, h.nsm_state};
       previous_hosts_.push_back(h.name);
     }
   }
@@ -149,13 +149,15 @@ nlm4_stats NlmService::NoteHost(const rpc::CallContext& ctx, const std::string& 
     it->second.nsm_state = 0;  // a new binding: what the old one said does not count
   }
   Host& host = it->second;
-  if (nsm_state != 0) host.nsm_state = nsm_state;
   std::string local = ctx.transport ? AddressString(ctx.transport->local) : "";
-  bool changed = address != host.address || local != host.local_address;
+  // A new state (the client rebooted) is written too: once per reboot.
+  bool changed = address != host.address || local != host.local_address ||
+                 (nsm_state != 0 && nsm_state != host.nsm_state);
   host.address = address;
   host.local_address = local;
+  if (nsm_state != 0) host.nsm_state = nsm_state;
   if (!monitored || store_ == nullptr || (host.recorded && !changed)) return NLM4_GRANTED;
-  if (absl::Status s = store_->AddHost({name, address, local}); !s.ok()) {
+  if (absl::Status s = store_->AddHost({name, address, local, host.nsm_state}); !s.ok()) {
     NFS3D_LOG_ERROR("lock manager: cannot record client %s: %s", name, s.ToString());
     return NLM4_DENIED_NOLOCKS;
   }

@@ -89,6 +89,22 @@ TEST_F(NlmHostileTest, SmNotifyWithAStateNotNewerThanAsKeepsAsLock) {
   EXPECT_TRUE(LocallyLockable(0, 100));
 }
 
+// A successor process (nfs3d --takeover) keeps A bound to its address and
+// its NSM state: the same calls change nothing after the handover.
+TEST_F(NlmHostileTest, BindingOutlivesAHandover) {
+  LockAsA(/*state=*/5);
+  ASSERT_TRUE(server_.TakeOver()) << server_.Log();
+  ASSERT_FALSE(LocallyLockable(0, 100));
+  ASSERT_TRUE(Notify(From(kOtherClient), kHostA, 1001));
+  ASSERT_TRUE(FreeAll(From(kStranger), kHostA, 1001));
+  Unlock(From(kOtherClient), LockOf(kHostA, 0, 100));
+  ASSERT_TRUE(Notify(From(kAddressA), kHostA, 5));  // A's own state, replayed
+  EXPECT_FALSE(LocallyLockable(0, 100));
+  EXPECT_EQ(Lock(From(kOtherClient, false), LockArgs("host-b", 0, 100)), nlm::NLM4_DENIED);
+  EXPECT_EQ(Unlock(From(kAddressA, false), LockOf(kHostA, 0, 100)), nlm::NLM4_GRANTED);
+  EXPECT_TRUE(LocallyLockable(0, 100));
+}
+
 // The paths A's own lock manager and status monitor take still work.
 TEST_F(NlmHostileTest, AsOwnUnlockFreeAllAndSmNotifyReleaseItsLock) {
   LockAsA();

@@ -481,6 +481,39 @@ TEST_F(NlmStoreTest, ReclaimsOnlyFromTheRecordedAddress) {
   EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
 }
 
+// A successor (handover) and a restarted server still know the NSM state the
+// client's LOCKs gave: a replayed, not newer SM_NOTIFY from its address is
+// ignored there too.
+TEST_F(NlmStoreTest, ClientsNsmStateOutlivesHandoverAndRestart) {
+  NlmSnapshot snapshot;
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+    ASSERT_TRUE(store.ok());
+    auto s = Make({}, store->get());
+    s->Start(false);
+    nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+    la.state = 5;
+    ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+    s->Stop();
+    snapshot = s->Snapshot();
+  }
+  sockaddr_storage from_a = a_transport_.peer;
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_, /*bump=*/false);
+    ASSERT_TRUE(store.ok());
+    auto successor = Make({}, store->get());
+    successor->StartFrom(snapshot);
+    EXPECT_FALSE(successor->HostRebooted("A", 5, &from_a, false));
+    EXPECT_EQ(successor->lock_count(), 1u);
+  }
+  absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  auto restarted = Make({}, store->get());
+  restarted->Open(false);
+  EXPECT_FALSE(restarted->HostRebooted("A", 3, &from_a, false));
+  EXPECT_TRUE(restarted->HostRebooted("A", 7, &from_a, false));
+}
+
 TEST_F(NlmStoreTest, UnreachableClientIsRetriedThenGivenUp) {
   {
     absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
