@@ -45,12 +45,16 @@ uint16_t PeerPort(const sockaddr_storage& peer) {
   return 0;
 }
 
-// Root on this machine: AUTH_SYS uid 0 from a reserved port on a loopback
-// address, what rpc.statd (nfs-utils statd/monitor.c) asks of SM_MON callers.
-// Any local user could otherwise have nfs3d call back on their behalf.
+// Root on this machine: a reserved source port on a loopback address (only
+// root binds one; any local user can claim uid 0 in AUTH_SYS). The kernel's
+// lockd calls its statd with AUTH_NONE from such a port; an AUTH_SYS
+// credential must say uid 0. rpc.statd asks for loopback only (nfs-utils
+// statd/monitor.c); without the port any local user could have nfs3d call
+// back, as root from a reserved port, on their behalf.
 bool FromLocalRoot(const CallContext& ctx) {
-  return FromLoopback(ctx) && PeerPort(ctx.transport->peer) < 1024 && ctx.cred.flavor == kAuthSys &&
-         ctx.cred.uid == 0;
+  const bool root_cred =
+      ctx.cred.flavor == kAuthNone || (ctx.cred.flavor == kAuthSys && ctx.cred.uid == 0);
+  return FromLoopback(ctx) && PeerPort(ctx.transport->peer) < 1024 && root_cred;
 }
 
 void Null(NsmService&, const CallContext&, const Void&, Void*) {}
@@ -62,6 +66,7 @@ void Stat(NsmService& s, const CallContext&, const sm_name&, sm_stat_res* r) {
 
 // Only a lock manager is called back (as rpc.statd allows): the callback is
 // an AUTH_SYS uid 0 call from a reserved port to whatever it names.
+// (rpc.statd also allows only procedures 16 and 24; the program suffices.)
 void Mon(NsmService& s, const CallContext& ctx, const mon& m, sm_stat_res* r) {
   r->state = s.state();
   const bool allowed =
