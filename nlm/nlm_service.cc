@@ -436,8 +436,10 @@ bool NlmService::HostRebooted(const std::string& name, int32_t state, const sock
   }
   bool released = false;
   for (const std::string& n : names) {
+    // Root here may clear a client whose NSM state went back (its state
+    // file was lost): it could stop nfs3d anyway.
     const int32_t known = hosts_.find(n)->second.nsm_state;
-    if (known != 0 && !NewerState(state, known)) {
+    if (!trusted && known != 0 && !NewerState(state, known)) {
       LogRefusalLocked(
           absl::StrFormat("SM_NOTIFY for %s with state %d, not newer than %d", n, state, known));
       continue;

@@ -129,11 +129,11 @@ class NlmService {
   void FreeAll(const rpc::CallContext& ctx, const std::string& name);
   // SM_NOTIFY: the host called `name` rebooted and is now in NSM state
   // `state`: its locks, shares and waiters go. Honoured when it comes from
-  // the host's address (`from`, may be null) or from a `trusted` caller (root
-  // on loopback), and only if `state` is newer than the last one the host
-  // announced in a LOCK. A name not known here stands for the hosts bound to
-  // `from` (a client calling itself by another name in SM_NOTIFY). Returns
-  // whether a host's state went.
+  // the host's address (`from`, may be null) and only if `state` is newer
+  // than the last one the host announced in a LOCK, or from a `trusted`
+  // caller (root on loopback) whatever the state. A name not known here
+  // stands for the hosts bound to `from` (a client calling itself by another
+  // name in SM_NOTIFY). Returns whether a host's state went.
   bool HostRebooted(const std::string& name, int32_t state, const sockaddr_storage* from,
                     bool trusted);
 
