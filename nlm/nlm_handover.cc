@@ -40,6 +40,16 @@ void NlmService::StartFrom(const NlmSnapshot& snapshot) {
     hosts_[h.name] = {h.address, h.local_address, h.recorded};
     if (h.previous) previous_hosts_.push_back(h.name);
   }
+  // The NSM states the clients' LOCKs gave come from the store (the handover
+  // format does not carry them): an old SM_NOTIFY stays refused here too.
+  if (store_ != nullptr) {
+    for (const MonitoredHost& m : store_->previous_hosts()) {
+      auto it = hosts_.find(m.name);
+      if (it != hosts_.end() && it->second.address == m.address) {
+        it->second.nsm_state = m.nsm_state;
+      }
+    }
+  }
   StartWaitersLocked(snapshot);
   if (snapshot.grace_left_ms > 0) {
     grace_end_ = absl::Now() + absl::Milliseconds(snapshot.grace_left_ms);

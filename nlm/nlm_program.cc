@@ -96,6 +96,8 @@ void UnlockMsg(NlmService& s, const CallContext& ctx, const typename V::UnlockAr
 }
 
 // GRANTED_MSG and the *_RES results are client-side messages: accepted, ignored.
+// GRANTED_RES too: nfs3d sends GRANTED as a call and acts on its reply, so no
+// GRANTED_RES, from the waiter's host or any other, takes a lock back.
 void Ignore(NlmService&, const CallContext&, const Void&, Void*) {}
 
 template <typename V>
@@ -119,7 +121,9 @@ void NmLock(NlmService& s, const CallContext& ctx, const typename V::LockArgs& a
   static_cast<nlm4_res&>(*r) = s.Lock(ctx, args, /*monitored=*/false);
 }
 
-void FreeAll(NlmService& s, const CallContext&, const nlm4_notify& a, Void*) { s.FreeAll(a.name); }
+void FreeAll(NlmService& s, const CallContext& ctx, const nlm4_notify& a, Void*) {
+  s.FreeAll(ctx, a.name);
+}
 
 template <typename Args, typename Res,
           void (*Fn)(NlmService&, const CallContext&, const Args&, Res*)>

@@ -8,6 +8,8 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/str_format.h"
+
 #include "common/log.h"
 #include "nlm/nlm4_codec.h"
 #include "nlm/nsm_codec.h"
@@ -41,6 +43,17 @@ nlm4_stats ResolveLock(const FileResolver& resolver, const rpc::CallContext& ctx
   return stat;
 }
 
+std::string CallerAddress(const rpc::CallContext& ctx) {
+  return ctx.transport ? AddressString(ctx.transport->peer) : "";
+}
+
+// NSM states only grow (by 2 per restart); compared as serial numbers.
+bool NewerState(int32_t state, int32_t than) {
+  return static_cast<int32_t>(static_cast<uint32_t>(state) - static_cast<uint32_t>(than)) > 0;
+}
+
+constexpr absl::Duration kRefusalLogInterval = absl::Seconds(10);
+
 }  // namespace
 
 NlmService::NlmService(NlmOptions options, FileResolver resolver, PeerCaller* caller,
@@ -68,7 +81,7 @@ void NlmService::Open(bool grace) {
     grace_end_ = grace ? absl::Now() + options_.grace_period : absl::InfinitePast();
     grace_cleanup_done_ = !grace;
     for (const MonitoredHost& h : previous) {
-      hosts_[h.name] = {h.address, h.local_address, true};
+      hosts_[h.name] = {h.address, h.local_address, true, h.nsm_state};
       previous_hosts_.push_back(h.name);
     }
   }
@@ -118,26 +131,78 @@ std::vector<Lock> NlmService::LocksOf(const std::string& file) const {
 }
 
 nlm4_stats NlmService::NoteHost(const rpc::CallContext& ctx, const std::string& name,
-                                bool monitored) {
+                                bool monitored, int32_t nsm_state) {
   if (!grace_cleanup_done_ && absl::Now() >= grace_end_) ForgetUnreclaimedLocked();
+  const std::string address = CallerAddress(ctx);
   auto it = hosts_.find(name);
   if (it == hosts_.end()) {
     if (hosts_.size() >= options_.max_hosts) return NLM4_DENIED_NOLOCKS;
     it = hosts_.emplace(name, Host{}).first;
+  } else if (it->second.address != address) {
+    // Another machine using the name, or the client from a new address
+    // while its old one still holds state: neither may take that state over.
+    if (HoldsStateLocked(name)) {
+      LogRefusalLocked(absl::StrFormat("lock request naming %s (bound to %s) from %s", name,
+                                       it->second.address, address));
+      return NLM4_DENIED_NOLOCKS;
+    }
+    it->second.nsm_state = 0;  // a new binding: what the old one said does not count
   }
   Host& host = it->second;
-  std::string address = ctx.transport ? AddressString(ctx.transport->peer) : "";
   std::string local = ctx.transport ? AddressString(ctx.transport->local) : "";
-  bool changed = address != host.address || local != host.local_address;
+  // A new state (the client rebooted) is written too: once per reboot.
+  bool changed = address != host.address || local != host.local_address ||
+                 (nsm_state != 0 && nsm_state != host.nsm_state);
   host.address = address;
   host.local_address = local;
+  if (nsm_state != 0) host.nsm_state = nsm_state;
   if (!monitored || store_ == nullptr || (host.recorded && !changed)) return NLM4_GRANTED;
-  if (absl::Status s = store_->AddHost({name, address, local}); !s.ok()) {
+  if (absl::Status s = store_->AddHost({name, address, local, host.nsm_state}); !s.ok()) {
     NFS3D_LOG_ERROR("lock manager: cannot record client %s: %s", name, s.ToString());
     return NLM4_DENIED_NOLOCKS;
   }
   host.recorded = true;
   return NLM4_GRANTED;
+}
+
+bool NlmService::FromHostLocked(const rpc::CallContext& ctx, const std::string& name,
+                                const char* what) {
+  auto it = hosts_.find(name);
+  if (it == hosts_.end()) return false;  // nothing of it here to change
+  const std::string address = CallerAddress(ctx);
+  if (it->second.address == address) return true;
+  LogRefusalLocked(absl::StrFormat("%s naming %s (bound to %s) from %s", what, name,
+                                   it->second.address, address));
+  return false;
+}
+
+bool NlmService::HoldsStateLocked(const std::string& name) const {
+  if (table_.CountOf(name) != 0) return true;
+  if (!grace_cleanup_done_ &&
+      std::find(previous_hosts_.begin(), previous_hosts_.end(), name) != previous_hosts_.end()) {
+    return true;  // its reclaims are owed in the grace period
+  }
+  auto by_name = [&](const auto& entry) { return entry.owner.host == name; };
+  if (std::any_of(blocked_.begin(), blocked_.end(), by_name)) return true;
+  for (const auto& [id, grant] : grants_) {
+    if (by_name(grant)) return true;
+  }
+  for (const auto& [file, share] : shares_.All()) {  // rare: only on a change of address
+    if (share.host == name) return true;
+  }
+  return false;
+}
+
+void NlmService::LogRefusalLocked(const std::string& what) {
+  const absl::Time now = absl::Now();
+  if (now - last_refusal_log_ < kRefusalLogInterval) {
+    ++refusals_unlogged_;
+    return;
+  }
+  NFS3D_LOG_WARNING("lock manager: ignored %s (and %d such calls since the last one logged)", what,
+                    refusals_unlogged_);
+  last_refusal_log_ = now;
+  refusals_unlogged_ = 0;
 }
 
 nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& args) {
@@ -160,7 +225,8 @@ nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& 
     res.stat = NLM4_DENIED;
     res.holder.exclusive = conflict->exclusive;
     res.holder.svid = conflict->owner.svid;
-    res.holder.oh = conflict->owner.oh;
+    // No owner handle: with it (and the svid) any caller could name the
+    // holder in an UNLOCK. knfsd's nlmsvc_testlock returns none either.
     ToNlmRange(conflict->first, conflict->last, &res.holder.l_offset, &res.holder.l_len);
   }
   return res;
@@ -179,7 +245,7 @@ nlm4_res NlmService::Lock(const rpc::CallContext& ctx, const nlm4_lockargs& args
   }
 
   absl::MutexLock lock(&mu_);
-  res.stat = NoteHost(ctx, owner.host, monitored);
+  res.stat = NoteHost(ctx, owner.host, monitored, args.state);
   if (res.stat != NLM4_GRANTED) return res;
   // By `target`, not its bindings: clang before 16 cannot capture those.
   auto same_request = [&](const auto& r) {
@@ -262,6 +328,11 @@ nlm4_res NlmService::Cancel(const rpc::CallContext& ctx, const nlm4_cancargs& ar
            r.last == target.last && r.exclusive == args.exclusive;
   };
   absl::MutexLock lock(&mu_);
+  if (!FromHostLocked(ctx, owner.host, "CANCEL")) {
+    // Not the owner's host: there is no waiter of this caller to cancel.
+    res.stat = NLM4_DENIED;
+    return res;
+  }
   size_t before = blocked_.size();
   blocked_.remove_if(same_request);
   bool cancelled = blocked_.size() != before;
@@ -288,6 +359,11 @@ nlm4_res NlmService::Unlock(const rpc::CallContext& ctx, const nlm4_unlockargs& 
   if (res.stat != NLM4_GRANTED) return res;
   const auto& [file, owner, first, last] = target;
   absl::MutexLock lock(&mu_);
+  if (!FromHostLocked(ctx, owner.host, "UNLOCK")) {
+    // knfsd's answer: the caller holds no such lock, so unlocking it is done.
+    res.stat = NLM4_GRANTED;
+    return res;
+  }
   if (UnlockMirrored(file, owner, first, last) == LockResult::kNoLocks) {
     res.stat = NLM4_DENIED_NOLOCKS;
     return res;
@@ -313,7 +389,7 @@ nlm4_shareres NlmService::Share(const rpc::CallContext& ctx, const nlm4_sharearg
     return res;
   }
   absl::MutexLock lock(&mu_);
-  res.stat = NoteHost(ctx, args.share.caller_name, true);
+  res.stat = NoteHost(ctx, args.share.caller_name, true, 0);
   if (res.stat != NLM4_GRANTED) return res;
   res.stat = shares_.Share(
       file, {args.share.caller_name, args.share.oh, args.share.mode, args.share.access});
@@ -327,30 +403,52 @@ nlm4_shareres NlmService::Unshare(const rpc::CallContext& ctx, const nlm4_sharea
   res.stat = resolver_(ctx, args.share.fh, &file);
   if (res.stat != NLM4_GRANTED) return res;
   absl::MutexLock lock(&mu_);
-  shares_.Unshare(file, args.share.caller_name, args.share.oh);
+  if (FromHostLocked(ctx, args.share.caller_name, "UNSHARE")) {
+    shares_.Unshare(file, args.share.caller_name, args.share.oh);
+  }
   return res;
 }
 
-void NlmService::FreeAll(const std::string& name) {
+void NlmService::FreeAll(const rpc::CallContext& ctx, const std::string& name) {
   absl::MutexLock lock(&mu_);
-  ReleaseHostLocked(name);
+  if (FromHostLocked(ctx, name, "FREE_ALL")) ReleaseHostLocked(name);
 }
 
-void NlmService::HostRebooted(const std::string& name, const sockaddr_storage* from) {
-  std::string address = from ? AddressString(*from) : "";
+bool NlmService::HostRebooted(const std::string& name, int32_t state, const sockaddr_storage* from,
+                              bool trusted) {
+  const std::string address = from ? AddressString(*from) : "";
   absl::MutexLock lock(&mu_);
   std::vector<std::string> names;
-  for (const auto& [host_name, host] : hosts_) {
-    if (host_name == name || (!address.empty() && host.address == address)) {
-      names.push_back(host_name);
+  auto named = hosts_.find(name);
+  if (named != hosts_.end() &&
+      (trusted || (!address.empty() && named->second.address == address))) {
+    names.push_back(name);
+  } else if (!address.empty()) {
+    // The name in SM_NOTIFY need not be the one in its locks (a short name
+    // and a qualified one): the hosts bound to the sender's address.
+    for (const auto& [host_name, host] : hosts_) {
+      if (host.address == address) names.push_back(host_name);
     }
   }
-  // A host we never saw may still have waiters or locks under that name.
-  if (names.empty()) names.push_back(name);
+  if (names.empty() && named != hosts_.end()) {
+    LogRefusalLocked(absl::StrFormat("SM_NOTIFY naming %s (bound to %s) from %s", name,
+                                     named->second.address, address));
+  }
+  bool released = false;
   for (const std::string& n : names) {
+    // Root here may clear a client whose NSM state went back (its state
+    // file was lost): it could stop nfs3d anyway.
+    const int32_t known = hosts_.find(n)->second.nsm_state;
+    if (!trusted && known != 0 && !NewerState(state, known)) {
+      LogRefusalLocked(
+          absl::StrFormat("SM_NOTIFY for %s with state %d, not newer than %d", n, state, known));
+      continue;
+    }
     NFS3D_LOG_INFO("lock manager: client %s rebooted: releasing its locks", n);
     ReleaseHostLocked(n);
+    released = true;
   }
+  return released;
 }
 
 void NlmService::ReleaseHostLocked(const std::string& name) {
@@ -370,6 +468,9 @@ void NlmService::ReleaseHostLocked(const std::string& name) {
     }
     hosts_.erase(host);
   }
+  // Nothing owed to it any more: its name may be bound anew.
+  previous_hosts_.erase(std::remove(previous_hosts_.begin(), previous_hosts_.end(), name),
+                        previous_hosts_.end());
   for (const std::string& file : files) GrantWaiters(file);
 }
 
@@ -378,7 +479,7 @@ void NlmService::ReleaseHostLocked(const std::string& name) {
 void NlmService::ForgetUnreclaimedLocked() {
   grace_cleanup_done_ = true;
   for (const std::string& name : previous_hosts_) {
-    if (table_.CountOf(name) != 0) continue;
+    if (HoldsStateLocked(name)) continue;
     auto it = hosts_.find(name);
     if (it == hosts_.end()) continue;
     if (store_ != nullptr) store_->RemoveHost(name).IgnoreError();

@@ -16,6 +16,16 @@
 // CANCEL rows are non-idempotent so the duplicate request cache answers
 // retransmissions with the first reply.
 //
+// A client host is its caller_name *and* the address it calls from (as in
+// knfsd's lockd): a name is bound to the address of its first call, and while
+// it holds anything (locks, shares, waiters, or a reclaim still owed in the
+// grace period) calls naming it from another address change nothing of its
+// state: UNLOCK, UNSHARE and FREE_ALL do nothing, CANCEL finds no waiter,
+// LOCK and SHARE are refused with NLM4_DENIED_NOLOCKS, SM_NOTIFY is ignored
+// (unless it comes from root on loopback: a local statd). A name holding
+// nothing is rebound to its next caller's address. TEST does not hand out
+// the owner handle of a conflicting lock (knfsd's nlmsvc_testlock neither).
+//
 // Thread-safe. Outgoing calls run on a TaskRunner, never under the mutex.
 #ifndef NFS3D_NLM_NLM_SERVICE_H_
 #define NFS3D_NLM_NLM_SERVICE_H_
@@ -115,11 +125,17 @@ class NlmService {
   nlm4_res Unlock(const rpc::CallContext& ctx, const nlm4_unlockargs& args);
   nlm4_shareres Share(const rpc::CallContext& ctx, const nlm4_shareargs& args);
   nlm4_shareres Unshare(const rpc::CallContext& ctx, const nlm4_shareargs& args);
-  // FREE_ALL: drop everything host `name` holds.
-  void FreeAll(const std::string& name);
-  // SM_NOTIFY: the host called `name`, or the host that last called from
-  // `from` (may be null), rebooted: its locks, shares and waiters go.
-  void HostRebooted(const std::string& name, const sockaddr_storage* from);
+  // FREE_ALL: drop everything host `name` holds, if the call comes from it.
+  void FreeAll(const rpc::CallContext& ctx, const std::string& name);
+  // SM_NOTIFY: the host called `name` rebooted and is now in NSM state
+  // `state`: its locks, shares and waiters go. Honoured when it comes from
+  // the host's address (`from`, may be null) and only if `state` is newer
+  // than the last one the host announced in a LOCK, or from a `trusted`
+  // caller (root on loopback) whatever the state. A name not known here
+  // stands for the hosts bound to `from` (a client calling itself by another
+  // name in SM_NOTIFY). Returns whether a host's state went.
+  bool HostRebooted(const std::string& name, int32_t state, const sockaddr_storage* from,
+                    bool trusted);
 
   // Sends the encoded results of a *_MSG call to the caller's lock manager
   // as procedure `res_proc` (the matching *_RES).
@@ -155,14 +171,25 @@ class NlmService {
     bool confirmed = false;  // the owner asked again and got it: keep it whatever the callback says
   };
   struct Host {
-    std::string address;
+    std::string address;  // the one it is bound to
     std::string local_address;
     bool recorded = false;
+    int32_t nsm_state = 0;  // the last one its LOCKs named; 0: not known
   };
 
   // Remembers the caller; records it durably before its first monitored lock.
-  nlm4_stats NoteHost(const rpc::CallContext& ctx, const std::string& name, bool monitored)
+  // NLM4_DENIED_NOLOCKS if `name` is bound to another address and holds state.
+  nlm4_stats NoteHost(const rpc::CallContext& ctx, const std::string& name, bool monitored,
+                      int32_t nsm_state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True if the call comes from the address host `name` is bound to; false
+  // for a name not known here, logged (`what` is the call) for another address.
+  bool FromHostLocked(const rpc::CallContext& ctx, const std::string& name, const char* what)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // True if `name` has anything another address must not take over.
+  bool HoldsStateLocked(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A call refused for coming from the wrong address: a warning at most
+  // every kRefusalLogInterval, with the count of those left unlogged.
+  void LogRefusalLocked(const std::string& what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queues the GRANTED callback of grants_[grant_id].
   void PostGranted(uint64_t grant_id, const Blocked& granted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -206,6 +233,8 @@ class NlmService {
   uint64_t next_grant_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<std::string, Host> hosts_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> previous_hosts_ ABSL_GUARDED_BY(mu_);  // to forget after grace
+  absl::Time last_refusal_log_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  uint64_t refusals_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
 
   TaskRunner runner_;  // last: its threads stop before the state above goes
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/auth_flavor.h"
 #include "common/log.h"
 #include "nlm/nlm4_codec.h"
 #include "nlm/nsm_codec.h"
@@ -35,6 +36,27 @@ bool FromLoopback(const CallContext& ctx) {
   return false;
 }
 
+uint16_t PeerPort(const sockaddr_storage& peer) {
+  if (peer.ss_family == AF_INET)
+    return ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
+  if (peer.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_port);
+  }
+  return 0;
+}
+
+// Root on this machine: a reserved source port on a loopback address (only
+// root binds one; any local user can claim uid 0 in AUTH_SYS). The kernel's
+// lockd calls its statd with AUTH_NONE from such a port; an AUTH_SYS
+// credential must say uid 0. rpc.statd asks for loopback only (nfs-utils
+// statd/monitor.c); without the port any local user could have nfs3d call
+// back, as root from a reserved port, on their behalf.
+bool FromLocalRoot(const CallContext& ctx) {
+  const bool root_cred =
+      ctx.cred.flavor == kAuthNone || (ctx.cred.flavor == kAuthSys && ctx.cred.uid == 0);
+  return FromLoopback(ctx) && PeerPort(ctx.transport->peer) < 1024 && root_cred;
+}
+
 void Null(NsmService&, const CallContext&, const Void&, Void*) {}
 
 void Stat(NsmService& s, const CallContext&, const sm_name&, sm_stat_res* r) {
@@ -42,25 +64,36 @@ void Stat(NsmService& s, const CallContext&, const sm_name&, sm_stat_res* r) {
   r->state = s.state();
 }
 
+// Only a lock manager is called back (as rpc.statd allows): the callback is
+// an AUTH_SYS uid 0 call from a reserved port to whatever it names.
+// (rpc.statd also allows only procedures 16 and 24; the program suffices.)
 void Mon(NsmService& s, const CallContext& ctx, const mon& m, sm_stat_res* r) {
   r->state = s.state();
-  r->res_stat = FromLoopback(ctx) && s.Monitor(m) ? STAT_SUCC : STAT_FAIL;
+  const bool allowed =
+      FromLocalRoot(ctx) && static_cast<uint32_t>(m.id.id.my_prog) == nlm::kProgram;
+  if (!allowed) {
+    NFS3D_LOG_DEBUG(
+        "status monitor: SM_MON for program %d refused: only root on loopback may "
+        "monitor, for the lock manager (program %u)",
+        m.id.id.my_prog, nlm::kProgram);
+  }
+  r->res_stat = allowed && s.Monitor(m) ? STAT_SUCC : STAT_FAIL;
 }
 
 void Unmon(NsmService& s, const CallContext& ctx, const mon_id& id, sm_stat* r) {
-  if (FromLoopback(ctx)) s.Unmonitor(id);
+  if (FromLocalRoot(ctx)) s.Unmonitor(id);
   r->state = s.state();
 }
 
 void UnmonAll(NsmService& s, const CallContext& ctx, const my_id& id, sm_stat* r) {
-  if (FromLoopback(ctx)) s.UnmonitorAll(id);
+  if (FromLocalRoot(ctx)) s.UnmonitorAll(id);
   r->state = s.state();
 }
 
 void SimuCrash(NsmService&, const CallContext&, const Void&, Void*) {}
 
 void Notify(NsmService& s, const CallContext& ctx, const stat_chge& change, Void*) {
-  s.Notify(change, ctx.transport ? &ctx.transport->peer : nullptr);
+  s.Notify(change, ctx.transport ? &ctx.transport->peer : nullptr, FromLocalRoot(ctx));
 }
 
 template <typename Args, typename Res,
@@ -121,9 +154,14 @@ size_t NsmService::monitor_count() const {
   return monitors_.size();
 }
 
-void NsmService::Notify(const stat_chge& change, const sockaddr_storage* from) {
-  NFS3D_LOG_INFO("status monitor: SM_NOTIFY from %s (state %d)", change.mon_name, change.state);
-  nlm_->HostRebooted(change.mon_name, from);
+void NsmService::Notify(const stat_chge& change, const sockaddr_storage* from, bool trusted) {
+  const std::string address = from ? nlm::AddressString(*from) : "";
+  NFS3D_LOG_INFO("status monitor: SM_NOTIFY for %s (state %d) from %s", change.mon_name,
+                 change.state, address);
+  const bool released = nlm_->HostRebooted(change.mon_name, change.state, from, trusted);
+  // Monitors hear of it when it came from the host itself (lockd's mon_name
+  // is the server's address) or from root here, not from anyone naming it.
+  if (!released && !trusted && address != change.mon_name) return;
   std::vector<mon> to_call;
   {
     absl::MutexLock lock(&mu_);

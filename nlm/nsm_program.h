@@ -1,9 +1,11 @@
 // The status monitor program (NSM, 100024 v1) as nfs3d serves it: SM_NOTIFY
 // from a client that rebooted releases that client's locks; SM_STAT answers
 // with nfs3d's state number; SM_MON/SM_UNMON/SM_UNMON_ALL keep the monitor
-// list of local processes (only callers on a loopback address may use them,
-// as with rpc.statd) and those are called back when a monitored host reports
-// a reboot. SM_SIMU_CRASH is accepted and does nothing.
+// list of local lock managers (only root on loopback may use them, and only
+// for NLM's program, as with rpc.statd) and those are called back when a
+// monitored host reports a reboot. SM_SIMU_CRASH is accepted and does nothing.
+// SM_NOTIFY counts only from the host it names (nlm::NlmService::HostRebooted)
+// or from root on loopback.
 #ifndef NFS3D_NLM_NSM_PROGRAM_H_
 #define NFS3D_NLM_NSM_PROGRAM_H_
 
@@ -31,7 +33,8 @@ class NsmService {
   void Unmonitor(const mon_id& id);
   void UnmonitorAll(const my_id& id);
   // A host reported a new state: release its locks, call back its monitors.
-  void Notify(const stat_chge& change, const sockaddr_storage* from);
+  // `trusted`: the call came from root on loopback (a local statd).
+  void Notify(const stat_chge& change, const sockaddr_storage* from, bool trusted);
   size_t monitor_count() const;
 
  private:

@@ -67,7 +67,9 @@ absl::StatusOr<std::unique_ptr<StatusStore>> StatusStore::Open(std::unique_ptr<D
     if (!body->has_value()) continue;  // removed meanwhile
     std::vector<std::string> lines = absl::StrSplit(**body, '\n');
     if (lines.size() < 3 || lines[0].empty()) continue;
-    store->previous_.push_back({lines[0], lines[1], lines[2]});
+    MonitoredHost host{lines[0], lines[1], lines[2]};
+    if (lines.size() > 3 && !absl::SimpleAtoi(lines[3], &host.nsm_state)) host.nsm_state = 0;
+    store->previous_.push_back(std::move(host));
   }
   return store;
 }
@@ -86,7 +88,8 @@ absl::Status StatusStore::AddHost(const MonitoredHost& host) {
     return absl::InvalidArgumentError("host name contains a newline");
   }
   return hosts_->Write(HostFile(host.name),
-                       absl::StrCat(host.name, "\n", host.address, "\n", host.local_address, "\n"));
+                       absl::StrCat(host.name, "\n", host.address, "\n", host.local_address, "\n",
+                                    host.nsm_state, "\n"));
 }
 
 absl::Status StatusStore::RemoveHost(const std::string& name) {

@@ -4,7 +4,10 @@
 //                  to the next odd number (odd = up, the NSM convention), so
 //                  every start has a new state that clients can tell apart.
 //   hosts/<id>     one file per client that held locks ("monitored" hosts):
-//                  its name, its address and the address of ours it used.
+//                  its name, its address, the address of ours it used and
+//                  (a line older nfs3d neither writes nor reads) the NSM
+//                  state its LOCKs gave, so that a successor or a takeover
+//                  head refuses an SM_NOTIFY that is not newer.
 //                  After a restart these are the clients told to reclaim.
 // Every file is replaced atomically (write, sync, rename).
 #ifndef NFS3D_NLM_STATUS_STORE_H_
@@ -26,6 +29,7 @@ struct MonitoredHost {
   std::string name;           // the client's NLM caller_name
   std::string address;        // its numeric IP address
   std::string local_address;  // our numeric IP address it sent locks to
+  int32_t nsm_state = 0;      // the client's, from its LOCKs; 0: not known
   bool operator==(const MonitoredHost&) const = default;
 };
 

@@ -100,7 +100,7 @@ TEST_F(NlmServiceTest, ConflictingLockIsDeniedThenGrantedAfterUnlock) {
   ASSERT_EQ(tr.stat, NLM4_DENIED);
   EXPECT_EQ(tr.holder.svid, 1);
   EXPECT_TRUE(tr.holder.exclusive);
-  EXPECT_EQ(tr.holder.oh, la.alock.oh);
+  EXPECT_EQ(tr.holder.oh, "");  // not handed out (knfsd neither)
   EXPECT_EQ(tr.holder.l_len, 0u);
 
   EXPECT_EQ(s->Unlock(a_, UnlockArgs(la)).stat, NLM4_GRANTED);
@@ -308,10 +308,10 @@ TEST_F(NlmServiceTest, RebootedHostLosesItsLocksAndWaiters) {
   ASSERT_EQ(s->Lock(b_, LockArgs("B", 2, 0, 0, true, true, "f2"), true).stat, NLM4_BLOCKED);
   // SM_NOTIFY from B's address under a name we never saw: B is found by address.
   sockaddr_storage from = b_transport_.peer;
-  s->HostRebooted("b.example", &from);
+  EXPECT_TRUE(s->HostRebooted("b.example", 3, &from, false));
   EXPECT_EQ(s->blocked_count(), 0u);
   // A reboots: its locks go; nobody waits any more.
-  s->HostRebooted("A", nullptr);
+  EXPECT_TRUE(s->HostRebooted("A", 3, &a_transport_.peer, false));
   s->DrainCallbacks();
   EXPECT_EQ(s->lock_count(), 0u);
   EXPECT_TRUE(caller_.calls().empty());
@@ -322,10 +322,47 @@ TEST_F(NlmServiceTest, FreeAllReleasesAndWakesWaiters) {
   s->Start(false);
   ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
   ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, true), true).stat, NLM4_BLOCKED);
-  s->FreeAll("A");
+  s->FreeAll(a_, "A");
   s->DrainCallbacks();
   EXPECT_EQ(s->lock_count(), 1u);  // B's, granted
   EXPECT_EQ(caller_.calls().size(), 1u);
+}
+
+// A host is its name and its address: another address naming it changes
+// nothing of its state, until it holds nothing (then the name is rebound).
+TEST_F(NlmServiceTest, HostIsItsNameAndAddress) {
+  auto s = Make();
+  s->Start(false);
+  nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  la.state = 120;
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Unlock(b_, UnlockArgs(la)).stat, NLM4_GRANTED);  // knfsd's answer; nothing done
+  s->FreeAll(b_, "A");
+  sockaddr_storage from_b = b_transport_.peer;
+  EXPECT_FALSE(s->HostRebooted("A", 99, &from_b, false));
+  EXPECT_EQ(s->Lock(b_, LockArgs("A", 2, 500, 1, true, false), true).stat, NLM4_DENIED_NOLOCKS);
+  EXPECT_EQ(s->lock_count(), 1u);
+  // Root on the server (a local statd) may say so for any host, even with a
+  // state that went back (the client lost its state file).
+  EXPECT_TRUE(s->HostRebooted("A", 99, &from_b, true));
+  EXPECT_EQ(s->lock_count(), 0u);
+  EXPECT_EQ(s->Lock(b_, LockArgs("A", 2, 500, 1, true, false), true).stat, NLM4_GRANTED);
+}
+
+TEST_F(NlmServiceTest, Ipv4MappedAddressIsTheSameHost) {
+  auto s = Make();
+  s->Start(false);
+  const nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+  ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+  rpc::TransportInfo mapped = a_transport_;
+  mapped.peer = {};
+  auto* sin6 = reinterpret_cast<sockaddr_in6*>(&mapped.peer);
+  sin6->sin6_family = AF_INET6;
+  inet_pton(AF_INET6, "::ffff:10.0.0.2", &sin6->sin6_addr);
+  rpc::CallContext ctx = a_;
+  ctx.transport = &mapped;
+  EXPECT_EQ(s->Unlock(ctx, UnlockArgs(la)).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->lock_count(), 0u);
 }
 
 TEST_F(NlmServiceTest, NonBlockingAndNmLockNeverQueue) {
@@ -395,7 +432,7 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
     s->Start(false);
     ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
     ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 5, 1, true, false, "f2"), true).stat, NLM4_GRANTED);
-    s->HostRebooted("B", nullptr);  // B rebooted meanwhile: forgotten
+    s->HostRebooted("B", 3, &b_transport_.peer, false);  // B rebooted meanwhile: forgotten
   }
   // "Restart": a new store and service on the same directory.
   absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
@@ -422,6 +459,61 @@ TEST_F(NlmStoreTest, RestartNotifiesClientsThatHeldLocks) {
   reclaim.reclaim = true;
   EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
   EXPECT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 0, true, false), true).stat, NLM4_DENIED_GRACE_PERIOD);
+}
+
+// In the grace period a client's name stays bound to the address recorded
+// for it: nobody else can reclaim under it first and leave it refused.
+TEST_F(NlmStoreTest, ReclaimsOnlyFromTheRecordedAddress) {
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+    ASSERT_TRUE(store.ok());
+    auto s = Make({}, store->get());
+    s->Start(false);
+    ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  }
+  absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  NlmOptions options;
+  options.grace_period = absl::Seconds(60);
+  auto s = Make(options, store->get());
+  s->Open(true);
+  nlm4_lockargs reclaim = LockArgs("A", 1, 0, 0, true, false);
+  reclaim.reclaim = true;
+  EXPECT_EQ(s->Lock(b_, reclaim, true).stat, NLM4_DENIED_NOLOCKS);
+  EXPECT_EQ(s->Lock(a_, reclaim, true).stat, NLM4_GRANTED);
+}
+
+// A successor (handover) and a restarted server still know the NSM state the
+// client's LOCKs gave: a replayed, not newer SM_NOTIFY from its address is
+// ignored there too.
+TEST_F(NlmStoreTest, ClientsNsmStateOutlivesHandoverAndRestart) {
+  NlmSnapshot snapshot;
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+    ASSERT_TRUE(store.ok());
+    auto s = Make({}, store->get());
+    s->Start(false);
+    nlm4_lockargs la = LockArgs("A", 1, 0, 0, true, false);
+    la.state = 5;
+    ASSERT_EQ(s->Lock(a_, la, true).stat, NLM4_GRANTED);
+    s->Stop();
+    snapshot = s->Snapshot();
+  }
+  sockaddr_storage from_a = a_transport_.peer;
+  {
+    absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_, /*bump=*/false);
+    ASSERT_TRUE(store.ok());
+    auto successor = Make({}, store->get());
+    successor->StartFrom(snapshot);
+    EXPECT_FALSE(successor->HostRebooted("A", 5, &from_a, false));
+    EXPECT_EQ(successor->lock_count(), 1u);
+  }
+  absl::StatusOr<std::unique_ptr<StatusStore>> store = StatusStore::Open(dir_);
+  ASSERT_TRUE(store.ok());
+  auto restarted = Make({}, store->get());
+  restarted->Open(false);
+  EXPECT_FALSE(restarted->HostRebooted("A", 3, &from_a, false));
+  EXPECT_TRUE(restarted->HostRebooted("A", 7, &from_a, false));
 }
 
 TEST_F(NlmStoreTest, UnreachableClientIsRetriedThenGivenUp) {
@@ -455,7 +547,7 @@ TEST_F(NlmServiceTest, NsmNotifyReleasesAndCallsBackMonitors) {
   ASSERT_TRUE(nsm.Monitor(m));
   ASSERT_TRUE(nsm.Monitor(m));  // same monitor again: replaced
   EXPECT_EQ(nsm.monitor_count(), 1u);
-  nsm.Notify({"A", 3}, nullptr);
+  nsm.Notify({"A", 3}, &a_transport_.peer, false);
   s->DrainCallbacks();
   EXPECT_EQ(s->lock_count(), 0u);
   std::vector<PeerCall> calls = caller_.calls();

@@ -182,7 +182,7 @@ TEST_F(OfdLockMirrorTest, LockManagerAndLocalProcessesExcludeEachOther) {
   // FREE_ALL (or the client's reboot) drops its locks on the file too.
   ASSERT_TRUE(LocalLock(F_UNLCK, 0, 0));
   ASSERT_EQ(s.Lock(ctx, la, true).stat, NLM4_GRANTED);
-  s.FreeAll("hostA");
+  s.FreeAll(ctx, "hostA");
   EXPECT_TRUE(LocalLock(F_WRLCK, 0, 100));
   s.Stop();
 }

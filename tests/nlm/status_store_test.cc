@@ -72,6 +72,25 @@ TEST_F(StatusStoreTest, HostsPersistUntilRemoved) {
   EXPECT_EQ((*s)->previous_hosts().size(), 1u);
 }
 
+// The client's NSM state is a fourth line; a record an older nfs3d wrote
+// (three lines) reads as "not known".
+TEST_F(StatusStoreTest, HostRecordsKeepTheClientsNsmState) {
+  {
+    auto s = StatusStore::Open(dir_);
+    ASSERT_TRUE(s.ok());
+    ASSERT_TRUE((*s)->AddHost({"client", "10.0.0.2", "10.0.0.1", 7}).ok());
+  }
+  std::ofstream(dir_ + "/nsm/hosts/0000000000000001") << "old\n10.0.0.3\n10.0.0.1\n";
+  auto s = StatusStore::Open(dir_);
+  ASSERT_TRUE(s.ok());
+  std::vector<MonitoredHost> hosts = (*s)->previous_hosts();
+  std::sort(hosts.begin(), hosts.end(),
+            [](const MonitoredHost& a, const MonitoredHost& b) { return a.name < b.name; });
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0], (MonitoredHost{"client", "10.0.0.2", "10.0.0.1", 7}));
+  EXPECT_EQ(hosts[1], (MonitoredHost{"old", "10.0.0.3", "10.0.0.1", 0}));
+}
+
 // A successor taking over from a running nfs3d is the same NSM instance:
 // Open without bump keeps the state; Bump gives the next one when the
 // takeover lost the lock state after all.
