@@ -20,7 +20,7 @@ constexpr char kSharedExportsName[] = "exports";
 // A control call's body as it may go into a log line or the exports file's
 // change stamp: control characters (a newline would forge a line) escaped,
 // at most 256 bytes of it.
-std::string Loggable(std::string_view text) {
+std::string Loggable(absl::string_view text) {
   constexpr size_t kLimit = 256;
   return absl::StrCat(absl::CHexEscape(text.substr(0, kLimit)), text.size() > kLimit ? "..." : "");
 }

@@ -56,9 +56,11 @@ std::string PeerIdentity(int fd, std::string_view claimed) {
                         ? absl::StrCat("uid ", cred.uid, " (pid ", cred.pid)
                         : std::string("an unknown peer (");
   if (!claimed.empty()) {
-    absl::StrAppend(&who, cred.pid != 0 ? ", " : "", "says \"",
-                    absl::CHexEscape(claimed.substr(0, kClaimedWhoLimit)),
-                    claimed.size() > kClaimedWhoLimit ? "...\"" : "\"");
+    absl::StrAppend(
+        &who, cred.pid != 0 ? ", " : "", "says \"",
+        absl::CHexEscape(
+            absl::string_view(claimed.data(), claimed.size()).substr(0, kClaimedWhoLimit)),
+        claimed.size() > kClaimedWhoLimit ? "...\"" : "\"");
   }
   return absl::StrCat(who, ")");
 }

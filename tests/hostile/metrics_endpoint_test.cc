@@ -170,6 +170,8 @@ TEST_F(MetricsHostileTest, MetricsAcceptDoesNotSpinAtTheDescriptorLimit) {
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   ASSERT_GE(before, 0);
   const double share = static_cast<double>(after - before) / sysconf(_SC_CLK_TCK) / seconds;
+  std::printf("nfs3d at EMFILE with 200 clients in the metrics backlog: %.1f %% of a core\n",
+              share * 100);
   EXPECT_LT(share, 0.5) << "nfs3d used " << share * 100 << " % of a core at EMFILE";
 }
 
@@ -202,7 +204,7 @@ TEST_F(MetricsHostileTest, TcpPageShowsNoClientAddressesOrUsers) {
       stats::HttpGet(absl::StrCat("127.0.0.1:", metrics_port_), "/metrics");
   ASSERT_TRUE(page.ok()) << page.status();
   EXPECT_FALSE(absl::StrContains(*page, "127.0.0.7")) << "a client address on the TCP page";
-  EXPECT_FALSE(absl::StrContains(*page, "4242")) << "a client's uid on the TCP page";
+  EXPECT_FALSE(absl::StrContains(*page, "\"4242\"")) << "a client's uid on the TCP page";
   EXPECT_FALSE(absl::StrContains(*page, "nfs3d_client_calls_total")) << *page;
   EXPECT_FALSE(absl::StrContains(*page, "nfs3d_user_calls_total")) << *page;
   EXPECT_TRUE(absl::StrContains(*page, "nfs3d_export_calls_total")) << *page;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
+#include "daemon/privileges.h"
 #include "tests/integration/e2e_harness.h"
 
 namespace nfs3d::e2e {
@@ -58,8 +59,8 @@ class PrivilegeTest : public ::testing::Test {
                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
-    server_.Configure(
-        dir_, absl::StrCat((dir_ / "export").string(), " 127.0.0.0/8(rw,no_root_squash)\n"));
+    server_.Configure(dir_, absl::StrCat((dir_ / "export").string(),
+                                         " 127.0.0.0/8(rw,insecure,no_root_squash)\n"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
     // This test may itself run without some (a container's bounding set):
     // nfs3d cannot keep what it never had.
@@ -137,6 +138,25 @@ TEST_F(PrivilegeTest, RootServerKeepsOnlyWhatServingNeeds) {
 TEST_F(PrivilegeTest, TakeoverSuccessorKeepsTheSameSetAndServes) {
   ASSERT_TRUE(server_.TakeOver()) << server_.Log();
   ExpectLeastPrivilege();
+}
+
+// CAP_NET_RAW (raw TCP segments: tickle ACKs, but also spoofed packets) is
+// kept by cluster heads only.
+TEST(PrivilegeSetTest, NetRawOnlyForClusterHeads) {
+  auto has_net_raw = [](const conf::ServerConfig& c) {
+    for (const daemon::Capability& cap : daemon::NeededCapabilities(c)) {
+      if (cap.number == CAP_NET_RAW) return true;
+    }
+    return false;
+  };
+  conf::ServerConfig single;
+  EXPECT_FALSE(has_net_raw(single));
+  conf::ServerConfig head;
+  head.cluster_node_id = "head1";
+  EXPECT_TRUE(has_net_raw(head));
+  uint64_t kept = 0;
+  for (const daemon::Capability& cap : daemon::NeededCapabilities(single)) kept |= Bit(cap.number);
+  EXPECT_EQ(kept, kServing);
 }
 
 }  // namespace
