@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -76,6 +77,18 @@ class MetricsHostileTest : public ::testing::Test {
       top = std::max(top, std::atoi(e.path().filename().c_str()));
     }
     return top + 1;
+  }
+
+  // The lowest descriptor number nfs3d has free: with its limit there, every
+  // accept fails with EMFILE.
+  int LowestFreeDescriptor() const {
+    std::set<int> open;
+    for (const auto& e : fs::directory_iterator(absl::StrCat("/proc/", server_.pid(), "/fd"))) {
+      open.insert(std::atoi(e.path().filename().c_str()));
+    }
+    int fd = 0;
+    while (open.count(fd) != 0) ++fd;
+    return fd;
   }
 
   // nfs3d's user+system CPU time in clock ticks.
@@ -160,7 +173,7 @@ TEST_F(MetricsHostileTest, IdleMetricsConnectionsDoNotStopNfs) {
 // port's backlog: the metrics thread must not spin on accept.
 TEST_F(MetricsHostileTest, MetricsAcceptDoesNotSpinAtTheDescriptorLimit) {
   StartServer();
-  LimitDescriptors(static_cast<rlim_t>(DescriptorCeiling()));
+  LimitDescriptors(static_cast<rlim_t>(LowestFreeDescriptor()));
   HoldMetricsConnections(200);
   absl::SleepFor(absl::Milliseconds(500));
   const long before = CpuTicks();
@@ -172,7 +185,10 @@ TEST_F(MetricsHostileTest, MetricsAcceptDoesNotSpinAtTheDescriptorLimit) {
   const double share = static_cast<double>(after - before) / sysconf(_SC_CLK_TCK) / seconds;
   std::printf("nfs3d at EMFILE with 200 clients in the metrics backlog: %.1f %% of a core\n",
               share * 100);
-  EXPECT_LT(share, 0.5) << "nfs3d used " << share * 100 << " % of a core at EMFILE";
+  // Backing off, nfs3d is about idle (~1 %); a spinning accept loop takes
+  // all the CPU its thread gets: 36 % of a core on this loaded 2-core
+  // machine, so the bound is 20 % rather than half a core.
+  EXPECT_LT(share, 0.2) << "nfs3d used " << share * 100 << " % of a core at EMFILE";
 }
 
 // A client of uid 4242 from 127.0.0.7 makes calls; someone else reads the
