@@ -37,6 +37,12 @@ constexpr Capability kServing[] = {
     // root client cannot use the blocks a file system reserves for the
     // server's own root, nor pass quotas; a splice pipe beyond root's
     // per-user pipe allowance (64 MiB) stays at its default size.
+    // The widest one kept. The export setup that uses it runs after threads
+    // exist (daemon.cc), so it cannot be dropped after setup without
+    // reaching every thread; systemd's unit leaves it out (see there).
+    {CAP_SYS_ADMIN, "CAP_SYS_ADMIN",
+     "open_tree: the directories mounts below an export cover (LOOKUP without crossmnt); "
+     "fanotify: directory moves under sub-directory exports"},
     {CAP_NET_BIND_SERVICE, "CAP_NET_BIND_SERVICE",
      "ports below 1024 (2049, 111 for the own portmapper, NLM callbacks from a reserved port)"},
 };

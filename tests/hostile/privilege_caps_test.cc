@@ -1,7 +1,7 @@
 // Finding 10 of issue 48: an nfs3d started as root must not keep root's
 // whole capability set. Whoever subverts it (a bug reachable by any NFS
-// client) gets only what serving needs: no CAP_SYS_ADMIN, CAP_SYS_MODULE,
-// CAP_SYS_PTRACE, CAP_NET_ADMIN, ...; no_new_privs stops an exec from
+// client) gets only what serving needs: no CAP_SYS_MODULE, CAP_SYS_RAWIO,
+// CAP_SYS_PTRACE, CAP_NET_ADMIN, CAP_KILL, ...; no_new_privs stops an exec from
 // gaining more, and CAP_NET_RAW belongs to [cluster] heads only. A
 // `--takeover` successor keeps the same set, and still serves.
 #include <linux/capability.h>
@@ -43,12 +43,14 @@ uint64_t Bit(int cap) { return uint64_t{1} << cap; }
 
 // What a server that is no cluster head serves with, written from what it
 // does: per-call fsuid/fsgid/groups, open_by_handle_at, root callers' file
-// powers, MKNOD, ports below 1024.
+// powers, MKNOD, covered directories and directory-move watches
+// (open_tree, fanotify: CAP_SYS_ADMIN), ports below 1024.
 constexpr uint64_t kServing = (uint64_t{1} << CAP_SETUID) | (uint64_t{1} << CAP_SETGID) |
                               (uint64_t{1} << CAP_DAC_READ_SEARCH) |
                               (uint64_t{1} << CAP_DAC_OVERRIDE) | (uint64_t{1} << CAP_FOWNER) |
                               (uint64_t{1} << CAP_CHOWN) | (uint64_t{1} << CAP_FSETID) |
-                              (uint64_t{1} << CAP_MKNOD) | (uint64_t{1} << CAP_NET_BIND_SERVICE);
+                              (uint64_t{1} << CAP_MKNOD) | (uint64_t{1} << CAP_SYS_ADMIN) |
+                              (uint64_t{1} << CAP_NET_BIND_SERVICE);
 
 class PrivilegeTest : public ::testing::Test {
  protected:
@@ -88,9 +90,10 @@ class PrivilegeTest : public ::testing::Test {
     }
     EXPECT_GT(threads, 1);
     EXPECT_EQ(CapMask(pid, "CapEff"), expected_) << std::hex << "main thread";
-    EXPECT_EQ(CapMask(pid, "CapEff") & (Bit(CAP_SYS_ADMIN) | Bit(CAP_NET_RAW) | Bit(CAP_NET_ADMIN) |
-                                        Bit(CAP_SYS_PTRACE)),
-              0u);
+    EXPECT_EQ(
+        CapMask(pid, "CapEff") & (Bit(CAP_SYS_MODULE) | Bit(CAP_SYS_RAWIO) | Bit(CAP_NET_RAW) |
+                                  Bit(CAP_NET_ADMIN) | Bit(CAP_SYS_PTRACE) | Bit(CAP_KILL)),
+        0u);
   }
 
   fs::path dir_;
