@@ -307,6 +307,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {"listen", ParseMetricsListen},
            {"port", UintSetter(&ServerConfig::metrics_port, 0, 65535)},
            {"control_socket", BoolSetter(&ServerConfig::control_socket)},
+           {"tcp_per_client", BoolSetter(&ServerConfig::metrics_tcp_per_client)},
            {"top_clients", UintSetter(&ServerConfig::top_clients, 0, 4096)},
            {"top_exports", UintSetter(&ServerConfig::top_exports, 1, 4096)},
            {"top_users", UintSetter(&ServerConfig::top_users, 1, 4096)},

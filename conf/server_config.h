@@ -108,6 +108,9 @@ struct ServerConfig {
   std::vector<std::string> metrics_listen = {"127.0.0.1"};  // numeric addresses
   uint16_t metrics_port = 9049;
   bool control_socket = true;
+  // The per-client and per-user series (client addresses, uids, Kerberos
+  // principals) on the TCP page too; off: only on the control socket (root).
+  bool metrics_tcp_per_client = false;
   // Per-origin accounting: exact counters for this many of the busiest
   // clients, exports and users (per worker thread and in each snapshot);
   // the rest are summed as "other". top_clients = 0 turns it off.

@@ -72,8 +72,10 @@ class Daemon {
   const BoundPorts& ports() const { return ports_; }
   // Port of the TCP metrics endpoint (0 when off).
   uint16_t metrics_port() const { return metrics_port_; }
-  // The Prometheus text the metrics endpoint serves.
-  std::string RenderMetrics() const;
+  // The Prometheus text the metrics endpoint serves; without `identities`
+  // no per-client or per-user series (addresses, uids, principals): the TCP
+  // page unless [metrics] tcp_per_client is on.
+  std::string RenderMetrics(bool identities = true) const;
 
  private:
   struct Impl;
@@ -81,7 +83,8 @@ class Daemon {
   absl::Status StartMetrics();
   // The exports calls of the control socket: GET /exports (the text in
   // force), POST /exports/add (an export line) and /exports/remove (a path)
-  // on a [cluster] with shared_exports. `who` says who asked (logged).
+  // on a [cluster] with shared_exports. `who` says who asked: the peer's
+  // uid from the kernel (stats::MetricsServer::Control), logged escaped.
   stats::MetricsServer::ControlAnswer AnswerExportsCall(std::string_view method,
                                                         std::string_view target,
                                                         std::string_view who,

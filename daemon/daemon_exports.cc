@@ -6,6 +6,8 @@
 // (AnswerExportsCall).
 #include <unistd.h>
 
+#include "absl/strings/escaping.h"
+
 #include "conf/exports_edit.h"
 #include "conf/ini_parser.h"
 #include "daemon/daemon_impl.h"
@@ -14,6 +16,14 @@ namespace nfs3d::daemon {
 namespace {
 
 constexpr char kSharedExportsName[] = "exports";
+
+// A control call's body as it may go into a log line or the exports file's
+// change stamp: control characters (a newline would forge a line) escaped,
+// at most 256 bytes of it.
+std::string Loggable(absl::string_view text) {
+  constexpr size_t kLimit = 256;
+  return absl::StrCat(absl::CHexEscape(text.substr(0, kLimit)), text.size() > kLimit ? "..." : "");
+}
 
 }  // namespace
 
@@ -106,7 +116,7 @@ absl::StatusOr<std::string> Daemon::EditSharedExports(std::string_view command,
                                                         : conf::RemoveExportLine(*text, argument);
   if (!edited.ok()) return edited.status();
   const std::string change =
-      absl::StrCat(std::string(who), ": ", std::string(command), " ", argument);
+      absl::StrCat(std::string(who), ": ", std::string(command), " ", Loggable(argument));
   const std::string stamped = conf::StampChange(*edited, change);
   if (absl::Status s = d.cluster_files->Write(kSharedExportsName, stamped); !s.ok()) return s;
   if (absl::Status s = ApplyExports(stamped, d.ExportsSource(c)); !s.ok()) return s;
@@ -124,12 +134,13 @@ stats::MetricsServer::ControlAnswer Daemon::AnswerExportsCall(std::string_view m
   }
   if (method == "POST" && (target == "/exports/add" || target == "/exports/remove")) {
     const std::string_view command = target.substr(target.rfind('/') + 1);
+    // `who` comes from the kernel (SO_PEERCRED), already escaped.
     const std::string caller =
         who.empty() ? std::string("someone on the control socket") : std::string(who);
     absl::StatusOr<std::string> done = EditSharedExports(command, body, caller);
     if (done.ok()) return {200, *done + "\n"};
-    NFS3D_LOG_WARNING("exports %s %s by %s refused: %s", command, body, caller,
-                      done.status().message());
+    NFS3D_LOG_WARNING("exports %s %s by %s refused: %s", command, Loggable(body), caller,
+                      Loggable(done.status().message()));
     const int status = absl::IsFailedPrecondition(done.status()) ? 409
                        : absl::IsNotFound(done.status())         ? 404
                        : absl::IsInvalidArgument(done.status())  ? 400

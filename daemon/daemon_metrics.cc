@@ -9,7 +9,14 @@ absl::Status Daemon::StartMetrics() {
   d.start_time =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (!c.metrics && !c.control_socket) return absl::OkStatus();
-  d.metrics = std::make_unique<stats::MetricsServer>([this] { return RenderMetrics(); });
+  d.metrics = std::make_unique<stats::MetricsServer>(
+      [this, tcp_per_client = c.metrics_tcp_per_client](stats::MetricsServer::Audience audience) {
+        // Anyone who reaches the TCP port reads that page: client addresses,
+        // uids and principals are for root (the control socket) unless
+        // configured. Like the rest of [metrics], a restart changes it.
+        return RenderMetrics(audience == stats::MetricsServer::Audience::kControlSocket ||
+                             tcp_per_client);
+      });
   d.metrics->SetControl(
       [this](std::string_view method, std::string_view target, std::string_view who,
              const std::string& body) { return AnswerExportsCall(method, target, who, body); });
@@ -42,7 +49,7 @@ absl::Status Daemon::StartMetrics() {
   return absl::OkStatus();
 }
 
-std::string Daemon::RenderMetrics() const {
+std::string Daemon::RenderMetrics(bool identities) const {
   const Impl& d = *impl_;
   auto counter = [](std::string name, std::string help, double v) {
     return stats::Family{std::move(name), std::move(help), "counter", {{"", v}}};
@@ -104,7 +111,7 @@ std::string Daemon::RenderMetrics() const {
                    {{"result=\"ok\"", static_cast<double>(d.reloads_ok.load())},
                     {"result=\"failed\"", static_cast<double>(d.reloads_failed.load())}}});
   std::string page = stats::RenderPrometheus(d.stats.Take(), extra);
-  if (d.origin_stats) d.origin_stats->AppendMetrics(&page);
+  if (d.origin_stats) d.origin_stats->AppendMetrics(&page, identities);
   return page;
 }
 

@@ -28,6 +28,7 @@
 #include "daemon/daemon.h"
 #include "daemon/exports_command.h"
 #include "daemon/pid_file.h"
+#include "daemon/privileges.h"
 #include "vfs/state_dir.h"
 
 namespace nfs3d {
@@ -235,6 +236,12 @@ int Run() {
     std::vector<std::string> clients;
     for (const conf::ExportClient& c : exp.clients) clients.push_back(c.spec);
     NFS3D_LOG_INFO("export %s to %s", exp.path, absl::StrJoin(clients, " "));
+  }
+  // Before the first thread starts: every thread inherits the reduced set.
+  if (absl::Status dropped = daemon::DropPrivileges(*config); !dropped.ok()) {
+    NFS3D_LOG_ERROR("%s", dropped.message());
+    ReportStarted(false);
+    return 1;
   }
 
   // Signals are handled synchronously by this thread; every thread the

@@ -34,9 +34,9 @@ void OriginStatsWiring::Reload(const conf::ServerConfig& config) {
   slow_log_.SetThresholdMs(config.slow_call_ms);
 }
 
-void OriginStatsWiring::AppendMetrics(std::string* out) const {
+void OriginStatsWiring::AppendMetrics(std::string* out, bool identities) const {
   if (stats_->origin_limits().clients == 0) return;
-  stats::RenderOrigins(stats_->TakeOrigins(), namer_, out);
+  stats::RenderOrigins(stats_->TakeOrigins(), namer_, out, identities);
 }
 
 }  // namespace nfs3d::daemon

@@ -27,8 +27,9 @@ class OriginStatsWiring {
   ~OriginStatsWiring();
 
   void Reload(const conf::ServerConfig& config);
-  // The nfs3d_client_*, nfs3d_export_*, nfs3d_user_* families.
-  void AppendMetrics(std::string* out) const;
+  // The nfs3d_client_*, nfs3d_export_*, nfs3d_user_* families; without
+  // `identities`, only nfs3d_export_* (no addresses, uids or principals).
+  void AppendMetrics(std::string* out, bool identities = true) const;
 
  private:
   stats::ServerStats* const stats_;

@@ -4,11 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <list>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "boost/asio.hpp"
 #include "boost/beast/core.hpp"
@@ -28,47 +31,113 @@ using local_stream = asio::local::stream_protocol;
 
 constexpr auto kSessionTimeout = std::chrono::seconds(10);
 constexpr char kContentType[] = "text/plain; version=0.0.4; charset=utf-8";
+// Bounds on what a request may make the server hold (Beast's parser enforces
+// them): a scrape is a header of a few hundred bytes and no body; a control
+// call carries one exports line.
+constexpr uint32_t kHeaderLimit = 8 << 10;
+constexpr uint64_t kTcpBodyLimit = 1 << 10;
+constexpr uint64_t kControlBodyLimit = 64 << 10;
+// Open connections per kind of listener. A scrape is answered in
+// milliseconds; a connection beyond this closes the oldest one, so idle
+// connections from anyone who reaches the port cannot hold descriptors the
+// NFS service needs, nor lock out a scraper for longer than a scrape takes.
+constexpr size_t kMaxSessions = 64;
+// After accept fails (EMFILE, ENFILE, ENOBUFS): wait this long before the
+// next accept instead of spinning on a listener that stays readable.
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
+// The X-Nfs3d-Who text a control call claims is logged at most this long.
+constexpr size_t kClaimedWhoLimit = 128;
+
+// Who called on the unix socket, from the kernel (SO_PEERCRED), not from
+// anything the caller wrote; what the caller says it is follows, escaped.
+std::string PeerIdentity(int fd, std::string_view claimed) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  std::string who = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0
+                        ? absl::StrCat("uid ", cred.uid, " (pid ", cred.pid)
+                        : std::string("an unknown peer (");
+  if (!claimed.empty()) {
+    absl::StrAppend(
+        &who, cred.pid != 0 ? ", " : "", "says \"",
+        absl::CHexEscape(
+            absl::string_view(claimed.data(), claimed.size()).substr(0, kClaimedWhoLimit)),
+        claimed.size() > kClaimedWhoLimit ? "...\"" : "\"");
+  }
+  return absl::StrCat(who, ")");
+}
+
+// The open sessions of one kind of listener, oldest first; all on the
+// server's one thread.
+class SessionBase;
+struct Sessions {
+  std::list<SessionBase*> open;
+};
+
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  virtual void Close() = 0;
+};
 
 // One request, one answer, then close. Runs on the server's only thread.
 template <typename Socket>
-class Session : public std::enable_shared_from_this<Session<Socket>> {
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Socket>> {
  public:
   // `control` is null on TCP: control calls come only through the unix socket.
-  Session(Socket socket, const MetricsServer::Render* render, const MetricsServer::Control* control)
+  Session(Socket socket, const MetricsServer::Render* render, const MetricsServer::Control* control,
+          Sessions* sessions)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         render_(render),
-        control_(control) {}
+        control_(control),
+        sessions_(sessions) {
+    parser_.header_limit(kHeaderLimit);
+    parser_.body_limit(control_ ? kControlBodyLimit : kTcpBodyLimit);
+  }
 
   void Start() {
+    if (sessions_->open.size() >= kMaxSessions) sessions_->open.front()->Close();
+    place_ = sessions_->open.insert(sessions_->open.end(), this);
     auto self = this->shared_from_this();
     timer_.expires_after(kSessionTimeout);
     timer_.async_wait([self](const error_code& ec) {
       if (!ec) self->Close();
     });
-    http::async_read(socket_, buffer_, request_,
+    http::async_read(socket_, buffer_, parser_,
                      [self](const error_code& ec, size_t) { self->OnRead(ec); });
+  }
+
+  void Close() override {
+    if (closed_) return;
+    closed_ = true;
+    sessions_->open.erase(place_);
+    error_code ignored;
+    socket_.shutdown(Socket::shutdown_both, ignored);
+    socket_.close(ignored);
+    timer_.cancel();
   }
 
  private:
   void OnRead(const error_code& ec) {
-    if (ec) {
+    if (ec || closed_) {
       Close();
       return;
     }
+    const http::request<http::string_body>& request = parser_.get();
     auto response = std::make_shared<http::response<http::string_body>>();
-    response->version(request_.version());
+    response->version(request.version());
     response->keep_alive(false);
     response->set(http::field::server, "nfs3d");
-    const bool get = request_.method() == http::verb::get || request_.method() == http::verb::head;
-    std::string_view target(request_.target().data(), request_.target().size());
+    const bool get = request.method() == http::verb::get || request.method() == http::verb::head;
+    std::string_view target(request.target().data(), request.target().size());
     const bool metrics = target == "/metrics" || target.substr(0, 9) == "/metrics?";
     if (control_ && *control_ && !metrics && target != "/") {
-      std::string_view method(request_.method_string().data(), request_.method_string().size());
-      auto who = request_.find("X-Nfs3d-Who");
-      std::string_view who_text;
-      if (who != request_.end()) who_text = {who->value().data(), who->value().size()};
-      MetricsServer::ControlAnswer answer = (*control_)(method, target, who_text, request_.body());
+      std::string_view method(request.method_string().data(), request.method_string().size());
+      auto who = request.find("X-Nfs3d-Who");
+      std::string_view claimed;
+      if (who != request.end()) claimed = {who->value().data(), who->value().size()};
+      MetricsServer::ControlAnswer answer = (*control_)(
+          method, target, PeerIdentity(socket_.native_handle(), claimed), request.body());
       response->result(static_cast<http::status>(answer.status));
       response->set(http::field::content_type, "text/plain");
       response->body() = std::move(answer.body);
@@ -78,7 +147,8 @@ class Session : public std::enable_shared_from_this<Session<Socket>> {
     } else if (metrics) {
       response->result(http::status::ok);
       response->set(http::field::content_type, kContentType);
-      response->body() = (*render_)();
+      response->body() = (*render_)(control_ ? MetricsServer::Audience::kControlSocket
+                                             : MetricsServer::Audience::kTcp);
     } else if (target == "/") {
       response->result(http::status::ok);
       response->set(http::field::content_type, "text/plain");
@@ -88,42 +158,60 @@ class Session : public std::enable_shared_from_this<Session<Socket>> {
       response->body() = "not found\n";
     }
     response->prepare_payload();
-    if (request_.method() == http::verb::head) response->body().clear();
+    if (request.method() == http::verb::head) response->body().clear();
     auto self = this->shared_from_this();
     http::async_write(socket_, *response,
                       [self, response](const error_code&, size_t) { self->Close(); });
-  }
-
-  void Close() {
-    error_code ignored;
-    socket_.shutdown(Socket::shutdown_both, ignored);
-    socket_.close(ignored);
-    timer_.cancel();
   }
 
   Socket socket_;
   asio::steady_timer timer_;
   const MetricsServer::Render* render_;
   const MetricsServer::Control* control_;
+  Sessions* sessions_;
+  std::list<SessionBase*>::iterator place_;
+  bool closed_ = false;
   beast::flat_buffer buffer_;
-  http::request<http::string_body> request_;
+  http::request_parser<http::string_body> parser_;
+};
+
+// A listener with its sessions and the timer of its accept back-off.
+template <typename Acceptor>
+struct Listener {
+  explicit Listener(Acceptor a) : acceptor(std::move(a)), retry(acceptor.get_executor()) {}
+  Acceptor acceptor;
+  asio::steady_timer retry;
+  bool failing = false;  // logged the current run of accept failures
 };
 
 template <typename Acceptor>
-void AcceptLoop(Acceptor* acceptor, const MetricsServer::Render* render,
-                const MetricsServer::Control* control) {
-  acceptor->async_accept(
-      [acceptor, render, control](const error_code& ec,
-                                  typename Acceptor::protocol_type::socket socket) {
-        if (ec == asio::error::operation_aborted) return;
-        if (!ec) {
-          std::make_shared<Session<typename Acceptor::protocol_type::socket>>(std::move(socket),
-                                                                              render, control)
-              ->Start();
+void AcceptLoop(Listener<Acceptor>* l, const MetricsServer::Render* render,
+                const MetricsServer::Control* control, Sessions* sessions) {
+  l->acceptor.async_accept(
+      [l, render, control, sessions](const error_code& ec,
+                                     typename Acceptor::protocol_type::socket socket) {
+        if (ec == asio::error::operation_aborted || !l->acceptor.is_open()) return;
+        if (ec) {
+          // E.g. EMFILE: the listener stays readable, so accepting again at once
+          // would spin; the backlog holds the client meanwhile.
+          if (!l->failing) NFS3D_LOG_WARNING("metrics: accept: %s; retrying", ec.message());
+          l->failing = true;
+          l->retry.expires_after(kAcceptBackoff);
+          l->retry.async_wait([l, render, control, sessions](const error_code& wait_ec) {
+            if (!wait_ec && l->acceptor.is_open()) AcceptLoop(l, render, control, sessions);
+          });
+          return;
         }
-        AcceptLoop(acceptor, render, control);
+        l->failing = false;
+        std::make_shared<Session<typename Acceptor::protocol_type::socket>>(
+            std::move(socket), render, control, sessions)
+            ->Start();
+        AcceptLoop(l, render, control, sessions);
       });
 }
+
+using TcpListener = Listener<asio::ip::tcp::acceptor>;
+using UnixListener = Listener<local_stream::acceptor>;
 
 }  // namespace
 
@@ -132,9 +220,11 @@ struct MetricsServer::Impl {
   asio::io_context io;
   Render render;
   Control control;
-  std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp;
-  std::vector<std::unique_ptr<local_stream::acceptor>> unix_sockets;
+  std::vector<std::unique_ptr<TcpListener>> tcp;
+  std::vector<std::unique_ptr<UnixListener>> unix_sockets;
   std::vector<std::string> unix_paths;
+  Sessions tcp_sessions;
+  Sessions unix_sessions;
   std::thread thread;
   bool started = false;
   bool stopped = false;
@@ -162,7 +252,7 @@ absl::StatusOr<uint16_t> MetricsServer::ListenTcp(const std::string& address, ui
         absl::StrCat("metrics: cannot listen on ", address, " port ", port, ": ", ec.message()));
   }
   uint16_t bound = acceptor->local_endpoint(ec).port();
-  impl_->tcp.push_back(std::move(acceptor));
+  impl_->tcp.push_back(std::make_unique<TcpListener>(std::move(*acceptor)));
   return bound;
 }
 
@@ -191,7 +281,7 @@ absl::Status MetricsServer::ListenUnix(const std::string& path) {
   if (ec)
     return absl::UnavailableError(
         absl::StrCat("metrics: cannot listen on ", path, ": ", ec.message()));
-  impl_->unix_sockets.push_back(std::move(acceptor));
+  impl_->unix_sockets.push_back(std::make_unique<UnixListener>(std::move(*acceptor)));
   impl_->unix_paths.push_back(path);
   return absl::OkStatus();
 }
@@ -211,7 +301,7 @@ absl::StatusOr<uint16_t> MetricsServer::AdoptTcp(int fd) {
     return absl::InvalidArgumentError(absl::StrCat("metrics: inherited socket: ", ec.message()));
   }
   uint16_t bound = acceptor->local_endpoint(ec).port();
-  impl_->tcp.push_back(std::move(acceptor));
+  impl_->tcp.push_back(std::make_unique<TcpListener>(std::move(*acceptor)));
   return bound;
 }
 
@@ -223,20 +313,20 @@ absl::Status MetricsServer::AdoptUnix(int fd, const std::string& path) {
     close(fd);
     return absl::InvalidArgumentError(absl::StrCat("metrics: inherited socket: ", ec.message()));
   }
-  impl_->unix_sockets.push_back(std::move(acceptor));
+  impl_->unix_sockets.push_back(std::make_unique<UnixListener>(std::move(*acceptor)));
   impl_->unix_paths.push_back(path);
   return absl::OkStatus();
 }
 
 std::vector<int> MetricsServer::TcpListenerFds() const {
   std::vector<int> fds;
-  for (auto& a : impl_->tcp) fds.push_back(a->native_handle());
+  for (auto& l : impl_->tcp) fds.push_back(l->acceptor.native_handle());
   return fds;
 }
 
 std::vector<int> MetricsServer::UnixListenerFds() const {
   std::vector<int> fds;
-  for (auto& a : impl_->unix_sockets) fds.push_back(a->native_handle());
+  for (auto& l : impl_->unix_sockets) fds.push_back(l->acceptor.native_handle());
   return fds;
 }
 void MetricsServer::SetControl(Control control) { impl_->control = std::move(control); }
@@ -244,8 +334,10 @@ void MetricsServer::SetControl(Control control) { impl_->control = std::move(con
 void MetricsServer::Start() {
   if (impl_->started) return;
   impl_->started = true;
-  for (auto& a : impl_->tcp) AcceptLoop(a.get(), &impl_->render, nullptr);
-  for (auto& a : impl_->unix_sockets) AcceptLoop(a.get(), &impl_->render, &impl_->control);
+  for (auto& l : impl_->tcp) AcceptLoop(l.get(), &impl_->render, nullptr, &impl_->tcp_sessions);
+  for (auto& l : impl_->unix_sockets) {
+    AcceptLoop(l.get(), &impl_->render, &impl_->control, &impl_->unix_sessions);
+  }
   impl_->thread = std::thread([this] {
     try {
       impl_->io.run();
@@ -261,8 +353,8 @@ void MetricsServer::Stop() {
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
   error_code ignored;
-  for (auto& a : impl_->tcp) a->close(ignored);
-  for (auto& a : impl_->unix_sockets) a->close(ignored);
+  for (auto& l : impl_->tcp) l->acceptor.close(ignored);
+  for (auto& l : impl_->unix_sockets) l->acceptor.close(ignored);
   for (const std::string& path : impl_->unix_paths) unlink(path.c_str());
 }
 

@@ -2,10 +2,12 @@
 // /metrics answers with whatever the render callback returns. It listens on
 // TCP addresses (the [metrics] section) and on a unix socket in the state
 // directory (nfs3stat's default, mode 0600 so only root reads it). One
-// thread; one request per connection; idle connections are closed after a
-// few seconds. The unix socket also answers the control calls of the
-// `nfs3d` command (SetControl): only root reaches it, so they are never
-// served on TCP.
+// thread; one request per connection, its header and body bounded by
+// Beast's parser; idle connections are closed after a few seconds, and at
+// most 64 are open per kind of listener (a new one closes the oldest). When
+// accept fails (EMFILE) the listener waits 100 ms instead of spinning. The
+// unix socket also answers the control calls of the `nfs3d` command
+// (SetControl): only root reaches it, so they are never served on TCP.
 #ifndef NFS3D_STATS_METRICS_SERVER_H_
 #define NFS3D_STATS_METRICS_SERVER_H_
 
@@ -23,8 +25,11 @@ namespace nfs3d::stats {
 
 class MetricsServer {
  public:
+  // Who a page is for: anyone who reaches a TCP listener, or root on the
+  // unix socket (which may see per-client addresses, uids and principals).
+  enum class Audience { kTcp, kControlSocket };
   // Returns the /metrics body; called on the server's thread.
-  using Render = std::function<std::string()>;
+  using Render = std::function<std::string(Audience)>;
 
   // A control call's answer: an HTTP status and a text body.
   struct ControlAnswer {
@@ -32,8 +37,10 @@ class MetricsServer {
     std::string body;
   };
   // Answers a request other than GET /metrics that came in on the unix
-  // socket: its method ("GET", "POST"), target, the X-Nfs3d-Who header and
-  // body. Called on the server's thread.
+  // socket: its method ("GET", "POST"), target, who called and the body.
+  // `who` is the caller's uid and pid from the kernel (SO_PEERCRED), then
+  // what its X-Nfs3d-Who header claims, escaped and bounded:
+  // 'uid 0 (pid 42, says "root@host at ...")'. Called on the server's thread.
   using Control = std::function<ControlAnswer(std::string_view method, std::string_view target,
                                               std::string_view who, const std::string& body)>;
 

@@ -92,10 +92,11 @@ std::string UserLabel(const OriginRow& row) {
   return absl::StrCat(row.key.lo);
 }
 
-void RenderOrigins(const OriginsSnapshot& s, const ExportNamer& namer, std::string* out) {
-  Kind(out, "client", Rows(s.clients, ClientLabel));
+void RenderOrigins(const OriginsSnapshot& s, const ExportNamer& namer, std::string* out,
+                   bool identities) {
+  if (identities) Kind(out, "client", Rows(s.clients, ClientLabel));
   Kind(out, "export", Rows(s.exports, [&](const OriginRow& r) { return ExportLabel(r, namer); }));
-  Kind(out, "user", Rows(s.users, UserLabel));
+  if (identities) Kind(out, "user", Rows(s.users, UserLabel));
   const std::pair<const char*, const OriginSnapshot*> kinds[] = {
       {"client", &s.clients}, {"export", &s.exports}, {"user", &s.users}};
   Header(out, "nfs3d_origin_evictions_total", "counter",

@@ -31,8 +31,10 @@ std::string ClientLabel(const OriginRow& row);
 std::string ExportLabel(const OriginRow& row, const ExportNamer& namer);
 std::string UserLabel(const OriginRow& row);
 
-// Appends the families above to `out`.
-void RenderOrigins(const OriginsSnapshot& snapshot, const ExportNamer& namer, std::string* out);
+// Appends the families above to `out`; without `identities` the client and
+// user families are left out (their evictions and memory stay).
+void RenderOrigins(const OriginsSnapshot& snapshot, const ExportNamer& namer, std::string* out,
+                   bool identities = true);
 
 }  // namespace nfs3d::stats
 

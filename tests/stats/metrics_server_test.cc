@@ -30,18 +30,22 @@ class MetricsServerTest : public ::testing::Test {
     server_.Start();
   }
 
-  MetricsServer server_{[] { return std::string("up 1\n"); }};
+  MetricsServer server_{[](MetricsServer::Audience audience) {
+    return std::string(audience == MetricsServer::Audience::kTcp ? "up 1\n" : "up 1\nroot 1\n");
+  }};
   std::string socket_;
   std::string tcp_;
 };
 
 TEST_F(MetricsServerTest, MetricsOnBothControlCallsOnlyOnTheUnixSocket) {
   EXPECT_EQ(HttpGet(tcp_, "/metrics").value_or(""), "up 1\n");
-  EXPECT_EQ(HttpGet("unix:" + socket_, "/metrics").value_or(""), "up 1\n");
+  EXPECT_EQ(HttpGet("unix:" + socket_, "/metrics").value_or(""), "up 1\nroot 1\n");
 
+  // Who called is the kernel's word (SO_PEERCRED); the header only what it says.
   absl::StatusOr<std::string> answer = HttpCall("unix:" + socket_, "POST", "/x", "me@host", "b");
   ASSERT_TRUE(answer.ok()) << answer.status();
-  EXPECT_EQ(*answer, "POST /x by me@host: b");
+  EXPECT_EQ(*answer, absl::StrCat("POST /x by uid ", getuid(), " (pid ", getpid(),
+                                  ", says \"me@host\"): b"));
 
   // TCP: GET only, and no control call.
   EXPECT_FALSE(HttpCall(tcp_, "POST", "/x", "me@host", "b").ok());

@@ -40,6 +40,8 @@ slow_call_ms = ${SLOW_CALL_MS:-0}
 [metrics]
 enable = on
 port = $metrics
+# Prometheus scrapes the per-client and per-user series over TCP.
+tcp_per_client = on
 CONF
 sock="unix:$dir/state/nfs3d.sock"
 start_nfs3d() {
