@@ -104,6 +104,10 @@ std::string ParseSpliceWrites(ServerConfig& c, std::string_view text) {
   return ParseSize(text, kMaxTcpTransferSize, &c.tcp_splice_writes);
 }
 
+std::string ParseUnfinishedPerClient(ServerConfig& c, std::string_view text) {
+  return ParseSize(text, 1u << 31, &c.tcp_unfinished_per_client);
+}
+
 std::string ParseCephCacheSize(ServerConfig& c, std::string_view text) {
   // 0: leave libcephfs's object cache as ceph.conf sets it.
   if (text == "0") {
@@ -265,6 +269,8 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
        {
            {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
            {"splice_writes", ParseSpliceWrites},
+           {"record_timeout", UintSetter(&ServerConfig::tcp_record_timeout, 0, 3600)},
+           {"unfinished_per_client", ParseUnfinishedPerClient},
            {"rsize_max",
             SizeSetter(&ServerConfig::tcp_sizes, &TransferSizes::rsize_max, kMaxTcpTransferSize)},
            {"rsize_pref",
@@ -406,6 +412,12 @@ absl::Status Validate(ServerConfig& c, const KeyLines& lines, std::string_view f
                                      "%u plus RPC headers (need at least %u)",
                                      c.max_record_size, c.tcp_sizes.wsize_max,
                                      c.tcp_sizes.wsize_max + kHeaderRoom));
+  }
+  if (c.tcp_unfinished_per_client < c.max_record_size) {
+    return LineError(filename, lines.Latest({"nfsd.max_record_size", "tcp.unfinished_per_client"}),
+                     absl::StrFormat("[tcp] unfinished_per_client %u is smaller than "
+                                     "max_record_size %u: a record could never finish",
+                                     c.tcp_unfinished_per_client, c.max_record_size));
   }
   // The fallback for "auto" never exceeds the configured maximum.
   TransferSizes& u = c.udp_sizes;

@@ -30,6 +30,8 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.sendfile = o.tcp_sendfile;
   t.receive_count = o.receive_count;
   t.splice_writes = o.tcp_splice_writes;
+  t.record_timeout_ms = o.tcp_record_timeout_ms;
+  t.unfinished_per_client = o.tcp_unfinished_per_client;
   return t;
 }
 

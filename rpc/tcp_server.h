@@ -51,6 +51,13 @@ struct TcpOptions {
   // the socket into a pipe and from there into the file, never copied into
   // memory (rpc/write_splice.h); 0: never.
   size_t splice_writes = 0;
+  // A connection inside a record of which no byte arrived for this long is
+  // closed (knfsd closes such connections too); 0: never.
+  int64_t record_timeout_ms = 30000;
+  // Bytes of records begun and not finished that the connections of one
+  // client address (an IPv6 /64) may hold together; a connection that would
+  // take more is closed. Never below max_record_size.
+  size_t unfinished_per_client = 64 << 20;
 };
 
 // Bounds the calls handed to the worker pool (queued or running) across
@@ -109,13 +116,23 @@ class TcpContext {
   // The server-wide bound on calls at the workers; null: unbounded.
   InflightLimit* limit() const { return limit_; }
 
-  // Admits a new connection. At max_connections it first closes the open
-  // connection that has been idle (no call in progress, no reply unsent) the
-  // longest, as knfsd does: clients reconnect transparently. Refuses the new
-  // one only when every open connection is busy.
+  // Admits a new connection. At max_connections it first closes an open
+  // connection that is idle (no call in progress, no reply unsent; a record
+  // still arriving holds none) as knfsd does: clients reconnect
+  // transparently. It takes one of the client address with the most
+  // connections, the longest idle of those, so a host that opens many cannot
+  // push out the others. Refuses the new one only when every open connection
+  // is busy.
   bool Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak);
   void Remove(TcpConnection* conn);
   size_t size() const;
+  // Sets the bytes `conn` holds of a record not yet finished. False (nothing
+  // changed) when growing to `bytes` would take its client address past
+  // TcpOptions::unfinished_per_client.
+  bool HoldUnfinished(TcpConnection* conn, size_t bytes);
+  // Bytes of unfinished records the connections from `client` hold
+  // (TcpConnection::client()).
+  size_t Unfinished(const std::string& client) const;
   // Connections closed to make room for new ones.
   uint64_t evicted() const { return evicted_.load(std::memory_order_relaxed); }
   // Closes every open connection. Only while no io thread runs.
@@ -127,8 +144,24 @@ class TcpContext {
   WorkerPools workers_;
   TcpOptions options_;
   InflightLimit* limit_;
+  struct Open {
+    std::weak_ptr<TcpConnection> weak;
+    std::string client;
+    size_t unfinished = 0;  // HoldUnfinished
+  };
+  // What the connections from one client address hold together.
+  struct Client {
+    size_t connections = 0;
+    size_t unfinished = 0;
+  };
+  // Picks the connection Add closes; null when none is idle.
+  // The connections it looked at go to *looked_at: they must be released
+  // after mu_ is (the last reference runs the destructor, which locks it).
+  TcpConnection* PickVictim(std::vector<std::shared_ptr<TcpConnection>>* looked_at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   mutable std::mutex mu_;
-  std::unordered_map<TcpConnection*, std::weak_ptr<TcpConnection>> open_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<TcpConnection*, Open> open_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<std::string, Client> clients_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> evicted_{0};
 };
 
@@ -152,6 +185,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Closes the connection on its strand if it is still idle then (another
   // connection needs its place).
   void CloseIfIdle();
+  // The client address it counts against (TcpContext's per-client bounds):
+  // the IPv4 address, or the /64 prefix of an IPv6 one (a host holds a whole
+  // /64), as raw bytes.
+  const std::string& client() const { return client_; }
 
   // Handing the connection to another process (rpc/tcp_handover.cc).
   // From any thread: no call is read any more (bytes already read stay).
@@ -195,6 +232,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
     kWaiting,    // a wait is pending, or the connection ended
   };
 
+  // The steady clock in ns (last_active_ns_, the unfinished record's watch).
+  static int64_t SteadyNowNs();
+
   // ---- Reading, on the strand.
   void ReadMore();
   // Feeds buffered bytes to the reassembler and dispatches whole records
@@ -209,13 +249,33 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Reads a big fragment body straight into the record; false when the
   // reassembler is not inside one (then read_buf_ is used).
   bool StartDirectRead(size_t max = SIZE_MAX);
+  // StartDirectRead's socket is readable: room is made in the record for the
+  // bytes queued (at most `room`) and they are read into it.
+  void ReadDirect(size_t room);
+  // Dispatches the record the reassembler completed once a server-wide slot
+  // is free; false (and a retry shortly) while there is none. Records take a
+  // slot only when whole: a record that stops arriving holds none.
+  bool DispatchCompleted();
+  // Reports what the unfinished record holds to the context and watches it
+  // for a stall; false when it closed the connection (over its client's
+  // share).
+  bool AccountUnfinished();
+  // Charges the unfinished record at `bytes`; closes and returns false over
+  // the client's share.
+  bool HoldUnfinished(size_t bytes);
+  // Closes the connection when no byte of its unfinished record arrived for
+  // TcpOptions::record_timeout_ms; rearms while the record is unfinished.
+  void WatchUnfinished();
+  void OnUnfinishedTimer();
+  // The record's progress: bytes in it plus bytes queued on the socket.
+  size_t UnfinishedProgress();
   // Splices the data of a big WRITE from the socket into a pipe (see
   // rpc/write_splice.h and TcpOptions::splice_writes).
   SpliceStep StartSplice();
   // Decides whether the record being read is a WRITE to splice.
   SpliceStep BeginSplice();
   // Splices until the data's end, a wait or an error.
-  SpliceStep SpliceSome(bool* slot_used);
+  SpliceStep SpliceSome();
   // The pipe is full: moves its bytes into the record; false on error.
   bool SpillPipe();
   // Dispatches the record the reassembler completed, with its piped data.
@@ -299,6 +359,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   bool waiting_capacity_ = false;
   bool turn_yielded_ = false;  // a ReadMore is posted behind the other connections
   boost::asio::steady_timer capacity_timer_;
+  std::string client_;  // client()
+  // The unfinished record: what it holds (HoldUnfinished), its watch
+  // (WatchUnfinished): progress last seen and when it changed (0: no record
+  // watched).
+  size_t held_unfinished_ = 0;
+  boost::asio::steady_timer record_timer_;
+  bool record_timer_armed_ = false;
+  size_t unfinished_mark_ = 0;
+  int64_t unfinished_since_ns_ = 0;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
   // The record being read, when it is a WRITE whose data is spliced: bytes
   // [hole.begin, hole.begin + hole.size) are in hole.pipe, the rest in the
