@@ -261,6 +261,8 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {"max_requests_per_connection",
             UintSetter(&ServerConfig::max_requests_per_connection, 1, 65536)},
            {"max_requests", UintSetter(&ServerConfig::max_requests, 1, 1u << 20)},
+           {"max_requests_per_client",
+            UintSetter(&ServerConfig::max_requests_per_client, 0, 1u << 20)},
            {"manage_gids", BoolSetter(&ServerConfig::manage_gids)},
            {"manage_gids_ttl", UintSetter(&ServerConfig::manage_gids_ttl, 0, 86400 * 7)},
            {"manage_gids_cache", UintSetter(&ServerConfig::manage_gids_cache, 0, 1u << 24)},

@@ -62,6 +62,10 @@ struct ServerConfig {
   // Calls queued for or running on the workers, all clients together; UDP
   // calls beyond it are dropped (clients retransmit), TCP reading pauses.
   uint32_t max_requests = 1024;
+  // Of those, the most the calls of one client address (an IPv6 /64) may
+  // hold, so one host cannot take every slot; 0: three quarters of
+  // max_requests.
+  uint32_t max_requests_per_client = 0;
   // The supplementary groups of AUTH_SYS callers from the server's name
   // service instead of the credential's (at most 16), as rpc.mountd
   // --manage-gids; cached per uid for manage_gids_ttl seconds, at most

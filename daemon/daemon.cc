@@ -213,7 +213,8 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   }
   if (config.max_connections != old.max_connections) ignored.push_back("max_connections");
   if (config.max_requests_per_connection != old.max_requests_per_connection ||
-      config.max_requests != old.max_requests) {
+      config.max_requests != old.max_requests ||
+      config.max_requests_per_client != old.max_requests_per_client) {
     ignored.push_back("max_requests*");
   }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");

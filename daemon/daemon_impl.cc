@@ -102,6 +102,7 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.max_connections = config.max_connections;
   options.max_inflight_per_connection = config.max_requests_per_connection;
   options.max_inflight_total = config.max_requests;
+  options.max_inflight_per_client = config.max_requests_per_client;
   options.tcp_sendfile = config.tcp_sendfile;
   options.receive_count = &receive_count;
   options.tcp_splice_writes = config.tcp_splice_writes;

@@ -46,6 +46,9 @@ struct RpcServerOptions {
   // Calls queued for or running on the workers, all listeners together: UDP
   // datagrams beyond it are dropped, TCP connections pause reading.
   size_t max_inflight_total = 1024;
+  // Of those, the most one client address holds (InflightLimit); 0: three
+  // quarters of max_inflight_total, leaving a quarter for the other clients.
+  size_t max_inflight_per_client = 0;
   size_t udp_buffer_bytes = 4 << 20;            // SO_RCVBUF / SO_SNDBUF of UDP sockets
   UdpPacingOptions udp_pacing;                  // replies that span frames (rpc/udp_pacer.h)
   bool tcp_sendfile = false;                    // TCP replies may carry file segments

@@ -1,15 +1,19 @@
-// Fair admission on TCP: which connection makes room at max_connections, and
+// Fair admission: which client address a call's server-wide slot counts
+// against (InflightLimit, TCP and UDP); on TCP which connection makes room at
+// max_connections, and
 // the bounds on records that have begun and not finished arriving. A record
 // holds no server-wide slot until it is whole (TcpConnection::
 // DispatchCompleted); what it holds in memory counts against its client
 // address's share; a record that stops arriving closes its connection after
 // TcpOptions::record_timeout_ms. The rest of the connection is in
 // tcp_server.cc.
+#include <netinet/in.h>
 #include <sys/ioctl.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <utility>
 
 #include "common/log.h"
@@ -30,6 +34,25 @@ bool WorthLogging(std::atomic<uint64_t>& count) {
 std::atomic<uint64_t> over_share_closed{0};
 std::atomic<uint64_t> stalled_closed{0};
 }  // namespace
+
+size_t InflightLimit::ClientOf(const sockaddr_storage& peer) {
+  uint64_t key = 0;
+  if (peer.ss_family == AF_INET) {
+    key = reinterpret_cast<const sockaddr_in&>(peer).sin_addr.s_addr;
+  } else if (peer.ss_family == AF_INET6) {
+    const in6_addr& a = reinterpret_cast<const sockaddr_in6&>(peer).sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+      uint32_t v4 = 0;
+      std::memcpy(&v4, a.s6_addr + 12, sizeof(v4));
+      key = v4;
+    } else {
+      std::memcpy(&key, a.s6_addr, sizeof(key));  // its /64
+    }
+  }
+  // Fibonacci hashing: the product's top bits spread neighbouring addresses.
+  static_assert(InflightLimit::kClientBuckets == size_t{1} << 12);
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 52);
+}
 
 bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
   // References taken while the table is locked are dropped after it is

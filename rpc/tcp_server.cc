@@ -106,6 +106,7 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   if (!ec) {
     FillAddress(peer, &info_.peer, &info_.peer_len);
     client_ = ClientKey(peer.address());
+    slot_client_ = InflightLimit::ClientOf(info_.peer);
   }
   auto local = socket_.local_endpoint(ec);
   if (!ec) FillAddress(local, &info_.local, &info_.local_len);
@@ -253,7 +254,7 @@ bool TcpConnection::FeedBuffered() {
 
 bool TcpConnection::DispatchCompleted() {
   InflightLimit* limit = context_->limit();
-  if (limit != nullptr && !limit->TryAcquire()) {
+  if (limit != nullptr && !limit->TryAcquire(slot_client_)) {
     WaitForCapacity();
     return false;
   }
@@ -463,7 +464,7 @@ TcpConnection::Outcome TcpConnection::RunCall(std::vector<uint8_t> record, xdr::
   running.reset();
   // The reply never points into the call, so the buffer can be reused now.
   xdr::VectorPool::Records().Put(std::move(record));
-  if (InflightLimit* limit = context_->limit()) limit->Release();
+  if (InflightLimit* limit = context_->limit()) limit->Release(slot_client_);
   if (early) {
     if (ExtraWorkers* extra = context_->workers().ExtraFor(pool)) extra->Released();
     reply->Clear();

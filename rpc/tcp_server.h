@@ -8,6 +8,8 @@
 #ifndef NFS3D_RPC_TCP_SERVER_H_
 #define NFS3D_RPC_TCP_SERVER_H_
 
+#include <sys/socket.h>
+
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -63,32 +65,57 @@ struct TcpOptions {
 // Bounds the calls handed to the worker pool (queued or running) across
 // every listener of a server, so a flood of UDP datagrams or many pipelining
 // connections cannot queue unbounded work and memory. UDP drops what does
-// not fit; TCP connections stop reading until there is room.
+// not fit; TCP connections stop reading until there is room. One client
+// address (an IPv6 /64) holds at most per_client of the slots, so a host's
+// calls, however many connections carry them, leave room for the others.
+// Clients are counted in kClientBuckets buckets by a hash of the address: two
+// hosts rarely share one (and then share its room).
 class InflightLimit {
  public:
-  explicit InflightLimit(size_t limit) : limit_(limit == 0 ? 1 : limit) {}
+  static constexpr size_t kClientBuckets = 4096;
+
+  // per_client 0 (or above limit): no bound per client.
+  explicit InflightLimit(size_t limit, size_t per_client = 0)
+      : limit_(limit == 0 ? 1 : limit),
+        per_client_(per_client == 0 || per_client > limit_ ? limit_ : per_client) {}
   InflightLimit(const InflightLimit&) = delete;
   InflightLimit& operator=(const InflightLimit&) = delete;
 
-  bool TryAcquire() {
+  // The bucket a call from `peer` counts in.
+  static size_t ClientOf(const sockaddr_storage& peer);
+
+  bool TryAcquire(size_t client) {
+    std::atomic<size_t>& held = held_[client % kClientBuckets];
+    if (held.fetch_add(1, std::memory_order_acq_rel) >= per_client_) {
+      held.fetch_sub(1, std::memory_order_acq_rel);
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     if (count_.fetch_add(1, std::memory_order_acq_rel) >= limit_) {
       count_.fetch_sub(1, std::memory_order_acq_rel);
+      held.fetch_sub(1, std::memory_order_acq_rel);
       refused_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
     return true;
   }
-  void Release() { count_.fetch_sub(1, std::memory_order_acq_rel); }
+  void Release(size_t client) {
+    count_.fetch_sub(1, std::memory_order_acq_rel);
+    held_[client % kClientBuckets].fetch_sub(1, std::memory_order_acq_rel);
+  }
 
   size_t limit() const { return limit_; }
+  size_t per_client() const { return per_client_; }
   size_t count() const { return count_.load(std::memory_order_relaxed); }
   // Times a call had to wait (TCP) or was dropped (UDP) at the limit.
   uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
 
  private:
   const size_t limit_;
+  const size_t per_client_;
   std::atomic<size_t> count_{0};
   std::atomic<uint64_t> refused_{0};
+  std::array<std::atomic<size_t>, kClientBuckets> held_{};
 };
 
 class TcpConnection;
@@ -359,7 +386,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   bool waiting_capacity_ = false;
   bool turn_yielded_ = false;  // a ReadMore is posted behind the other connections
   boost::asio::steady_timer capacity_timer_;
-  std::string client_;  // client()
+  std::string client_;      // client()
+  size_t slot_client_ = 0;  // InflightLimit::ClientOf(info_.peer)
   // The unfinished record: what it holds (HoldUnfinished), its watch
   // (WatchUnfinished): progress last seen and when it changed (0: no record
   // watched).

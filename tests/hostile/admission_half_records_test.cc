@@ -5,10 +5,16 @@
 // record deadline. The attacker speaks from 127.0.0.2, the honest client from
 // 127.0.0.1 (both reach the server on loopback).
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -41,6 +47,63 @@ size_t RssKib(pid_t pid) {
   }
   return 0;
 }
+
+// A TCP connection of the attacking host, from 127.0.0.2 and a port below
+// the ephemeral range (20000-31999): thousands of them leave the ports that
+// other tests' servers pick (FreePort) free.
+class AttackerConnection {
+ public:
+  static std::unique_ptr<AttackerConnection> Open(uint16_t server_port) {
+    static uint16_t next = static_cast<uint16_t>(20000 + (getpid() % 12) * 1000);
+    for (int tries = 0; tries < 12000; ++tries) {
+      const uint16_t port = next;
+      next = static_cast<uint16_t>(next >= 31999 ? 20000 : next + 1);
+      const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) return nullptr;
+      sockaddr_in local{};
+      local.sin_family = AF_INET;
+      local.sin_port = htons(port);
+      inet_pton(AF_INET, "127.0.0.2", &local.sin_addr);
+      sockaddr_in server{};
+      server.sin_family = AF_INET;
+      server.sin_port = htons(server_port);
+      server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      const int one = 1;  // a port whose last connection is in TIME_WAIT will do
+      setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+      if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof(local)) == 0 &&
+          connect(fd, reinterpret_cast<sockaddr*>(&server), sizeof(server)) == 0) {
+        return std::unique_ptr<AttackerConnection>(new AttackerConnection(fd));
+      }
+      close(fd);  // taken (another test, TIME_WAIT): the next port
+    }
+    return nullptr;
+  }
+  ~AttackerConnection() { close(fd_); }
+
+  void Send(const std::string& bytes) {
+    for (size_t sent = 0; sent < bytes.size();) {
+      const ssize_t n = send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // closed by the server
+      sent += static_cast<size_t>(n);
+    }
+  }
+  // True once the server closed the connection (within `wait`).
+  bool WaitClosed(absl::Duration wait) {
+    const absl::Time deadline = absl::Now() + wait;
+    while (absl::Now() < deadline) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0) continue;
+      char buf[4096];
+      if (recv(fd_, buf, sizeof(buf), 0) <= 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  explicit AttackerConnection(int fd) : fd_(fd) {}
+  int fd_;
+};
 
 class AdmissionTest : public ::testing::Test {
  protected:
@@ -77,9 +140,9 @@ class AdmissionTest : public ::testing::Test {
   // server may close some meanwhile).
   void Attack(size_t n, const std::string& bytes) {
     for (size_t i = 0; i < n; ++i) {
-      auto c = Open(server_.port(), rpc::Transport::kTcp, "127.0.0.2");
+      auto c = AttackerConnection::Open(server_.port());
       ASSERT_NE(c, nullptr) << "connection " << i << ": " << strerror(errno);
-      c->SendBytes(bytes);
+      c->Send(bytes);
       attackers_.push_back(std::move(c));
     }
   }
@@ -96,7 +159,7 @@ class AdmissionTest : public ::testing::Test {
   fs::path dir_;
   NfsdProcess server_;
   std::string root_;
-  std::vector<std::unique_ptr<RawClient>> attackers_;
+  std::vector<std::unique_ptr<AttackerConnection>> attackers_;
 };
 
 // 2,000 connections from one host, each stalled after a record mark that
