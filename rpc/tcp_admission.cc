@@ -1,7 +1,6 @@
-// Fair admission: which client address a call's server-wide slot counts
-// against (InflightLimit, TCP and UDP); on TCP which connection makes room at
-// max_connections, and
-// the bounds on records that have begun and not finished arriving. A record
+// Fair admission: the client address a call's server-wide slot counts
+// against (InflightLimit, TCP and UDP); on TCP, which connection makes room at
+// max_connections and the bounds on records begun and not finished. A record
 // holds no server-wide slot until it is whole (TcpConnection::
 // DispatchCompleted); what it holds in memory counts against its client
 // address's share; a record that stops arriving closes its connection after
@@ -35,7 +34,7 @@ std::atomic<uint64_t> over_share_closed{0};
 std::atomic<uint64_t> stalled_closed{0};
 }  // namespace
 
-size_t InflightLimit::ClientOf(const sockaddr_storage& peer) {
+uint64_t InflightLimit::ClientOf(const sockaddr_storage& peer) {
   uint64_t key = 0;
   if (peer.ss_family == AF_INET) {
     key = reinterpret_cast<const sockaddr_in&>(peer).sin_addr.s_addr;
@@ -49,9 +48,13 @@ size_t InflightLimit::ClientOf(const sockaddr_storage& peer) {
       std::memcpy(&key, a.s6_addr, sizeof(key));  // its /64
     }
   }
+  return key;
+}
+
+size_t InflightLimit::BucketOf(uint64_t client) {
   // Fibonacci hashing: the product's top bits spread neighbouring addresses.
-  static_assert(InflightLimit::kClientBuckets == size_t{1} << 12);
-  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 52);
+  static_assert(kClientBuckets == size_t{1} << 12);
+  return static_cast<size_t>((client * 0x9E3779B97F4A7C15ull) >> 52);
 }
 
 bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
@@ -130,12 +133,6 @@ bool TcpContext::HoldUnfinished(TcpConnection* conn, size_t bytes) {
   client.unfinished = client.unfinished - held + bytes;
   held = bytes;
   return true;
-}
-
-size_t TcpContext::Unfinished(const std::string& client) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = clients_.find(client);
-  return it == clients_.end() ? 0 : it->second.unfinished;
 }
 
 bool TcpConnection::AccountUnfinished() {

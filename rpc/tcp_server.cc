@@ -57,18 +57,6 @@ constexpr size_t kCallsPerTurn = 8;
 // that the next WRITE's data is spliced rather than read.
 constexpr size_t kHeadRead = 4 << 10;
 
-// The client address a connection counts against (TcpConnection::client()).
-std::string ClientKey(const asio::ip::address& a) {
-  if (a.is_v4()) {
-    const auto b = a.to_v4().to_bytes();
-    return std::string(b.begin(), b.end());
-  }
-  const asio::ip::address_v6 v6 = a.to_v6();
-  if (v6.is_v4_mapped()) return ClientKey(asio::ip::make_address_v4(asio::ip::v4_mapped, v6));
-  const auto b = v6.to_bytes();
-  return std::string(b.begin(), b.begin() + 8);
-}
-
 void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
   std::memset(out, 0, sizeof(*out));
   *len = static_cast<socklen_t>(ep.size());
@@ -105,8 +93,7 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   auto peer = socket_.remote_endpoint(ec);
   if (!ec) {
     FillAddress(peer, &info_.peer, &info_.peer_len);
-    client_ = ClientKey(peer.address());
-    slot_client_ = InflightLimit::ClientOf(info_.peer);
+    client_ = InflightLimit::ClientOf(info_.peer);
   }
   auto local = socket_.local_endpoint(ec);
   if (!ec) FillAddress(local, &info_.local, &info_.local_len);
@@ -254,7 +241,7 @@ bool TcpConnection::FeedBuffered() {
 
 bool TcpConnection::DispatchCompleted() {
   InflightLimit* limit = context_->limit();
-  if (limit != nullptr && !limit->TryAcquire(slot_client_)) {
+  if (limit != nullptr && !limit->TryAcquire(client_)) {
     WaitForCapacity();
     return false;
   }
@@ -464,7 +451,7 @@ TcpConnection::Outcome TcpConnection::RunCall(std::vector<uint8_t> record, xdr::
   running.reset();
   // The reply never points into the call, so the buffer can be reused now.
   xdr::VectorPool::Records().Put(std::move(record));
-  if (InflightLimit* limit = context_->limit()) limit->Release(slot_client_);
+  if (InflightLimit* limit = context_->limit()) limit->Release(client_);
   if (early) {
     if (ExtraWorkers* extra = context_->workers().ExtraFor(pool)) extra->Released();
     reply->Clear();

@@ -81,11 +81,14 @@ class InflightLimit {
   InflightLimit(const InflightLimit&) = delete;
   InflightLimit& operator=(const InflightLimit&) = delete;
 
-  // The bucket a call from `peer` counts in.
-  static size_t ClientOf(const sockaddr_storage& peer);
+  // The client a peer address counts as: the IPv4 address (also v4-mapped)
+  // or the /64 of an IPv6 one (a host holds a whole /64).
+  static uint64_t ClientOf(const sockaddr_storage& peer);
+  // The bucket of kClientBuckets a client counts in.
+  static size_t BucketOf(uint64_t client);
 
-  bool TryAcquire(size_t client) {
-    std::atomic<size_t>& held = held_[client % kClientBuckets];
+  bool TryAcquire(uint64_t client) {
+    std::atomic<size_t>& held = held_[BucketOf(client)];
     if (held.fetch_add(1, std::memory_order_acq_rel) >= per_client_) {
       held.fetch_sub(1, std::memory_order_acq_rel);
       refused_.fetch_add(1, std::memory_order_relaxed);
@@ -99,9 +102,9 @@ class InflightLimit {
     }
     return true;
   }
-  void Release(size_t client) {
+  void Release(uint64_t client) {
     count_.fetch_sub(1, std::memory_order_acq_rel);
-    held_[client % kClientBuckets].fetch_sub(1, std::memory_order_acq_rel);
+    held_[BucketOf(client)].fetch_sub(1, std::memory_order_acq_rel);
   }
 
   size_t limit() const { return limit_; }
@@ -157,9 +160,6 @@ class TcpContext {
   // changed) when growing to `bytes` would take its client address past
   // TcpOptions::unfinished_per_client.
   bool HoldUnfinished(TcpConnection* conn, size_t bytes);
-  // Bytes of unfinished records the connections from `client` hold
-  // (TcpConnection::client()).
-  size_t Unfinished(const std::string& client) const;
   // Connections closed to make room for new ones.
   uint64_t evicted() const { return evicted_.load(std::memory_order_relaxed); }
   // Closes every open connection. Only while no io thread runs.
@@ -173,7 +173,7 @@ class TcpContext {
   InflightLimit* limit_;
   struct Open {
     std::weak_ptr<TcpConnection> weak;
-    std::string client;
+    uint64_t client = 0;    // TcpConnection::client()
     size_t unfinished = 0;  // HoldUnfinished
   };
   // What the connections from one client address hold together.
@@ -188,7 +188,7 @@ class TcpContext {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   mutable std::mutex mu_;
   std::unordered_map<TcpConnection*, Open> open_ ABSL_GUARDED_BY(mu_);
-  std::unordered_map<std::string, Client> clients_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<uint64_t, Client> clients_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> evicted_{0};
 };
 
@@ -212,10 +212,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Closes the connection on its strand if it is still idle then (another
   // connection needs its place).
   void CloseIfIdle();
-  // The client address it counts against (TcpContext's per-client bounds):
-  // the IPv4 address, or the /64 prefix of an IPv6 one (a host holds a whole
-  // /64), as raw bytes.
-  const std::string& client() const { return client_; }
+  // The client address it counts against (the per-client bounds of
+  // TcpContext and InflightLimit): InflightLimit::ClientOf its peer.
+  uint64_t client() const { return client_; }
 
   // Handing the connection to another process (rpc/tcp_handover.cc).
   // From any thread: no call is read any more (bytes already read stay).
@@ -386,8 +385,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   bool waiting_capacity_ = false;
   bool turn_yielded_ = false;  // a ReadMore is posted behind the other connections
   boost::asio::steady_timer capacity_timer_;
-  std::string client_;      // client()
-  size_t slot_client_ = 0;  // InflightLimit::ClientOf(info_.peer)
+  uint64_t client_ = 0;  // client()
   // The unfinished record: what it holds (HoldUnfinished), its watch
   // (WatchUnfinished): progress last seen and when it changed (0: no record
   // watched).

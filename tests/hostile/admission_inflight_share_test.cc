@@ -37,9 +37,9 @@ sockaddr_storage V6(const char* text) {
 // still gets slots, up to the server-wide bound.
 TEST(AdmissionInflightShareTest, OneHostLeavesSlotsForAnother) {
   InflightLimit limit(8, 6);
-  const size_t attacker = InflightLimit::ClientOf(V4("127.0.0.2"));
-  const size_t honest = InflightLimit::ClientOf(V4("127.0.0.1"));
-  ASSERT_NE(attacker % InflightLimit::kClientBuckets, honest % InflightLimit::kClientBuckets);
+  const uint64_t attacker = InflightLimit::ClientOf(V4("127.0.0.2"));
+  const uint64_t honest = InflightLimit::ClientOf(V4("127.0.0.1"));
+  ASSERT_NE(InflightLimit::BucketOf(attacker), InflightLimit::BucketOf(honest));
   int taken = 0;
   while (taken < 100 && limit.TryAcquire(attacker)) ++taken;
   EXPECT_EQ(taken, 6);
@@ -60,7 +60,7 @@ TEST(AdmissionInflightShareTest, OneHostLeavesSlotsForAnother) {
 // quarters unless max_inflight_per_client says otherwise).
 TEST(AdmissionInflightShareTest, NoShareMeansTheWholeBound) {
   InflightLimit limit(4);
-  const size_t one = InflightLimit::ClientOf(V4("192.0.2.1"));
+  const uint64_t one = InflightLimit::ClientOf(V4("192.0.2.1"));
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(limit.TryAcquire(one));
   EXPECT_FALSE(limit.TryAcquire(one));
   EXPECT_EQ(limit.per_client(), 4u);
