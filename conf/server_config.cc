@@ -104,6 +104,10 @@ std::string ParseSpliceWrites(ServerConfig& c, std::string_view text) {
   return ParseSize(text, kMaxTcpTransferSize, &c.tcp_splice_writes);
 }
 
+std::string ParseUnfinishedPerClient(ServerConfig& c, std::string_view text) {
+  return ParseSize(text, 1u << 31, &c.tcp_unfinished_per_client);
+}
+
 std::string ParseCephCacheSize(ServerConfig& c, std::string_view text) {
   // 0: leave libcephfs's object cache as ceph.conf sets it.
   if (text == "0") {
@@ -259,6 +263,8 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {"max_requests_per_connection",
             UintSetter(&ServerConfig::max_requests_per_connection, 1, 65536)},
            {"max_requests", UintSetter(&ServerConfig::max_requests, 1, 1u << 20)},
+           {"max_requests_per_client",
+            UintSetter(&ServerConfig::max_requests_per_client, 0, 1u << 20)},
            {"manage_gids", BoolSetter(&ServerConfig::manage_gids)},
            {"manage_gids_ttl", UintSetter(&ServerConfig::manage_gids_ttl, 0, 86400 * 7)},
            {"manage_gids_cache", UintSetter(&ServerConfig::manage_gids_cache, 0, 1u << 24)},
@@ -267,6 +273,8 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
        {
            {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
            {"splice_writes", ParseSpliceWrites},
+           {"record_timeout", UintSetter(&ServerConfig::tcp_record_timeout, 0, 3600)},
+           {"unfinished_per_client", ParseUnfinishedPerClient},
            {"rsize_max",
             SizeSetter(&ServerConfig::tcp_sizes, &TransferSizes::rsize_max, kMaxTcpTransferSize)},
            {"rsize_pref",
@@ -409,6 +417,12 @@ absl::Status Validate(ServerConfig& c, const KeyLines& lines, std::string_view f
                                      "%u plus RPC headers (need at least %u)",
                                      c.max_record_size, c.tcp_sizes.wsize_max,
                                      c.tcp_sizes.wsize_max + kHeaderRoom));
+  }
+  if (c.tcp_unfinished_per_client < c.max_record_size) {
+    return LineError(filename, lines.Latest({"nfsd.max_record_size", "tcp.unfinished_per_client"}),
+                     absl::StrFormat("[tcp] unfinished_per_client %u is smaller than "
+                                     "max_record_size %u: a record could never finish",
+                                     c.tcp_unfinished_per_client, c.max_record_size));
   }
   // The fallback for "auto" never exceeds the configured maximum.
   TransferSizes& u = c.udp_sizes;

@@ -62,6 +62,10 @@ struct ServerConfig {
   // Calls queued for or running on the workers, all clients together; UDP
   // calls beyond it are dropped (clients retransmit), TCP reading pauses.
   uint32_t max_requests = 1024;
+  // Of those, the most the calls of one client address (an IPv6 /64) may
+  // hold, so one host cannot take every slot; 0: three quarters of
+  // max_requests.
+  uint32_t max_requests_per_client = 0;
   // The supplementary groups of AUTH_SYS callers from the server's name
   // service instead of the credential's (at most 16), as rpc.mountd
   // --manage-gids; cached per uid for manage_gids_ttl seconds, at most
@@ -87,6 +91,13 @@ struct ServerConfig {
   // from the socket into the file through a pipe (no copy in user space); 0:
   // never. See nfs3d.conf for the figures behind the default.
   uint32_t tcp_splice_writes = 64 << 10;
+  // A TCP connection inside a record of which no byte arrived for this many
+  // seconds is closed (a record that stopped arriving); 0: never.
+  uint32_t tcp_record_timeout = 30;
+  // Bytes of TCP records begun and not finished that the connections from
+  // one client address (an IPv6 /64) may hold together; a connection that
+  // would take more is closed. At least max_record_size.
+  uint32_t tcp_unfinished_per_client = 64u << 20;
 
   // [paths]
   std::string state_dir = "/var/lib/nfs3d";

@@ -202,9 +202,14 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");
   if (config.tcp_sendfile != old.tcp_sendfile) ignored.push_back("tcp sendfile");
   if (config.tcp_splice_writes != old.tcp_splice_writes) ignored.push_back("tcp splice_writes");
+  if (config.tcp_record_timeout != old.tcp_record_timeout ||
+      config.tcp_unfinished_per_client != old.tcp_unfinished_per_client) {
+    ignored.push_back("tcp record_timeout/unfinished_per_client");
+  }
   if (config.max_connections != old.max_connections) ignored.push_back("max_connections");
   if (config.max_requests_per_connection != old.max_requests_per_connection ||
-      config.max_requests != old.max_requests) {
+      config.max_requests != old.max_requests ||
+      config.max_requests_per_client != old.max_requests_per_client) {
     ignored.push_back("max_requests*");
   }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");

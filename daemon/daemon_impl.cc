@@ -94,9 +94,12 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.max_connections = config.max_connections;
   options.max_inflight_per_connection = config.max_requests_per_connection;
   options.max_inflight_total = config.max_requests;
+  options.max_inflight_per_client = config.max_requests_per_client;
   options.tcp_sendfile = config.tcp_sendfile;
   options.receive_count = &receive_count;
   options.tcp_splice_writes = config.tcp_splice_writes;
+  options.tcp_record_timeout_ms = int64_t{config.tcp_record_timeout} * 1000;
+  options.tcp_unfinished_per_client = config.tcp_unfinished_per_client;
   options.udp_pacing.mode = !config.udp_pacing       ? rpc::UdpPacingOptions::Mode::kOff
                             : config.udp_pacing_rate ? rpc::UdpPacingOptions::Mode::kFixed
                                                      : rpc::UdpPacingOptions::Mode::kAuto;

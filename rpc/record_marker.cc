@@ -102,9 +102,14 @@ void RecordReassembler::Grow(size_t size) {
   if (record_.size() < size) record_.resize(size);
 }
 
+size_t RecordReassembler::DirectRoom(size_t max) const {
+  if (failed_ || complete_ || !in_fragment_ || fragment_left_ < kDirectRead) return 0;
+  return std::min({fragment_left_, kDirectChunk, max});
+}
+
 absl::Span<uint8_t> RecordReassembler::DirectSpan(size_t max) {
-  if (failed_ || complete_ || !in_fragment_ || fragment_left_ < kDirectRead) return {};
-  const size_t n = std::min({fragment_left_, kDirectChunk, max});
+  const size_t n = DirectRoom(max);
+  if (n == 0) return {};
   Grow(len_ + n);
   return absl::MakeSpan(record_.data() + len_, n);
 }

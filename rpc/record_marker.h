@@ -46,6 +46,9 @@ class RecordReassembler {
   // reading n bytes there, CommitDirect(n) accounts for them (kRecord when
   // that completed the record).
   absl::Span<uint8_t> DirectSpan(size_t max = SIZE_MAX);
+  // DirectSpan's size, without making room for it yet: a reader that waits
+  // for the bytes first touches no memory for a record that never arrives.
+  size_t DirectRoom(size_t max = SIZE_MAX) const;
   Result CommitDirect(size_t n);
 
   // For a transport that moves fragment body bytes elsewhere (a WRITE's data
@@ -68,6 +71,8 @@ class RecordReassembler {
   // connection to another process between two reads. Bytes committed
   // elsewhere must have been put back into the record first.
   void AppendUnfinished(std::string* out) const;
+  // True when a whole record waits for TakeRecord.
+  bool complete() const { return complete_; }
   // True when no bytes of a partial record are buffered (a clean EOF point).
   bool idle() const { return header_have_ == 0 && !in_fragment_ && len_ == 0 && !complete_; }
 

@@ -30,6 +30,8 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.sendfile = o.tcp_sendfile;
   t.receive_count = o.receive_count;
   t.splice_writes = o.tcp_splice_writes;
+  t.record_timeout_ms = o.tcp_record_timeout_ms;
+  t.unfinished_per_client = o.tcp_unfinished_per_client;
   return t;
 }
 
@@ -44,7 +46,9 @@ RpcServerOptions Sanitize(RpcServerOptions o) {
 RpcServer::RpcServer(const RpcServerOptions& options, RpcService* service)
     : options_(Sanitize(options)),
       service_(service),
-      inflight_(options_.max_inflight_total),
+      inflight_(options_.max_inflight_total, options_.max_inflight_per_client != 0
+                                                 ? options_.max_inflight_per_client
+                                                 : options_.max_inflight_total * 3 / 4),
       tcp_context_(service, WorkerPools{}, MakeTcpOptions(options_), &inflight_),
       spare_cores_(options_.spread_inline_calls) {
   for (size_t i = 0; i < options_.io_threads; ++i) {

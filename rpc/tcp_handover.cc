@@ -27,6 +27,7 @@ void TcpConnection::StopReadingForHandover() {
   asio::post(socket_.get_executor(), [self = shared_from_this()] {
     self->handing_over_ = true;
     self->capacity_timer_.cancel();
+    self->record_timer_.cancel();  // the successor watches the record begun
     // Ends a pending read or wait for data; a pending wait to write is
     // cancelled with it and taken up again (WaitWritable).
     error_code ec;

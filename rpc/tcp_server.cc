@@ -57,62 +57,12 @@ constexpr size_t kCallsPerTurn = 8;
 // that the next WRITE's data is spliced rather than read.
 constexpr size_t kHeadRead = 4 << 10;
 
-int64_t SteadyNowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 void FillAddress(const asio::ip::tcp::endpoint& ep, sockaddr_storage* out, socklen_t* len) {
   std::memset(out, 0, sizeof(*out));
   *len = static_cast<socklen_t>(ep.size());
   std::memcpy(out, ep.data(), ep.size());
 }
 }  // namespace
-
-bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
-  // References taken while the table is locked are dropped after it is
-  // unlocked: dropping the last one runs the destructor, which locks it.
-  std::vector<std::shared_ptr<TcpConnection>> looked_at;
-  TcpConnection* victim = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (open_.size() >= options_.max_connections) {
-      // The scan is O(connections), paid only by a newcomer at the limit.
-      looked_at.reserve(open_.size());
-      int64_t oldest = INT64_MAX;
-      for (const auto& [raw, open_weak] : open_) {
-        std::shared_ptr<TcpConnection> alive = open_weak.lock();  // not one being destroyed
-        int64_t last_active = 0;
-        if (alive != nullptr && alive->Idle(&last_active) && last_active < oldest) {
-          oldest = last_active;
-          victim = alive.get();
-        }
-        if (alive != nullptr) looked_at.push_back(std::move(alive));
-      }
-      if (victim == nullptr) return false;
-    }
-    // The victim leaves the table when it closes; until then the table
-    // holds one more than the limit.
-    open_.emplace(conn, std::move(weak));
-  }
-  if (victim != nullptr) {
-    const uint64_t n = evicted_.fetch_add(1, std::memory_order_relaxed) + 1;
-    if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, ...: a steady churn does not flood the log
-      NFS3D_LOG_INFO(
-          "tcp: %d connections (max_connections): closed the longest idle one for a new client "
-          "(%d times so far; clients reconnect)",
-          options_.max_connections, n);
-    }
-    victim->CloseIfIdle();  // looked_at keeps it alive until here
-  }
-  return true;
-}
-
-void TcpContext::Remove(TcpConnection* conn) {
-  std::lock_guard<std::mutex> lock(mu_);
-  open_.erase(conn);
-}
 
 size_t TcpContext::size() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -126,8 +76,8 @@ void TcpContext::CloseAllNow() {
 std::vector<std::shared_ptr<TcpConnection>> TcpContext::OpenConnections() const {
   std::vector<std::shared_ptr<TcpConnection>> conns;
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [raw, weak] : open_) {
-    if (auto c = weak.lock()) conns.push_back(std::move(c));
+  for (const auto& [raw, open] : open_) {
+    if (auto c = open.weak.lock()) conns.push_back(std::move(c));
   }
   return conns;
 }
@@ -136,11 +86,15 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
     : socket_(std::move(socket)),
       context_(context),
       reassembler_(context->options().max_record_size),
-      capacity_timer_(socket_.get_executor()) {
+      capacity_timer_(socket_.get_executor()),
+      record_timer_(socket_.get_executor()) {
   info_.transport = Transport::kTcp;
   error_code ec;
   auto peer = socket_.remote_endpoint(ec);
-  if (!ec) FillAddress(peer, &info_.peer, &info_.peer_len);
+  if (!ec) {
+    FillAddress(peer, &info_.peer, &info_.peer_len);
+    client_ = InflightLimit::ClientOf(info_.peer);
+  }
   auto local = socket_.local_endpoint(ec);
   if (!ec) FillAddress(local, &info_.local, &info_.local_len);
   // Replies are small and latency matters; dead clients are reaped.
@@ -157,6 +111,12 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   // READ over TCP may answer with file segments (sendfile).
   info_.file_segments = context->options().sendfile;
   last_active_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
+}
+
+int64_t TcpConnection::SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 TcpConnection::~TcpConnection() { context_->Remove(this); }
@@ -196,7 +156,7 @@ void TcpConnection::ReadMore() {
   // Back-pressure: at the in-flight bound, or with replies piling up unsent,
   // nothing more is read; FinishCalls wakes the reader as replies drain.
   if (AtCallLimit() && WaitForReplies()) return;
-  if (!ProcessBuffered()) return;
+  if (!ProcessBuffered() || !AccountUnfinished()) return;
   size_t direct_max = SIZE_MAX;
   switch (StartSplice()) {
     case SpliceStep::kWaiting:
@@ -250,17 +210,15 @@ bool TcpConnection::ProcessBuffered() {
 
 bool TcpConnection::FeedBuffered() {
   size_t this_turn = 0;
+  // A record completed earlier may still wait for its slot.
+  if (reassembler_.complete()) {
+    if (!DispatchCompleted()) return false;
+    ++this_turn;
+  }
   while (buffered_begin_ < buffered_end_) {
     if (AtCallLimit() && WaitForReplies()) return false;
     if (this_turn == kCallsPerTurn) {
       YieldTurn();
-      return false;
-    }
-    // A slot is taken before feeding, so a completed record always has one;
-    // buffered bytes stay bounded by this connection's read buffer.
-    InflightLimit* limit = context_->limit();
-    if (limit != nullptr && !limit->TryAcquire()) {
-      WaitForCapacity();
       return false;
     }
     size_t used = 0;
@@ -268,18 +226,27 @@ bool TcpConnection::FeedBuffered() {
         absl::MakeConstSpan(read_buf_.data() + buffered_begin_, buffered_end_ - buffered_begin_),
         &used);
     buffered_begin_ += used;
-    if (result != RecordReassembler::Result::kRecord && limit != nullptr) limit->Release();
     if (result == RecordReassembler::Result::kError) {
       NFS3D_LOG_WARNING("tcp: closing connection: %s", reassembler_.error());
       DoClose();
       return false;
     }
     if (result == RecordReassembler::Result::kRecord) {
-      DispatchRecord();
+      if (!DispatchCompleted()) return false;
       ++this_turn;
     }
   }
   return !closed_;
+}
+
+bool TcpConnection::DispatchCompleted() {
+  InflightLimit* limit = context_->limit();
+  if (limit != nullptr && !limit->TryAcquire(client_)) {
+    WaitForCapacity();
+    return false;
+  }
+  DispatchRecord();
+  return true;
 }
 
 void TcpConnection::YieldTurn() {
@@ -302,6 +269,7 @@ void TcpConnection::DispatchRecord() {
   after_splice_ = piped != nullptr;
   splice_.hole = PipedHole();
   splice_.decided = splice_.active = false;
+  unfinished_since_ns_ = 0;  // a record that is whole has arrived
   Dispatch(reassembler_.TakeRecord(), std::move(piped));
 }
 
@@ -483,7 +451,7 @@ TcpConnection::Outcome TcpConnection::RunCall(std::vector<uint8_t> record, xdr::
   running.reset();
   // The reply never points into the call, so the buffer can be reused now.
   xdr::VectorPool::Records().Put(std::move(record));
-  if (InflightLimit* limit = context_->limit()) limit->Release();
+  if (InflightLimit* limit = context_->limit()) limit->Release(client_);
   if (early) {
     if (ExtraWorkers* extra = context_->workers().ExtraFor(pool)) extra->Released();
     reply->Clear();
@@ -634,6 +602,7 @@ void TcpConnection::DoClose() {
   closed_ = true;
   context_->Remove(this);
   capacity_timer_.cancel();
+  record_timer_.cancel();
   error_code ec;
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.cancel(ec);

@@ -8,6 +8,8 @@
 #ifndef NFS3D_RPC_TCP_SERVER_H_
 #define NFS3D_RPC_TCP_SERVER_H_
 
+#include <sys/socket.h>
+
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -51,37 +53,72 @@ struct TcpOptions {
   // the socket into a pipe and from there into the file, never copied into
   // memory (rpc/write_splice.h); 0: never.
   size_t splice_writes = 0;
+  // A connection inside a record of which no byte arrived for this long is
+  // closed (knfsd closes such connections too); 0: never.
+  int64_t record_timeout_ms = 30000;
+  // Bytes of records begun and not finished that the connections of one
+  // client address (an IPv6 /64) may hold together; a connection that would
+  // take more is closed. Never below max_record_size.
+  size_t unfinished_per_client = 64 << 20;
 };
 
 // Bounds the calls handed to the worker pool (queued or running) across
 // every listener of a server, so a flood of UDP datagrams or many pipelining
 // connections cannot queue unbounded work and memory. UDP drops what does
-// not fit; TCP connections stop reading until there is room.
+// not fit; TCP connections stop reading until there is room. One client
+// address (an IPv6 /64) holds at most per_client of the slots, so a host's
+// calls, however many connections carry them, leave room for the others.
+// Clients are counted in kClientBuckets buckets by a hash of the address: two
+// hosts rarely share one (and then share its room).
 class InflightLimit {
  public:
-  explicit InflightLimit(size_t limit) : limit_(limit == 0 ? 1 : limit) {}
+  static constexpr size_t kClientBuckets = 4096;
+
+  // per_client 0 (or above limit): no bound per client.
+  explicit InflightLimit(size_t limit, size_t per_client = 0)
+      : limit_(limit == 0 ? 1 : limit),
+        per_client_(per_client == 0 || per_client > limit_ ? limit_ : per_client) {}
   InflightLimit(const InflightLimit&) = delete;
   InflightLimit& operator=(const InflightLimit&) = delete;
 
-  bool TryAcquire() {
+  // The client a peer address counts as: the IPv4 address (also v4-mapped)
+  // or the /64 of an IPv6 one (a host holds a whole /64).
+  static uint64_t ClientOf(const sockaddr_storage& peer);
+  // The bucket of kClientBuckets a client counts in.
+  static size_t BucketOf(uint64_t client);
+
+  bool TryAcquire(uint64_t client) {
+    std::atomic<size_t>& held = held_[BucketOf(client)];
+    if (held.fetch_add(1, std::memory_order_acq_rel) >= per_client_) {
+      held.fetch_sub(1, std::memory_order_acq_rel);
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     if (count_.fetch_add(1, std::memory_order_acq_rel) >= limit_) {
       count_.fetch_sub(1, std::memory_order_acq_rel);
+      held.fetch_sub(1, std::memory_order_acq_rel);
       refused_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
     return true;
   }
-  void Release() { count_.fetch_sub(1, std::memory_order_acq_rel); }
+  void Release(uint64_t client) {
+    count_.fetch_sub(1, std::memory_order_acq_rel);
+    held_[BucketOf(client)].fetch_sub(1, std::memory_order_acq_rel);
+  }
 
   size_t limit() const { return limit_; }
+  size_t per_client() const { return per_client_; }
   size_t count() const { return count_.load(std::memory_order_relaxed); }
   // Times a call had to wait (TCP) or was dropped (UDP) at the limit.
   uint64_t refused() const { return refused_.load(std::memory_order_relaxed); }
 
  private:
   const size_t limit_;
+  const size_t per_client_;
   std::atomic<size_t> count_{0};
   std::atomic<uint64_t> refused_{0};
+  std::array<std::atomic<size_t>, kClientBuckets> held_{};
 };
 
 class TcpConnection;
@@ -109,13 +146,20 @@ class TcpContext {
   // The server-wide bound on calls at the workers; null: unbounded.
   InflightLimit* limit() const { return limit_; }
 
-  // Admits a new connection. At max_connections it first closes the open
-  // connection that has been idle (no call in progress, no reply unsent) the
-  // longest, as knfsd does: clients reconnect transparently. Refuses the new
-  // one only when every open connection is busy.
+  // Admits a new connection. At max_connections it first closes an open
+  // connection that is idle (no call in progress, no reply unsent; a record
+  // still arriving holds none) as knfsd does: clients reconnect
+  // transparently. It takes one of the client address with the most
+  // connections, the longest idle of those, so a host that opens many cannot
+  // push out the others. Refuses the new one only when every open connection
+  // is busy.
   bool Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak);
   void Remove(TcpConnection* conn);
   size_t size() const;
+  // Sets the bytes `conn` holds of a record not yet finished. False (nothing
+  // changed) when growing to `bytes` would take its client address past
+  // TcpOptions::unfinished_per_client.
+  bool HoldUnfinished(TcpConnection* conn, size_t bytes);
   // Connections closed to make room for new ones.
   uint64_t evicted() const { return evicted_.load(std::memory_order_relaxed); }
   // Closes every open connection. Only while no io thread runs.
@@ -127,8 +171,24 @@ class TcpContext {
   WorkerPools workers_;
   TcpOptions options_;
   InflightLimit* limit_;
+  struct Open {
+    std::weak_ptr<TcpConnection> weak;
+    uint64_t client = 0;    // TcpConnection::client()
+    size_t unfinished = 0;  // HoldUnfinished
+  };
+  // What the connections from one client address hold together.
+  struct Client {
+    size_t connections = 0;
+    size_t unfinished = 0;
+  };
+  // Picks the connection Add closes; null when none is idle.
+  // The connections it looked at go to *looked_at: they must be released
+  // after mu_ is (the last reference runs the destructor, which locks it).
+  TcpConnection* PickVictim(std::vector<std::shared_ptr<TcpConnection>>* looked_at)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   mutable std::mutex mu_;
-  std::unordered_map<TcpConnection*, std::weak_ptr<TcpConnection>> open_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<TcpConnection*, Open> open_ ABSL_GUARDED_BY(mu_);
+  std::unordered_map<uint64_t, Client> clients_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> evicted_{0};
 };
 
@@ -152,6 +212,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Closes the connection on its strand if it is still idle then (another
   // connection needs its place).
   void CloseIfIdle();
+  // The client address it counts against (the per-client bounds of
+  // TcpContext and InflightLimit): InflightLimit::ClientOf its peer.
+  uint64_t client() const { return client_; }
 
   // Handing the connection to another process (rpc/tcp_handover.cc).
   // From any thread: no call is read any more (bytes already read stay).
@@ -195,6 +258,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
     kWaiting,    // a wait is pending, or the connection ended
   };
 
+  // The steady clock in ns (last_active_ns_, the unfinished record's watch).
+  static int64_t SteadyNowNs();
+
   // ---- Reading, on the strand.
   void ReadMore();
   // Feeds buffered bytes to the reassembler and dispatches whole records
@@ -209,13 +275,33 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Reads a big fragment body straight into the record; false when the
   // reassembler is not inside one (then read_buf_ is used).
   bool StartDirectRead(size_t max = SIZE_MAX);
+  // StartDirectRead's socket is readable: room is made in the record for the
+  // bytes queued (at most `room`) and they are read into it.
+  void ReadDirect(size_t room);
+  // Dispatches the record the reassembler completed once a server-wide slot
+  // is free; false (and a retry shortly) while there is none. Records take a
+  // slot only when whole: a record that stops arriving holds none.
+  bool DispatchCompleted();
+  // Reports what the unfinished record holds to the context and watches it
+  // for a stall; false when it closed the connection (over its client's
+  // share).
+  bool AccountUnfinished();
+  // Charges the unfinished record at `bytes`; closes and returns false over
+  // the client's share.
+  bool HoldUnfinished(size_t bytes);
+  // Closes the connection when no byte of its unfinished record arrived for
+  // TcpOptions::record_timeout_ms; rearms while the record is unfinished.
+  void WatchUnfinished();
+  void OnUnfinishedTimer();
+  // The record's progress: bytes in it plus bytes queued on the socket.
+  size_t UnfinishedProgress();
   // Splices the data of a big WRITE from the socket into a pipe (see
   // rpc/write_splice.h and TcpOptions::splice_writes).
   SpliceStep StartSplice();
   // Decides whether the record being read is a WRITE to splice.
   SpliceStep BeginSplice();
   // Splices until the data's end, a wait or an error.
-  SpliceStep SpliceSome(bool* slot_used);
+  SpliceStep SpliceSome();
   // The pipe is full: moves its bytes into the record; false on error.
   bool SpillPipe();
   // Dispatches the record the reassembler completed, with its piped data.
@@ -299,6 +385,15 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   bool waiting_capacity_ = false;
   bool turn_yielded_ = false;  // a ReadMore is posted behind the other connections
   boost::asio::steady_timer capacity_timer_;
+  uint64_t client_ = 0;  // client()
+  // The unfinished record: what it holds (HoldUnfinished), its watch
+  // (WatchUnfinished): progress last seen and when it changed (0: no record
+  // watched).
+  size_t held_unfinished_ = 0;
+  boost::asio::steady_timer record_timer_;
+  bool record_timer_armed_ = false;
+  size_t unfinished_mark_ = 0;
+  int64_t unfinished_since_ns_ = 0;
   std::vector<std::vector<uint8_t>> metadata_batch_;  // read, not yet posted
   // The record being read, when it is a WRITE whose data is spliced: bytes
   // [hole.begin, hole.begin + hole.size) are in hole.pipe, the rest in the

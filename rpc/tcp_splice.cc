@@ -38,17 +38,9 @@ TcpConnection::SpliceStep TcpConnection::StartSplice() {
     const SpliceStep begin = BeginSplice();
     if (!splice_.active) return begin;
   }
-  // The same bounds as StartDirectRead: splicing may complete a record.
+  // The same bound as StartDirectRead: splicing may complete a record.
   if (AtCallLimit() && WaitForReplies()) return SpliceStep::kWaiting;
-  InflightLimit* limit = context_->limit();
-  if (limit != nullptr && !limit->TryAcquire()) {
-    WaitForCapacity();
-    return SpliceStep::kWaiting;
-  }
-  bool slot_used = false;
-  const SpliceStep step = SpliceSome(&slot_used);
-  if (!slot_used && limit != nullptr) limit->Release();
-  return step;
+  return SpliceSome();
 }
 
 TcpConnection::SpliceStep TcpConnection::BeginSplice() {
@@ -86,7 +78,7 @@ TcpConnection::SpliceStep TcpConnection::BeginSplice() {
   return SpliceStep::kNo;
 }
 
-TcpConnection::SpliceStep TcpConnection::SpliceSome(bool* slot_used) {
+TcpConnection::SpliceStep TcpConnection::SpliceSome() {
   const int sock = socket_.native_handle();
   auto wait_readable = [this](size_t bytes) {
     reading_ = true;
@@ -109,11 +101,10 @@ TcpConnection::SpliceStep TcpConnection::SpliceSome(bool* slot_used) {
   };
   // A record that ends inside the data (a malformed call) goes to the
   // workers, whose decoder reports it.
-  auto record_done = [this, slot_used] {
+  auto record_done = [this] {
     splice_.active = false;
-    *slot_used = true;
     NoteReceived();  // the record's last bytes came by splice or recv here
-    DispatchRecord();
+    if (!DispatchCompleted()) return SpliceStep::kWaiting;  // it waits for a slot
     FlushBatches();
     asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
     return SpliceStep::kWaiting;
@@ -200,40 +191,51 @@ bool TcpConnection::SpillPipe() {
 bool TcpConnection::StartDirectRead(size_t max) {
   // Inside the body of a big fragment (a WRITE's data) the socket is read
   // straight into the record: no copy out of read_buf_, and fewer, larger
-  // reads. The same bounds as ProcessBuffered apply before a record can
-  // complete: the connection's in-flight bound and a server-wide slot.
-  absl::Span<uint8_t> direct = reassembler_.DirectSpan(max);
-  if (direct.empty()) return false;
+  // reads. The connection's in-flight bound applies before a record can
+  // complete; its server-wide slot is taken once it has (DispatchCompleted).
+  const size_t room = reassembler_.DirectRoom(max);
+  if (room == 0) return false;
   if (AtCallLimit() && WaitForReplies()) return true;
-  InflightLimit* limit = context_->limit();
-  if (limit != nullptr && !limit->TryAcquire()) {
-    WaitForCapacity();
-    return true;
-  }
   reading_ = true;
   // Wait until the whole chunk is queued, then take it with one recv: a
   // 1 MiB WRITE arriving in bursts would otherwise cost a wakeup and a read
-  // per burst (strace: 7 reads and 6 epoll_waits per WRITE).
-  SetReadLowWater(static_cast<int>(direct.size()));
-  socket_.async_wait(
-      asio::socket_base::wait_read, [self = shared_from_this(), direct](const error_code& ec) {
-        if (ec) {
-          self->OnDirectRead(ec, 0);
-          return;
-        }
-        const ssize_t n =
-            recv(self->socket_.native_handle(), direct.data(), direct.size(), MSG_DONTWAIT);
-        if (n > 0) {
-          self->OnDirectRead(ec, static_cast<size_t>(n));
-        } else if (n == 0) {
-          self->OnDirectRead(asio::error::eof, 0);
-        } else if (errno == EAGAIN || errno == EINTR) {
-          self->OnDirectRead(ec, 0);  // nothing read: try again
-        } else {
-          self->OnDirectRead(error_code(errno, asio::error::get_system_category()), 0);
-        }
-      });
+  // per burst (strace: 7 reads and 6 epoll_waits per WRITE). Meanwhile the
+  // bytes wait in the kernel: a record that stops arriving costs no memory
+  // here.
+  SetReadLowWater(static_cast<int>(room));
+  socket_.async_wait(asio::socket_base::wait_read,
+                     [self = shared_from_this(), room](const error_code& ec) {
+                       if (ec) {
+                         self->OnDirectRead(ec, 0);
+                       } else {
+                         self->ReadDirect(room);
+                       }
+                     });
   return true;
+}
+
+void TcpConnection::ReadDirect(size_t room) {
+  // Room is made for the bytes that came (the record grows as it arrives),
+  // and they count against the client's share before they are read.
+  const int fd = socket_.native_handle();
+  int queued = 0;
+  if (ioctl(fd, FIONREAD, &queued) != 0 || queued <= 0) queued = 1;  // EOF or an error: recv says
+  const size_t want = std::min(room, static_cast<size_t>(queued));
+  if (!HoldUnfinished(reassembler_.size() + want)) {
+    reading_ = false;
+    return;
+  }
+  absl::Span<uint8_t> direct = reassembler_.DirectSpan(want);
+  const ssize_t n = recv(fd, direct.data(), direct.size(), MSG_DONTWAIT);
+  if (n > 0) {
+    OnDirectRead(error_code(), static_cast<size_t>(n));
+  } else if (n == 0) {
+    OnDirectRead(asio::error::eof, 0);
+  } else if (errno == EAGAIN || errno == EINTR) {
+    OnDirectRead(error_code(), 0);  // nothing read: try again
+  } else {
+    OnDirectRead(error_code(errno, asio::error::get_system_category()), 0);
+  }
 }
 
 void TcpConnection::SetReadLowWater(int bytes) {
@@ -245,23 +247,20 @@ void TcpConnection::SetReadLowWater(int bytes) {
 }
 
 void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {
-  InflightLimit* limit = context_->limit();
-  if (ec || closed_) {
-    if (limit != nullptr) limit->Release();
-    if (closed_) {
-      reading_ = false;
-      return;
-    }
+  if (closed_) {
+    reading_ = false;
+    return;
+  }
+  if (ec) {
     OnRead(ec, 0);
     return;
   }
   reading_ = false;
   NoteReceived();
+  if (n > 0) last_active_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   if (reassembler_.CommitDirect(n) == RecordReassembler::Result::kRecord) {
-    DispatchRecord();  // keeps the slot
+    if (!DispatchCompleted()) return;  // it waits for a slot, then reads on
     FlushBatches();
-  } else if (limit != nullptr) {
-    limit->Release();
   }
   ReadMore();
 }

@@ -207,7 +207,7 @@ void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t
                                InlineBudget& inline_budget, WorkerBatches& batches) {
   if (receive_count_ != nullptr) receive_count_->fetch_add(1, std::memory_order_acq_rel);
   // Over the server-wide in-flight bound: drop before copying anything.
-  if (limit_ != nullptr && !limit_->TryAcquire()) return;
+  if (limit_ != nullptr && !limit_->TryAcquire(InflightLimit::ClientOf(peer))) return;
   Datagram d;
   d.info.peer = peer;
   // A truncated datagram (MSG_TRUNC) still goes to the service, which drops
@@ -286,7 +286,7 @@ bool UdpListener::Handle(absl::Span<const uint8_t> data, Datagram& d, asio::thre
   }
   const bool early = running && running->answered();
   running.reset();
-  if (limit_ != nullptr) limit_->Release();
+  if (limit_ != nullptr) limit_->Release(InflightLimit::ClientOf(d.info.peer));
   if (early) {  // its reply went out already
     if (ExtraWorkers* extra = workers_.ExtraFor(pool)) extra->Released();
     return true;

@@ -107,6 +107,21 @@ TEST(ServerConfigTest, SpliceWrites) {
   ExpectError("[tcp]\nsplice_writes = lots\n", 2, "'lots' is not a size");
 }
 
+TEST(ServerConfigTest, FairAdmission) {
+  const ServerConfig d = DefaultServerConfig();
+  EXPECT_EQ(d.tcp_record_timeout, 30u);
+  EXPECT_EQ(d.tcp_unfinished_per_client, 64u << 20);
+  EXPECT_EQ(d.max_requests_per_client, 0u);
+  const ServerConfig c = ParseOk(
+      "[nfsd]\nmax_requests_per_client = 100\n"
+      "[tcp]\nrecord_timeout = 5\nunfinished_per_client = 16M\n");
+  EXPECT_EQ(c.max_requests_per_client, 100u);
+  EXPECT_EQ(c.tcp_record_timeout, 5u);
+  EXPECT_EQ(c.tcp_unfinished_per_client, 16u << 20);
+  ExpectError("[tcp]\nrecord_timeout = 3601\n", 2, "out of range");
+  ExpectError("[tcp]\nunfinished_per_client = 512K\n", 2, "a record could never finish");
+}
+
 TEST(ServerConfigTest, CephSection) {
   ServerConfig c = ParseOk(R"(
 [ceph]
