@@ -206,6 +206,50 @@ void RaiseFileLimit(const conf::ServerConfig& config) {
   }
 }
 
+// Answers the signals until one ends the process: SIGHUP reloads, SIGUSR1
+// (a successor took over) exits at once, SIGTERM/SIGINT stop cleanly.
+int ServeUntilSignalled(daemon::Daemon& server, const sigset_t& signals,
+                        const std::string& pid_file) {
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) continue;
+    if (sig == SIGUSR1) {
+      // The successor serves the sockets, the pid file and the state
+      // directory's sockets now: nothing of them is removed here.
+      NFS3D_LOG_INFO("handed over to a successor; nfs3d %d exits", getpid());
+      std::fflush(stderr);
+      std::_Exit(0);
+    }
+    if (sig == SIGHUP) {
+      // Re-read the config file (transfer sizes, log level) and, unless the
+      // export came from --export, the exports file it names.
+      NFS3D_LOG_INFO("SIGHUP: reloading the configuration");
+      absl::StatusOr<conf::ServerConfig> fresh = LoadConfig();
+      absl::Status reloaded =
+          fresh.ok() ? server.Reload(*fresh, flags.export_dir.empty()) : fresh.status();
+      if (!reloaded.ok()) {
+        if (!fresh.ok()) server.CountFailedReload();
+        NFS3D_LOG_ERROR("reload failed, keeping the old configuration and exports: %s",
+                        reloaded.message());
+      }
+      continue;
+    }
+    NFS3D_LOG_INFO("signal %d (%s): shutting down", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    // Bounded: a call stuck in the file system must not keep nfs3d alive.
+    const int timeout = flags.shutdown_timeout;
+    std::thread watchdog([timeout] {
+      sleep(static_cast<unsigned>(timeout > 0 ? timeout : 1));
+      NFS3D_LOG_ERROR("shutdown did not finish in %d s; exiting anyway", timeout);
+      std::_Exit(1);
+    });
+    watchdog.detach();
+    server.Stop();
+    unlink(pid_file.c_str());
+    NFS3D_LOG_INFO("nfs3d stopped");
+    return 0;
+  }
+}
+
 int Run() {
   // Debian's abseil is built without NDEBUG, so every Mutex::Lock would feed
   // a global lock-order graph (GraphCycles under one spinlock: seen in perf of
@@ -272,44 +316,7 @@ int Run() {
   if (absl::Status s = daemon::WritePidFile(pid_file); !s.ok()) {
     NFS3D_LOG_WARNING("pid file: %s; nfs3d exports cannot signal this process", s.message());
   }
-  for (;;) {
-    int sig = 0;
-    if (sigwait(&signals, &sig) != 0) continue;
-    if (sig == SIGUSR1) {
-      // The successor serves the sockets, the pid file and the state
-      // directory's sockets now: nothing of them is removed here.
-      NFS3D_LOG_INFO("handed over to a successor; nfs3d %d exits", getpid());
-      std::fflush(stderr);
-      std::_Exit(0);
-    }
-    if (sig == SIGHUP) {
-      // Re-read the config file (transfer sizes, log level) and, unless the
-      // export came from --export, the exports file it names.
-      NFS3D_LOG_INFO("SIGHUP: reloading the configuration");
-      absl::StatusOr<conf::ServerConfig> fresh = LoadConfig();
-      absl::Status reloaded =
-          fresh.ok() ? (*server)->Reload(*fresh, flags.export_dir.empty()) : fresh.status();
-      if (!reloaded.ok()) {
-        if (!fresh.ok()) (*server)->CountFailedReload();
-        NFS3D_LOG_ERROR("reload failed, keeping the old configuration and exports: %s",
-                        reloaded.message());
-      }
-      continue;
-    }
-    NFS3D_LOG_INFO("signal %d (%s): shutting down", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    // Bounded: a call stuck in the file system must not keep nfs3d alive.
-    const int timeout = flags.shutdown_timeout;
-    std::thread watchdog([timeout] {
-      sleep(static_cast<unsigned>(timeout > 0 ? timeout : 1));
-      NFS3D_LOG_ERROR("shutdown did not finish in %d s; exiting anyway", timeout);
-      std::_Exit(1);
-    });
-    watchdog.detach();
-    (*server)->Stop();
-    unlink(pid_file.c_str());
-    NFS3D_LOG_INFO("nfs3d stopped");
-    return 0;
-  }
+  return ServeUntilSignalled(**server, signals, pid_file);
 }
 
 // `nfs3d stat ARGS` runs nfs3stat ARGS (and `nfs3d top` nfs3top): the one
