@@ -13,6 +13,7 @@ BUILD=${BARE_BUILD_DIR:-$REPO/build-bare}
 source "$REPO/scripts/ccache.sh"
 
 start=$SECONDS
+[ ${#CCACHE_ARGS[@]} = 0 ] || ccache -z >/dev/null  # this tree's hits and misses only
 cmake -S "$REPO" -B "$BUILD" -G Ninja "${CCACHE_ARGS[@]}" -DNFS3D_CEPHFS=OFF >/dev/null
 ninja -C "$BUILD" -j"$(nproc)" | tail -n 1
 echo "check-bare-build: built in $((SECONDS - start)) s${CCACHE_ARGS:+ (ccache: $(ccache -s 2>/dev/null | grep -E '^ *(Hits|Misses):' | tr -s ' ' | tr '\n' ' '))}"
@@ -30,6 +31,8 @@ free_port() {
 }
 PORT=$(free_port)
 MPORT=$(free_port)
+# rpcinfo reaches a port without a portmapper by its universal address.
+uaddr() { echo "127.0.0.1.$(($1 / 256)).$(($1 % 256))"; }
 # Ports of its own and no portmapper, so it neither needs nor disturbs the
 # system's; no exports file: the embedded default (<state>/export to this host).
 cat > "$WORK/nfs3d.conf" <<CONF
@@ -48,12 +51,12 @@ NFS3D=$BUILD/daemon/nfs3d
 NFS3D_PID=$!
 fail() { echo "check-bare-build: $*" >&2; cat "$WORK/nfs3d.log" >&2; exit 1; }
 for _ in $(seq 100); do
-  rpcinfo -n "$PORT" -t 127.0.0.1 100003 3 >/dev/null 2>&1 && break
+  rpcinfo -T tcp -a "$(uaddr "$PORT")" 100003 3 >/dev/null 2>&1 && break
   kill -0 "$NFS3D_PID" 2>/dev/null || fail "nfs3d exited"
   sleep 0.2
 done
-rpcinfo -n "$PORT" -t 127.0.0.1 100003 3 || fail "no NFSv3 answer over TCP"
-rpcinfo -n "$MPORT" -u 127.0.0.1 100005 3 || fail "no MOUNT v3 answer over UDP"
+rpcinfo -T tcp -a "$(uaddr "$PORT")" 100003 3 || fail "no NFSv3 answer over TCP"
+rpcinfo -T udp -a "$(uaddr "$MPORT")" 100005 3 || fail "no MOUNT v3 answer over UDP"
 echo "bare nfs3d $$" > "$WORK/state/export/hello"
 got=$(nfs-cat "nfs://127.0.0.1$WORK/state/export/hello?version=3&nfsport=$PORT&mountport=$MPORT") \
   || fail "libnfs could not read the export"

@@ -87,7 +87,7 @@ CONF
   # Connecting to the cluster takes seconds: up to 60 s for the first answer.
   local i
   for i in $(seq 120); do
-    rpcinfo -n "$port" -t 127.0.0.1 100003 3 >/dev/null 2>&1 && break
+    rpcinfo -T tcp -a "127.0.0.1.$((port / 256)).$((port % 256))" 100003 3 >/dev/null 2>&1 && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.5
   done
