@@ -302,6 +302,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {"state_dir", PathSetter(&ServerConfig::state_dir)},
            {"exports", PathSetter(&ServerConfig::exports_path)},
            {"exports_poll", UintSetter(&ServerConfig::exports_poll, 0, 3600)},
+           {"plugin_dir", PathSetter(&ServerConfig::plugin_dir)},
        }},
       {"log",
        {

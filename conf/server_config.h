@@ -105,6 +105,9 @@ struct ServerConfig {
   // Seconds between looks at the exports file; a changed file is put in
   // force as on SIGHUP. 0: only SIGHUP re-reads it (knfsd's exportfs -r).
   uint32_t exports_poll = 0;
+  // Where optional backends' plugins are (backend-cephfs.so); "": where
+  // they were installed (or, for the nfs3d of a build tree, that tree's).
+  std::string plugin_dir;
 
   // [log]
   log::Level log_level = log::Level::kInfo;

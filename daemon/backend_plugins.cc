@@ -35,7 +35,12 @@ const KnownPlugin* Known(absl::string_view name) {
 // This build tree's plugins for this build tree's nfs3d, else the installed
 // ones: a copy of the binary elsewhere (cmake --install, the package) must
 // not load plugins from a build tree.
-std::string PluginDir() {
+absl::Mutex g_mu;
+std::string g_dir ABSL_GUARDED_BY(g_mu);  // [paths] plugin_dir
+std::map<std::string, const vfs::BackendPlugin*, std::less<>> g_loaded ABSL_GUARDED_BY(g_mu);
+
+std::string PluginDir() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
+  if (!g_dir.empty()) return g_dir;
   char exe[PATH_MAX];
   const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0 && absl::string_view(exe, n) == NFS3D_BUILD_BINARY) return NFS3D_BUILD_PLUGIN_DIR;
@@ -44,7 +49,8 @@ std::string PluginDir() {
 
 const log::Forward kLogForward = {log::GetLevel, log::Write};
 
-absl::StatusOr<const vfs::BackendPlugin*> Open(const KnownPlugin& known) {
+absl::StatusOr<const vfs::BackendPlugin*> Open(const KnownPlugin& known)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
   const std::string dir = PluginDir();
   const std::string path = absl::StrCat(dir, "/", known.file);
   if (access(path.c_str(), F_OK) != 0) {
@@ -80,10 +86,12 @@ absl::StatusOr<const vfs::BackendPlugin*> Open(const KnownPlugin& known) {
   return plugin;  // stays loaded for the life of the process
 }
 
-absl::Mutex g_mu;
-std::map<std::string, const vfs::BackendPlugin*, std::less<>> g_loaded ABSL_GUARDED_BY(g_mu);
-
 }  // namespace
+
+void UsePluginDir(const std::string& dir) {
+  absl::MutexLock lock(&g_mu);
+  g_dir = dir;
+}
 
 absl::string_view PluginOf(const conf::Export& exp) { return exp.cephfs_path ? "cephfs" : ""; }
 

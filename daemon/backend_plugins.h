@@ -18,6 +18,10 @@ namespace nfs3d::daemon {
 // The plugin an export needs ("cephfs"), or "" when the core serves it.
 absl::string_view PluginOf(const conf::Export& exp);
 
+// Plugins come from `dir` from now on ([paths] plugin_dir); "" keeps the
+// default: where they were installed, or this build tree's for its nfs3d.
+void UsePluginDir(const std::string& dir);
+
 // Loads the plugin `name` once (later calls return the same one), which
 // then sets up the process as its backend needs (prepare_process). Errors
 // name the file looked for and the package that installs it, e.g.

@@ -24,6 +24,7 @@
 #include "common/version.h"
 #include "conf/exports.h"
 #include "conf/server_config.h"
+#include "daemon/backend_plugins.h"
 #include "daemon/check_exports.h"
 #include "daemon/daemon.h"
 #include "daemon/exports_command.h"
@@ -261,6 +262,7 @@ int Run() {
     return 1;
   }
   log::SetLevel(config->log_level);
+  daemon::UsePluginDir(config->plugin_dir);
   if (config->syslog) log::UseSyslog(true);
   if (!flags.export_dir.empty()) config->exports_poll = 0;  // no file to follow
   // Before anything is made or read there: the pid file, the sockets and the
@@ -380,6 +382,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!nfs3d::flags.check_exports.empty()) {
+    // The plugins the exports need are looked for where the configuration says.
+    if (auto config = nfs3d::LoadConfig(); config.ok()) {
+      nfs3d::daemon::UsePluginDir(config->plugin_dir);
+    }
     return nfs3d::daemon::CheckExports(nfs3d::flags.check_exports, stdout);
   }
   // Every file and socket nfs3d makes has an explicit mode; this umask only

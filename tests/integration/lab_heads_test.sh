@@ -146,6 +146,9 @@ machine_setup() {
     write_conf "$conf" "$WORK/exports" "$dir/state-$node" on
     sed -i "s/^listen = .*/listen = ${FLOATS[$n]}/" "$conf"
     ceph_conf_section "$conf"
+    # The rolling upgrade runs a copy of the binary (nfs3d-new), which looks
+    # for plugins where they are installed, not in this build tree.
+    sed -i "s|^\[paths\]$|[paths]\nplugin_dir = $(cd "$(dirname "$NFS3D")/../plugins" && pwd)|" "$conf"
     printf '\n[nlm]\ngrace_period = %d\n\n[cluster]\nnode_id = %s\nname = lab\nshared_dir = /.nfs3d\n' \
       "$GRACE" "$node" >> "$conf"
   done
