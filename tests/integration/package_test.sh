@@ -79,7 +79,10 @@ keyring = $conf/keyring
 client_id = admin
 fs_name = cephfs
 CONF
-  in_root /usr/sbin/nfs3d --config "$conf/nfs3d.conf" --foreground 2> "$WORK/nfs3d-ceph.log" &
+  # Not through in_root: $! must be nfs3d itself (nsenter and chroot exec
+  # it), or stop_started would leave it running, holding ctest's output open.
+  nsenter -t "$NS_PID" -m -- chroot "$ROOT" /usr/sbin/nfs3d --config "$conf/nfs3d.conf" \
+    --foreground > /dev/null 2> "$WORK/nfs3d-ceph.log" &
   local pid=$!
   PIDS+=($pid)
   local url="nfs://127.0.0.1/ceph/pkg-$$?version=3&nfsport=$port&mountport=$mport"
