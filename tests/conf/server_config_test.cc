@@ -205,6 +205,7 @@ udp_fragments = 3
 [paths]
 state_dir = /tmp/state
 exports = "/tmp/my exports"
+plugin_dir = /opt/nfs3d/plugins
 
 [log]
 level = debug
@@ -237,6 +238,7 @@ syslog = true
   EXPECT_EQ(c.udp_fragments, 3u);
   EXPECT_EQ(c.state_dir, "/tmp/state");
   EXPECT_EQ(c.exports_path, "/tmp/my exports");
+  EXPECT_EQ(c.plugin_dir, "/opt/nfs3d/plugins");
   EXPECT_EQ(c.log_level, log::Level::kDebug);
   EXPECT_TRUE(c.syslog);
 }

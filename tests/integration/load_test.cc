@@ -23,23 +23,14 @@
 #include "gtest/gtest.h"
 
 #include "tests/integration/e2e_harness.h"
+#include "tests/support/sanitizers.h"
 
 namespace nfs3d::e2e {
 namespace {
 
 // Under ASan (quarantine, shadow memory, slower code) nfs3d needs several
 // times the memory and is slower to answer.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = test_support::kAddressSanitizer;
 constexpr long kRssLimitKb = (kSanitized ? 2048 : 512) * 1024;
 
 // VmRSS of pid in KiB.

@@ -7,6 +7,8 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/support/sanitizers.h"
+
 namespace nfs3d::vfs {
 namespace {
 
@@ -44,11 +46,11 @@ TEST(MallocLimitsTest, AdministratorsTunablesWin) {
 // After the settings, a 1 MiB block comes from an arena (no mmap), a block
 // past the threshold is still mmap'ed and unmapped on free.
 TEST(MallocSettingsTest, TransferSizedBlocksStayInTheArenas) {
-#ifdef __SANITIZE_ADDRESS__
-  // ASan's allocator replaces glibc's: mallopt and mallinfo2 say nothing
-  // about it. The plain build runs this test.
-  GTEST_SKIP() << "AddressSanitizer replaces glibc malloc; checked in the plain build";
-#endif
+  if (test_support::kAddressSanitizer) {
+    // ASan's allocator replaces glibc's: mallopt and mallinfo2 say nothing
+    // about it. The plain build runs this test.
+    GTEST_SKIP() << "AddressSanitizer replaces glibc malloc; checked in the plain build";
+  }
   if (TunablesSetMalloc(std::getenv("GLIBC_TUNABLES")))
     GTEST_SKIP() << "GLIBC_TUNABLES sets malloc";
   KeepWriteBuffersInMallocArenas();
