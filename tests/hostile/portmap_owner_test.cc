@@ -235,7 +235,9 @@ TEST_F(PortmapOwnerTest, RootFromReservedPortRegistersAndUnregistersItsOwn) {
   auto getport = [&] {
     auto r = c->Call(kPortmapProgram, 2, kPmapProcGetport,
                      Bytes(Encoded(PmapMapping{400300, 1, kIpProtoUdp, 0})));
-    xdr::Decoder d(Bytes(r.ok() ? r->results : std::string()));
+    // Named: a temporary would die before the decoder reads it.
+    const std::string results = r.ok() ? r->results : std::string();
+    xdr::Decoder d(Bytes(results));
     return d.U32();
   };
   EXPECT_EQ(getport(), 5000u);
