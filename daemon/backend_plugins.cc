@@ -47,6 +47,9 @@ std::string PluginDir() ABSL_EXCLUSIVE_LOCKS_REQUIRED(g_mu) {
   return NFS3D_PLUGIN_DIR;
 }
 
+// The plugin an export needs ("cephfs"), or "" when the core serves it.
+absl::string_view PluginOf(const conf::Export& exp) { return exp.cephfs_path ? "cephfs" : ""; }
+
 const log::Forward kLogForward = {log::GetLevel, log::Write};
 
 absl::StatusOr<const vfs::BackendPlugin*> Open(const KnownPlugin& known)
@@ -92,8 +95,6 @@ void UsePluginDir(const std::string& dir) {
   absl::MutexLock lock(&g_mu);
   g_dir = dir;
 }
-
-absl::string_view PluginOf(const conf::Export& exp) { return exp.cephfs_path ? "cephfs" : ""; }
 
 absl::StatusOr<const vfs::BackendPlugin*> LoadBackendPlugin(absl::string_view name) {
   const KnownPlugin* known = Known(name);

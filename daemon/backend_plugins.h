@@ -15,9 +15,6 @@
 
 namespace nfs3d::daemon {
 
-// The plugin an export needs ("cephfs"), or "" when the core serves it.
-absl::string_view PluginOf(const conf::Export& exp);
-
 // Plugins come from `dir` from now on ([paths] plugin_dir); "" keeps the
 // default: where they were installed, or this build tree's for its nfs3d.
 void UsePluginDir(const std::string& dir);
