@@ -54,5 +54,11 @@ if [ "${1:-}" = --changed ]; then
 elif [ -n "${1:-}" ]; then
   filter=$1
 fi
+# clang-tidy reports an unreadable .clang-tidy on stderr and goes on with its
+# defaults: that is a failure here, not a pass.
+if config_error=$(cd "$REPO" && clang-tidy-14 --dump-config 2>&1 >/dev/null) && [ -n "$config_error" ]; then
+  echo "check-tidy: .clang-tidy is not valid: $config_error" >&2
+  exit 2
+fi
 run-clang-tidy-14 -quiet -p "$BUILD_DIR" -j "${JOBS:-$(nproc)}" \
   -header-filter "^$REPO/$layers/" "$filter"
