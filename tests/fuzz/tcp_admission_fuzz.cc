@@ -58,6 +58,7 @@ sockaddr_storage Address(const char* text) {
 // address in either form, an IPv6 /64), `unit` which share one room (a
 // bucket: two of them collide on purpose).
 constexpr size_t kUnits = 4;
+constexpr size_t kHosts = 5;
 struct Peer {
   sockaddr_storage addr;
   size_t host;
@@ -172,7 +173,7 @@ struct Unfinished {
 
   struct Conn {
     TcpConnection* id;
-    size_t unit;
+    size_t host;  // TcpContext counts by client, not by bucket
     size_t held = 0;
     bool open = true;
   };
@@ -187,14 +188,14 @@ struct Unfinished {
     const bool expect = open < max_connections;
     FUZZ_CHECK(real.Add(id, InflightLimit::ClientOf(p.addr), {}) == expect);
     if (!expect) return;
-    conns.push_back({id, p.unit});
+    conns.push_back({id, p.host});
     ++open;
   }
   void Remove(size_t i) {
     Conn& c = conns[i];
     real.Remove(c.id);
     if (!c.open) return;
-    unfinished[c.unit] -= c.held;
+    unfinished[c.host] -= c.held;
     c.held = 0;
     c.open = false;
     --open;
@@ -205,10 +206,10 @@ struct Unfinished {
       FUZZ_CHECK(real.HoldUnfinished(c.id, bytes));
       return;
     }
-    const bool expect = bytes <= c.held || unfinished[c.unit] - c.held + bytes <= share;
+    const bool expect = bytes <= c.held || unfinished[c.host] - c.held + bytes <= share;
     FUZZ_CHECK(real.HoldUnfinished(c.id, bytes) == expect);
     if (!expect) return;
-    unfinished[c.unit] = unfinished[c.unit] - c.held + bytes;
+    unfinished[c.host] = unfinished[c.host] - c.held + bytes;
     c.held = bytes;
   }
   void Check() const {
@@ -234,7 +235,7 @@ struct Unfinished {
   const size_t max_connections;
   const size_t share;
   size_t open = 0;
-  std::array<size_t, kUnits> unfinished{};
+  std::array<size_t, kHosts> unfinished{};
   std::vector<Conn> conns;
   static constexpr size_t kIds = 512;
   std::array<std::max_align_t, kIds> ids{};
