@@ -5,7 +5,8 @@
 // loopback" is decided by the code) and the client-side messages such as
 // GRANTED_RES (through the NLM program's table), from a few names and
 // addresses, against the real NlmService. Its GRANTED callbacks reach a fake
-// client that accepts, refuses or does not answer, as the input says. A small
+// client (tests/nlm/fake_peer_caller.h) that accepts, refuses or does not
+// answer, as the input says. A small
 // model keeps the binding of each name (address, last NSM state) and checks
 // after every call:
 //  - a lock of a name bound to address a is never released, nor made shared,
@@ -34,9 +35,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
-
 #include "common/auth_flavor.h"
 #include "common/log.h"
 #include "nlm/nlm4_codec.h"
@@ -45,6 +43,7 @@
 #include "nlm/nsm_codec.h"
 #include "nlm/nsm_program.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/nlm/fake_peer_caller.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/encode_to_string.h"
 
@@ -100,44 +99,6 @@ int WhoIs(const sockaddr_storage& peer) {
   }
   return -1;
 }
-
-// The waiting client's lock manager: answers GRANTED as told, and notes who
-// was called and who refused.
-class FakeClient : public nlm::PeerCaller {
- public:
-  enum class Answer { kAccept, kRefuse, kFail };
-  struct Called {
-    std::string name;
-    int who;
-    bool refused;
-  };
-
-  absl::StatusOr<std::string> Call(const nlm::PeerCall& call) override {
-    absl::MutexLock lock(&mu_);
-    nlm::nlm4_testargs args;
-    xdr::Decoder d(reinterpret_cast<const uint8_t*>(call.args.data()), call.args.size());
-    FUZZ_CHECK(call.proc == nlm::kGranted && xdr::Decode(d, &args));
-    called_.push_back({args.alock.caller_name, WhoIs(call.peer), answer_ == Answer::kRefuse});
-    if (answer_ == Answer::kFail) return absl::UnavailableError("no answer");
-    nlm::nlm4_res res;
-    res.cookie = args.cookie;
-    res.stat = answer_ == Answer::kRefuse ? nlm::NLM4_DENIED : nlm::NLM4_GRANTED;
-    return xdr::EncodeToString(res);
-  }
-  void set_answer(Answer a) {
-    absl::MutexLock lock(&mu_);
-    answer_ = a;
-  }
-  std::vector<Called> TakeCalled() {
-    absl::MutexLock lock(&mu_);
-    return std::exchange(called_, {});
-  }
-
- private:
-  absl::Mutex mu_;
-  Answer answer_ ABSL_GUARDED_BY(mu_) = Answer::kAccept;
-  std::vector<Called> called_ ABSL_GUARDED_BY(mu_);
-};
 
 // Every lock, by its owner's name: (file, lock).
 using Locks = std::map<std::string, std::vector<std::pair<std::string, nlm::Lock>>>;
@@ -223,10 +184,12 @@ class Driver {
 
   void Run(FuzzedDataProvider& in) {
     for (int ops = 0; ops < 200 && in.remaining_bytes() > 0; ++ops) {
-      client_.set_answer(static_cast<FakeClient::Answer>(in.ConsumeIntegralInRange(0, 2)));
+      // The waiting clients accept GRANTED, refuse it, or do not answer.
+      answer_ = in.ConsumeIntegralInRange(0, 2);
+      client_.set_granted_answer(answer_ == 1 ? nlm::NLM4_DENIED : nlm::NLM4_GRANTED);
+      client_.set_reachable(answer_ != 2);
       Call c = MakeCall(in);
       before_ = Snapshot(service_);
-      hosts_before_ = hosts_;
       blocked_before_ = service_.blocked_count();
       switch (in.ConsumeIntegralInRange(0, 6)) {
         case 0:
@@ -331,13 +294,14 @@ class Driver {
     FUZZ_CHECK(service_.blocked_count() == blocked_before_);
   }
 
-  FakeClient client_;
+  nlm::FakePeerCaller client_;
+  int answer_ = 0;         // the clients' answer to GRANTED in this call
+  size_t calls_seen_ = 0;  // of client_.calls()
   NlmService service_;
   nsm::NsmService nsm_;
   rpc::Program nlm_program_;
   rpc::Program nsm_program_;
-  std::map<std::string, Host> hosts_;         // the model: NlmService's bindings
-  std::map<std::string, Host> hosts_before_;  // as the current call began
+  std::map<std::string, Host> hosts_;  // the model: NlmService's bindings
   Locks before_;
   size_t blocked_before_ = 0;
 };
@@ -345,12 +309,17 @@ class Driver {
 void Driver::CheckAfter(int who, const std::set<std::string>& released) {
   service_.DrainCallbacks();
   std::set<std::string> refused;
-  for (const FakeClient::Called& called : client_.TakeCalled()) {
-    // A waiter's name holds state, so it was bound when the call began (one
-    // SM_NOTIFY may release it after granting it: see HostRebooted).
-    auto bound = hosts_before_.find(called.name);
-    FUZZ_CHECK(bound != hosts_before_.end() && called.who == bound->second.who);
-    if (called.refused) refused.insert(called.name);
+  const std::vector<nlm::PeerCall> calls = client_.calls();
+  for (; calls_seen_ < calls.size(); ++calls_seen_) {
+    const nlm::PeerCall& call = calls[calls_seen_];
+    nlm::nlm4_testargs args;
+    xdr::Decoder d(reinterpret_cast<const uint8_t*>(call.args.data()), call.args.size());
+    FUZZ_CHECK(call.proc == nlm::kGranted && xdr::Decode(d, &args));
+    // A waiter's name holds state, so it is bound, and not released: every
+    // name a call releases goes before any waiter is granted.
+    const std::string& name = args.alock.caller_name;
+    FUZZ_CHECK(WhoIs(call.peer) == BoundTo(name));
+    if (answer_ == 1) refused.insert(name);
   }
   const Locks after = Snapshot(service_);
   for (const auto& [name, held] : after) FUZZ_CHECK(BoundTo(name) != -1);
