@@ -26,6 +26,7 @@
 #include <netinet/in.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
@@ -42,6 +43,7 @@
 #include "nlm/nlm_service.h"
 #include "nlm/nsm_codec.h"
 #include "nlm/nsm_program.h"
+#include "nlm/peer_caller.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/nlm/fake_peer_caller.h"
 #include "xdr/buffer_chain.h"
@@ -70,16 +72,11 @@ const char* const kFiles[] = {"f0", "f1"};
 
 sockaddr_storage Address(const char* text, uint16_t port) {
   sockaddr_storage s{};
-  if (std::strchr(text, ':') == nullptr) {
-    auto& a = reinterpret_cast<sockaddr_in&>(s);
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    inet_pton(AF_INET, text, &a.sin_addr);
+  if (!nlm::ParseAddress(text, &s)) std::abort();
+  if (s.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in&>(s).sin_port = htons(port);
   } else {
-    auto& a = reinterpret_cast<sockaddr_in6&>(s);
-    a.sin6_family = AF_INET6;
-    a.sin6_port = htons(port);
-    inet_pton(AF_INET6, text, &a.sin6_addr);
+    reinterpret_cast<sockaddr_in6&>(s).sin6_port = htons(port);
   }
   return s;
 }

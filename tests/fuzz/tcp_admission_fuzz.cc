@@ -13,8 +13,10 @@
 //    share again (nothing leaked).
 //  - HoldUnfinished refuses exactly a growth that would take the records of
 //    the client's connections past max(unfinished_per_client,
-//    max_record_size); Remove gives back what the connection held; a removed
-//    connection holds nothing. Add refuses at max_connections.
+//    max_record_size) (by client address here, not by bucket); Remove gives
+//    back what the connection held; a removed connection holds nothing; once
+//    all are gone each client may hold its whole share again. Add refuses at
+//    max_connections.
 // Not driven here: which idle connection Add closes at max_connections; that
 // needs live connections (TcpConnection::Idle, CloseIfIdle). These fake
 // connections are never alive, so none is idle and Add refuses instead.
