@@ -411,7 +411,8 @@ nlm4_shareres NlmService::Unshare(const rpc::CallContext& ctx, const nlm4_sharea
 
 void NlmService::FreeAll(const rpc::CallContext& ctx, const std::string& name) {
   absl::MutexLock lock(&mu_);
-  if (FromHostLocked(ctx, name, "FREE_ALL")) ReleaseHostLocked(name);
+  if (!FromHostLocked(ctx, name, "FREE_ALL")) return;
+  for (const std::string& file : ReleaseHostLocked(name)) GrantWaiters(file);
 }
 
 bool NlmService::HostRebooted(const std::string& name, int32_t state, const sockaddr_storage* from,
@@ -435,6 +436,7 @@ bool NlmService::HostRebooted(const std::string& name, int32_t state, const sock
                                      named->second.address, address));
   }
   bool released = false;
+  std::vector<std::string> files;  // granted to waiters once every name went
   for (const std::string& n : names) {
     // Root here may clear a client whose NSM state went back (its state
     // file was lost): it could stop nfs3d anyway.
@@ -445,13 +447,15 @@ bool NlmService::HostRebooted(const std::string& name, int32_t state, const sock
       continue;
     }
     NFS3D_LOG_INFO("lock manager: client %s rebooted: releasing its locks", n);
-    ReleaseHostLocked(n);
+    std::vector<std::string> of_host = ReleaseHostLocked(n);
+    files.insert(files.end(), of_host.begin(), of_host.end());
     released = true;
   }
+  for (const std::string& file : files) GrantWaiters(file);
   return released;
 }
 
-void NlmService::ReleaseHostLocked(const std::string& name) {
+std::vector<std::string> NlmService::ReleaseHostLocked(const std::string& name) {
   std::vector<std::string> files = table_.ReleaseHost(name);
   if (mirror_ != nullptr) mirror_->ForgetHost(name);
   shares_.ReleaseHost(name);
@@ -471,7 +475,7 @@ void NlmService::ReleaseHostLocked(const std::string& name) {
   // Nothing owed to it any more: its name may be bound anew.
   previous_hosts_.erase(std::remove(previous_hosts_.begin(), previous_hosts_.end(), name),
                         previous_hosts_.end());
-  for (const std::string& file : files) GrantWaiters(file);
+  return files;
 }
 
 // After the grace period, clients that were told to reclaim and hold nothing

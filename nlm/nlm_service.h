@@ -210,7 +210,11 @@ class NlmService {
   // Sets the mirror over [first, last] to what the table holds for owner.
   void SyncMirror(const std::string& file, const LockOwner& owner, uint64_t first, uint64_t last)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ReleaseHostLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Drops everything of host `name`; returns the files whose waiters may now
+  // get their locks (GrantWaiters), left to the caller so that one SM_NOTIFY
+  // releasing several names grants nothing to a name it releases next.
+  std::vector<std::string> ReleaseHostLocked(const std::string& name)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetUnreclaimedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SendGranted(uint64_t grant_id, const Blocked& blocked);
   void SendNotify(const MonitoredHost& host);

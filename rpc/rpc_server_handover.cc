@@ -101,7 +101,7 @@ absl::Status RpcServer::AdoptConnection(int fd, std::string_view pending) {
   }
   auto conn = std::make_shared<TcpConnection>(std::move(socket), &tcp_context_);
   conn->SetPending(pending);
-  if (!tcp_context_.Add(conn.get(), conn)) {
+  if (!tcp_context_.Add(conn.get(), conn->client(), conn)) {
     conn->CloseNow();
     return absl::ResourceExhaustedError("handed connection: connection limit reached; closed");
   }

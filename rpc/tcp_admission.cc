@@ -57,7 +57,7 @@ size_t InflightLimit::BucketOf(uint64_t client) {
   return static_cast<size_t>((client * 0x9E3779B97F4A7C15ull) >> 52);
 }
 
-bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
+bool TcpContext::Add(TcpConnection* conn, uint64_t client, std::weak_ptr<TcpConnection> weak) {
   // References taken while the table is locked are dropped after it is
   // unlocked: dropping the last one runs the destructor, which locks it.
   std::vector<std::shared_ptr<TcpConnection>> looked_at;
@@ -70,8 +70,8 @@ bool TcpContext::Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak) {
     }
     // The victim leaves the table when it closes; until then the table
     // holds one more than the limit.
-    ++clients_[conn->client()].connections;
-    open_.emplace(conn, Open{std::move(weak), conn->client(), 0});
+    ++clients_[client].connections;
+    open_.emplace(conn, Open{std::move(weak), client, 0});
   }
   if (victim != nullptr) {
     const uint64_t n = evicted_.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -682,7 +682,7 @@ void TcpListener::Accept() {
     {
       auto conn =
           std::make_shared<TcpConnection>(TcpConnection::Socket(std::move(socket)), context_);
-      if (context_->Add(conn.get(), conn)) {
+      if (context_->Add(conn.get(), conn->client(), conn)) {
         conn->Start();
       } else {
         NFS3D_LOG_WARNING(

@@ -152,8 +152,9 @@ class TcpContext {
   // transparently. It takes one of the client address with the most
   // connections, the longest idle of those, so a host that opens many cannot
   // push out the others. Refuses the new one only when every open connection
-  // is busy.
-  bool Add(TcpConnection* conn, std::weak_ptr<TcpConnection> weak);
+  // is busy. `client`: conn->client() (a parameter so the per-client
+  // accounting runs without sockets in tests/fuzz/tcp_admission_fuzz.cc).
+  bool Add(TcpConnection* conn, uint64_t client, std::weak_ptr<TcpConnection> weak);
   void Remove(TcpConnection* conn);
   size_t size() const;
   // Sets the bytes `conn` holds of a record not yet finished. False (nothing

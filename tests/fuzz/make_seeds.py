@@ -140,3 +140,130 @@ write("nfsacl_fuzz", "count_only", b"\x01" + FH + u32(2) + u32(4) + u32(0) + u32
 write("nfsacl_fuzz", "xattr", b"\x02" + struct.pack("<I", 2) + b"".join(
     struct.pack("<HHI", t, p, i) for t, p, i in [(1, 6, 0xFFFFFFFF), (2, 6, 1234), (4, 4, 0xFFFFFFFF),
                                                   (0x10, 6, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]))
+
+
+class Ops:
+    """An input for the stateful targets, which read it with libFuzzer's
+    FuzzedDataProvider: integers from the end (as many bytes as the range
+    needs, the first read the most significant), raw bytes from the front."""
+
+    def __init__(self):
+        self.front = b""
+        self.back = []  # in the order read
+
+    def int(self, value, lo, hi):
+        span, n = hi - lo, 0
+        while n < 8 and (span >> (8 * n)) > 0:
+            n += 1
+        v = value - lo
+        self.back += [(v >> (8 * (n - 1 - i))) & 0xFF for i in range(n)]
+        return self
+
+    def bool(self, b):
+        return self.int(1 if b else 0, 0, 255)
+
+    def data(self, b):
+        self.front += b
+        return self
+
+    def bytes(self):
+        return self.front + bytes(reversed(self.back))
+
+
+# tcp_admission_fuzz: limit, per_client, max_connections, max_record_size,
+# unfinished_per_client, then ops (0/1 acquire peer, 2 release i other_form,
+# 3 add conn peer, 4 remove i, 5 hold i bytes).
+def admission(limit, per_client, ops, conns=4, record=4096, unfinished=8192):
+    o = Ops().int(limit, 0, 40).int(per_client, 0, 48).int(conns, 1, 16)
+    o.int(record, 1, 1 << 16).int(unfinished, 0, 1 << 16)
+    for op in ops:
+        o.int(op[0], 0, 5)
+        if op[0] in (0, 1, 3):
+            o.int(op[1], 0, 6)
+        elif op[0] == 2:
+            o.int(op[1], 0, op[2] - 1).bool(op[3])
+        elif op[0] == 4:
+            o.int(op[1], 0, op[2] - 1)
+        elif op[0] == 5:
+            share = max(record, unfinished)
+            o.int(op[1], 0, op[3] - 1).int(op[2], 0, 2 * share)
+    return o.bytes()
+
+
+# One host (peer 2) takes its share of 6 of 8 slots; another (peer 0) the rest.
+write("tcp_admission_fuzz", "share",
+      admission(8, 6, [(0, 2)] * 7 + [(1, 0)] * 3 + [(2, 0, 8, True), (0, 0)]))
+# A host's connections fill its unfinished share; another's still hold.
+write("tcp_admission_fuzz", "unfinished",
+      admission(4, 0, [(3, 2), (3, 2), (3, 0), (5, 0, 8000, 3), (5, 1, 200, 3), (5, 2, 8192, 3),
+                       (4, 0, 3), (5, 1, 200, 3)]))
+
+# nlm_identity_fuzz: per call the callback's answer, source (0 192.0.2.1,
+# 1 its v4-mapped form, 2 192.0.2.2, 3 2001:db8::1, 4 127.0.0.1), reserved
+# port, credential (AUTH_NONE, uid 0, uid 1000), name (host-a, host-b,
+# host-c, 192.0.2.2), file, svid, offset, length, exclusive; then the
+# operation and what it takes (see nlm_identity_fuzz.cc).
+def nlm_call(o, op, src=0, name=0, off=0, length=8, excl=True, answer=0, reserved=False, cred=0,
+             extra=()):
+    o.int(answer, 0, 2).int(src, 0, 4).bool(reserved).int(cred, 0, 2).int(name, 0, 3)
+    o.bool(False).int(1, 1, 2).int(off, 0, 15).int(length, 0, 8).bool(excl).int(op, 0, 6)
+    for value, lo, hi in extra:
+        o.int(value, lo, hi)
+    return o
+
+
+LOCK_ARGS = ((0, 0, 255), (3, 0, 9), (1, 0, 255))  # no block, state 3, monitored
+o = Ops()
+nlm_call(o, 0, extra=LOCK_ARGS)                                  # A locks from 192.0.2.1
+for op, extra in ((1, ()), (2, ((0, 0, 255),)), (3, ()), (4, ()), (5, ((5, 0, 9),))):
+    nlm_call(o, op, src=2, name=0, extra=extra)                  # 192.0.2.2 naming A
+nlm_call(o, 0, src=2, name=0, off=100, extra=LOCK_ARGS)          # and LOCK naming A
+nlm_call(o, 5, src=1, name=0, extra=((3, 0, 9),))                # A's own state, replayed
+nlm_call(o, 5, src=1, name=0, extra=((5, 0, 9),))                # A rebooted
+write("nlm_identity_fuzz", "other_address_names_a", o.bytes())
+o = Ops()
+nlm_call(o, 0, src=2, name=1, extra=LOCK_ARGS)                   # B holds [0, 8)
+nlm_call(o, 0, src=0, name=0, extra=((1, 0, 255), (3, 0, 9), (1, 0, 255)))  # A waits
+nlm_call(o, 2, src=3, name=0, extra=((1, 0, 255),))              # a stranger cancels A's wait
+nlm_call(o, 1, src=2, name=1, answer=1)                          # B unlocks; A refuses GRANTED
+nlm_call(o, 5, src=4, name=1, reserved=True, extra=((7, 0, 9),))  # a local statd: B rebooted
+write("nlm_identity_fuzz", "waiter_and_statd", o.bytes())
+
+
+# gss_half_open_fuzz: bounds (or the defaults), then ops: 0 INIT from a peer,
+# 1 INIT done in one round (expiry ms), 2 CONTINUE_INIT i (0 done, 1 error,
+# 2 again), 3 a call on established i (destroy?), 4 clock += ms, 5 look up
+# all (16 junk bytes), 6 clock += s.
+def gss(ops, limits=(4, 6, 2, 5000)):
+    o = Ops()
+    if limits is None:
+        o.bool(True)
+    else:
+        o.bool(False).int(limits[0], 1, 8).int(limits[1], 1, 16).int(limits[2], 1, 8)
+        o.int(limits[3], 1, 8000)
+    for op in ops:
+        o.int(op[0], 0, 6)
+        if op[0] == 0:
+            o.int(op[1], 0, 4)
+        elif op[0] == 1:
+            o.int(op[1], 1, 20000)
+        elif op[0] == 2:
+            o.int(op[1], 0, op[2] - 1).int(op[3], 0, 2)
+            if op[3] == 0:
+                o.int(op[4], 1, 20000)
+        elif op[0] == 3:
+            o.int(op[1], 0, op[2] - 1).bool(op[3])
+        elif op[0] == 4:
+            o.int(op[1], 0, 3000)
+        elif op[0] == 5:
+            o.data(bytes(16))
+        elif op[0] == 6:
+            o.int(op[1], 0, 100)
+    return o.bytes()
+
+
+# One address floods INIT; another's half-open context completes and stays.
+write("gss_half_open_fuzz", "flood_then_complete",
+      gss([(0, 1), (0, 0)] + [(0, 0)] * 4 + [(2, 0, 2, 0, 10000), (1, 8000)] + [(0, 2)] * 6 +
+          [(4, 3000), (5,), (4, 3000), (5,), (3, 0, 2, False), (6, 9), (3, 1, 2, True)]))
+write("gss_half_open_fuzz", "defaults", gss([(0, i % 5) for i in range(40)] + [(6, 6), (5,)], None))

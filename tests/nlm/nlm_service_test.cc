@@ -317,6 +317,22 @@ TEST_F(NlmServiceTest, RebootedHostLosesItsLocksAndWaiters) {
   EXPECT_TRUE(caller_.calls().empty());
 }
 
+// Found by tests/fuzz/nlm_identity_fuzz.cc: one SM_NOTIFY releases every
+// name bound to the sender's address. Releasing the first must not hand its
+// lock to a waiter of the second (a GRANTED callback for a lock the server
+// drops a moment later): every name goes before any waiter is granted.
+TEST_F(NlmServiceTest, RebootOfTwoNamesOfOneAddressGrantsNeitherTheOther) {
+  auto s = Make();
+  s->Start(false);
+  ASSERT_EQ(s->Lock(a_, LockArgs("A", 1, 0, 0, true, false), true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(a_, LockArgs("a.example", 1, 0, 0, true, true), true).stat, NLM4_BLOCKED);
+  EXPECT_TRUE(s->HostRebooted("unknown.example", 3, &a_transport_.peer, false));
+  s->DrainCallbacks();
+  EXPECT_EQ(s->lock_count(), 0u);
+  EXPECT_EQ(s->blocked_count(), 0u);
+  EXPECT_TRUE(caller_.calls().empty());
+}
+
 TEST_F(NlmServiceTest, FreeAllReleasesAndWakesWaiters) {
   auto s = Make();
   s->Start(false);
