@@ -492,15 +492,32 @@ void NlmService::ForgetUnreclaimedLocked() {
   previous_hosts_.clear();
 }
 
+std::vector<nlm::Lock> NlmService::OwnLocksIn(const std::string& file, const LockOwner& owner,
+                                              uint64_t first, uint64_t last) const {
+  std::vector<nlm::Lock> own;
+  for (nlm::Lock l : table_.LocksOf(file)) {
+    if (!(l.owner == owner) || l.last < first || l.first > last) continue;
+    l.first = std::max(l.first, first);
+    l.last = std::min(l.last, last);
+    own.push_back(std::move(l));
+  }
+  return own;
+}
+
 void NlmService::GrantWaiters(const std::string& file) {
   for (auto it = blocked_.begin(); it != blocked_.end();) {
-    if (it->file != file ||
-        LockMirrored(file, it->owner, it->first, it->last, it->exclusive) != LockResult::kGranted) {
+    if (it->file != file) {
+      ++it;
+      continue;
+    }
+    std::vector<nlm::Lock> held_before = OwnLocksIn(file, it->owner, it->first, it->last);
+    if (LockMirrored(file, it->owner, it->first, it->last, it->exclusive) != LockResult::kGranted) {
       ++it;
       continue;
     }
     uint64_t id = next_grant_id_++;
     Grant& grant = grants_[id];
+    grant.held_before = std::move(held_before);
     static_cast<Blocked&>(grant) = std::move(*it);
     it = blocked_.erase(it);
     PostGranted(id, grant);
@@ -618,8 +635,12 @@ void NlmService::SendGranted(uint64_t grant_id, const Blocked& b) {
   auto it = grants_.find(grant_id);
   if (it == grants_.end()) return;
   if (refused && !it->second.confirmed) {
-    // The client no longer waits for it (e.g. the process was interrupted).
+    // The client no longer waits for it (e.g. the process was interrupted):
+    // the range goes back to what the owner held before.
     UnlockMirrored(b.file, b.owner, b.first, b.last);
+    for (const nlm::Lock& l : it->second.held_before) {
+      LockMirrored(b.file, b.owner, l.first, l.last, l.exclusive);
+    }
     grants_.erase(it);
     GrantWaiters(b.file);
     return;

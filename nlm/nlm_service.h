@@ -169,6 +169,9 @@ class NlmService {
   // A lock handed to a waiter whose GRANTED callback is in flight.
   struct Grant : Blocked {
     bool confirmed = false;  // the owner asked again and got it: keep it whatever the callback says
+    // The owner's own locks inside the range before the grant (e.g. the
+    // shared lock it waited to upgrade): put back if the client refuses it.
+    std::vector<nlm::Lock> held_before;
   };
   struct Host {
     std::string address;  // the one it is bound to
@@ -191,6 +194,9 @@ class NlmService {
   // every kRefusalLogInterval, with the count of those left unlogged.
   void LogRefusalLocked(const std::string& what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // owner's locks of `file` that overlap [first, last], cut to it.
+  std::vector<nlm::Lock> OwnLocksIn(const std::string& file, const LockOwner& owner, uint64_t first,
+                                    uint64_t last) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Queues the GRANTED callback of grants_[grant_id].
   void PostGranted(uint64_t grant_id, const Blocked& granted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Handover (nlm_handover.cc): the queue and the undelivered grants, and back.

@@ -219,6 +219,27 @@ TEST_F(NlmServiceTest, RefusedCallbackReleasesTheLock) {
   EXPECT_EQ(s->lock_count(), 0u);
 }
 
+// A refused upgrade takes back only what the grant gave: the shared lock the
+// owner held while it waited stays.
+TEST_F(NlmServiceTest, RefusedUpgradeKeepsTheLockHeldBefore) {
+  auto s = Make();
+  s->Start(false);
+  caller_.set_granted_answer(NLM4_DENIED);
+  nlm4_lockargs a_shared = LockArgs("A", 1, 0, 100, false, false);
+  nlm4_lockargs b_shared = LockArgs("B", 1, 0, 100, false, false);
+  ASSERT_EQ(s->Lock(a_, a_shared, true).stat, NLM4_GRANTED);
+  ASSERT_EQ(s->Lock(b_, b_shared, true).stat, NLM4_GRANTED);
+  // B waits to upgrade [0, 200) to exclusive; A's release lets it through.
+  ASSERT_EQ(s->Lock(b_, LockArgs("B", 1, 0, 200, true, true), true).stat, NLM4_BLOCKED);
+  ASSERT_EQ(s->Unlock(a_, UnlockArgs(a_shared)).stat, NLM4_GRANTED);
+  s->DrainCallbacks();
+  ASSERT_EQ(s->lock_count(), 1u);
+  // B still holds [0, 100) shared: another shared lock fits, an exclusive one does not.
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 2, 0, 100, false, false), true).stat, NLM4_GRANTED);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 3, 50, 10, true, false), true).stat, NLM4_DENIED);
+  EXPECT_EQ(s->Lock(a_, LockArgs("A", 4, 150, 10, true, false), true).stat, NLM4_GRANTED);
+}
+
 TEST_F(NlmServiceTest, UnreachableClientKeepsTheGrantedLockForItsNextPoll) {
   auto s = Make();
   s->Start(false);
