@@ -27,7 +27,10 @@
 #        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, off or on; unset: nfs3d's default),
 #        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default),
 #        NFS3D_BENCH_GLIBC_TUNABLES (GLIBC_TUNABLES for nfs3d only, e.g. glibc.malloc.arena_max=2),
-#        NFS3D_BENCH_CEPH_CACHE_SIZE (nfs3d [ceph] cache_size, e.g. 0 for ceph.conf's; unset: default)
+#        NFS3D_BENCH_CEPH_CACHE_SIZE (nfs3d [ceph] cache_size, e.g. 0 for ceph.conf's; unset: default),
+#        NFS3D_BENCH_PEER_NFS3D (an nfs3d binary, e.g. an older commit's Release build, that runs in
+#        ganesha's place with nfs3d's configuration: a change measured against the code before it,
+#        side by side; the table calls it "peer")
 # Needs root. Stops only the processes it started.
 set -euo pipefail
 
@@ -39,6 +42,7 @@ NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-}  # off: READ data copied through user s
 NFS3D_SPLICE_WRITES=${NFS3D_BENCH_SPLICE_WRITES:-}  # e.g. off, or 64K: WRITE data spliced to the file
 NFS3D_MALLOC=${NFS3D_BENCH_GLIBC_TUNABLES:-}  # GLIBC_TUNABLES for nfs3d alone (malloc trade-offs)
 NFS3D_CEPH_CACHE=${NFS3D_BENCH_CEPH_CACHE_SIZE:-}  # libcephfs object cache per mount
+PEER_NFS3D=${NFS3D_BENCH_PEER_NFS3D:-}  # another nfs3d in ganesha's slot
 RUNS=3
 SECS=3
 ONLY=""
@@ -170,13 +174,14 @@ wait_port() {  # name: until NFS v3 answers over TCP and UDP
   return 1
 }
 
-start_nfs3d() {
-  local dir=$WORK/nfs3d
+start_nfs3d() {  # [slot binary]: nfs3d in its slot (default: nfs3d, this build's binary)
+  local name=${1:-nfs3d} binary=${2:-$NFS3D}
+  local dir=$WORK/$name
   mkdir -p "$dir/state"
   cat > "$dir/exports" <<EOF
 $dir/tmpfs 127.0.0.1(rw,no_root_squash,insecure)
 $dir/tmpfs/sub 127.0.0.1(rw,no_root_squash,insecure)
-$DISK/nfs3d 127.0.0.1(rw,no_root_squash,insecure)
+$DISK/$name 127.0.0.1(rw,no_root_squash,insecure)
 EOF
   local ceph_section=""
   if [ "$CEPH" = 1 ]; then
@@ -206,10 +211,10 @@ $ceph_section
 EOF
   local env=()
   [ -n "$NFS3D_MALLOC" ] && env=(env "GLIBC_TUNABLES=$NFS3D_MALLOC")
-  in_ns_bg nfs3d "${env[@]}" "$NFS3D" --config "$dir/nfs3d.conf" --foreground 2> "$dir/nfs3d.log" &
-  SERVER_PID[nfs3d]=$!
+  in_ns_bg "$name" "${env[@]}" "$binary" --config "$dir/nfs3d.conf" --foreground 2> "$dir/nfs3d.log" &
+  SERVER_PID[$name]=$!
   PIDS+=($!)
-  wait_port nfs3d || { tail -20 "$dir/nfs3d.log" >&2; die "nfs3d did not come up"; }
+  wait_port "$name" || { tail -20 "$dir/nfs3d.log" >&2; die "$binary did not come up"; }
 }
 
 start_ganesha() {
@@ -416,7 +421,13 @@ else
   start_ns ganesha
 fi
 start_nfs3d
-start_ganesha
+if [ -n "$PEER_NFS3D" ]; then
+  [ "$CEPH" = 0 ] || die "NFS3D_BENCH_PEER_NFS3D is for the loopback table, not --ceph"
+  start_nfs3d ganesha "$PEER_NFS3D"
+  export NFS3D_BENCH_PEER_LABEL=peer
+else
+  start_ganesha
+fi
 log "nfs3d pid ${SERVER_PID[nfs3d]}, ganesha pid ${SERVER_PID[ganesha]}; $RUNS runs x ${SECS}s per workload"
 : > "$WORK/iperf.txt"
 iperf_baseline
@@ -446,5 +457,6 @@ done
 python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
   "$WORK/cephfs_ceiling.jsonl"
+[ -z "$PEER_NFS3D" ] || echo "peer: $PEER_NFS3D with nfs3d's configuration, in ganesha's slot"
 echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, ${NFS3D_MALLOC:+GLIBC_TUNABLES=$NFS3D_MALLOC, }${NFS3D_SENDFILE:+[tcp] sendfile = $NFS3D_SENDFILE, }${NFS3D_SPLICE_WRITES:+[tcp] splice_writes = $NFS3D_SPLICE_WRITES, }other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

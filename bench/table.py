@@ -5,9 +5,13 @@ argv: results.jsonl iperf.txt nfs3d_peak_rss_kb ganesha_peak_rss_kb ncpu uptime
       [disk_ceiling.jsonl [copy_floor.jsonl [cephfs_ceiling.jsonl]]]
 """
 import json
+import os
 import statistics
 import sys
 from collections import OrderedDict, defaultdict
+
+# The server in ganesha's slot: ganesha, or another nfs3d (NFS3D_BENCH_PEER_NFS3D).
+PEER = os.environ.get("NFS3D_BENCH_PEER_LABEL", "ganesha")
 
 
 def median(xs):
@@ -45,8 +49,8 @@ def main():
     iperf = [float(x) for x in open(iperf_file).read().split()]
     iperf_mbs = statistics.median(iperf) / 8 if iperf else None  # MB/s
 
-    head = ("| workload | nfs3d | ganesha | ratio | spread (n, g) | nfs3d CPU | ganesha CPU "
-            "| CPU ratio | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, ganesha) | retrans (n, g) "
+    head = (f"| workload | nfs3d | {PEER} | ratio | spread (n, g) | nfs3d CPU | {PEER} CPU "
+            f"| CPU ratio | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, {PEER}) | retrans (n, g) "
             "| UDP rcvbuf drops (n, g) | peak RSS MiB (n, g) | verified |")
     print()
     print(head)
@@ -102,7 +106,7 @@ def main():
         ver = "/".join(f"{k}" for k in n["verified"]) + " , " + "/".join(g["verified"])
         errs = ""
         if n["errors"] or g["errors"]:
-            errs = f" (failed runs: nfs3d {n['errors']}, ganesha {g['errors']})"
+            errs = f" (failed runs: nfs3d {n['errors']}, {PEER} {g['errors']})"
         cpu_digits = 2 if io else 1
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
               f"{fmt(ratio, 2)}x | {fmt(n['spread'])} %, {fmt(g['spread'])} % | "
@@ -124,10 +128,10 @@ def main():
         print_disk_ceiling(ceiling_file, rows.get("tcp-write-filesync-64k-n16-disk"))
     rss_ratio = f" (ratio {int(rss_n) / int(rss_g):.2f}x)" if int(rss_g) else ""
     print(f"peak RSS over the whole table: nfs3d {int(rss_n) / 1024:,.0f} MiB, "
-          f"ganesha {int(rss_g) / 1024:,.0f} MiB{rss_ratio}")
+          f"{PEER} {int(rss_g) / 1024:,.0f} MiB{rss_ratio}")
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
-          "ratio = nfs3d / ganesha; spread = (max - min) / median of the runs; "
+          f"ratio = nfs3d / {PEER}; spread = (max - min) / median of the runs; "
           "server cores = server CPU seconds per second; client CPU = the load client's (nfs3bench), in the same "
           "unit, against each server: client and server share the CPUs")
 
@@ -214,14 +218,14 @@ def print_disk_ceiling(path, filesync_row):
         n, g = share("nfs3d"), share("ganesha")
         if n and g:
             line += (f"; nfs3d reaches {n / gathered:.0%} of the gathered ceiling, "
-                     f"ganesha {g / per_call:.0%} of the one-per-write ceiling")
+                     f"{PEER} {g / per_call:.0%} of the one-per-write ceiling")
     print(line)
     if g:
         # With 16 writes in flight no server gathers more than 16 per sync,
         # and none moves data faster than the disk takes it.
         for what, v in (("all 16 writes in each fsync", batch), ("the disk's bandwidth", once)):
             if v is not None:
-                print(f"  {what}: {v / g:.2f}x ganesha's FILE_SYNC figure")
+                print(f"  {what}: {v / g:.2f}x {PEER}'s FILE_SYNC figure")
 
 
 if __name__ == "__main__":
