@@ -25,6 +25,7 @@
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
 #        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
 #        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, off or on; unset: nfs3d's default),
+#        NFS3D_BENCH_UDP_SENDFILE (nfs3d [udp] sendfile, off or on; unset: nfs3d's default),
 #        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default),
 #        NFS3D_BENCH_GLIBC_TUNABLES (GLIBC_TUNABLES for nfs3d only, e.g. glibc.malloc.arena_max=2),
 #        NFS3D_BENCH_CEPH_CACHE_SIZE (nfs3d [ceph] cache_size, e.g. 0 for ceph.conf's; unset: default),
@@ -39,6 +40,7 @@ BUILD=${NFS3D_BENCH_BUILD:-$REPO/build-release}
 DISK_PARENT=${NFS3D_BENCH_DISK:-/var/tmp}
 NFS3D_THREADS=${NFS3D_BENCH_THREADS:-16}  # nfs3d [nfsd] threads; 16 lets a sync gather 16 calls
 NFS3D_SENDFILE=${NFS3D_BENCH_SENDFILE:-}  # off: READ data copied through user space
+NFS3D_UDP_SENDFILE=${NFS3D_BENCH_UDP_SENDFILE:-}  # the same for UDP READs
 NFS3D_SPLICE_WRITES=${NFS3D_BENCH_SPLICE_WRITES:-}  # e.g. off, or 64K: WRITE data spliced to the file
 NFS3D_MALLOC=${NFS3D_BENCH_GLIBC_TUNABLES:-}  # GLIBC_TUNABLES for nfs3d alone (malloc trade-offs)
 NFS3D_CEPH_CACHE=${NFS3D_BENCH_CEPH_CACHE_SIZE:-}  # libcephfs object cache per mount
@@ -202,6 +204,8 @@ threads = $NFS3D_THREADS
 [tcp]
 ${NFS3D_SENDFILE:+sendfile = $NFS3D_SENDFILE}
 ${NFS3D_SPLICE_WRITES:+splice_writes = $NFS3D_SPLICE_WRITES}
+[udp]
+${NFS3D_UDP_SENDFILE:+sendfile = $NFS3D_UDP_SENDFILE}
 [paths]
 state_dir = $dir/state
 exports = $dir/exports
@@ -458,5 +462,5 @@ python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${R
   "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
   "$WORK/cephfs_ceiling.jsonl"
 [ -z "$PEER_NFS3D" ] || echo "peer: $PEER_NFS3D with nfs3d's configuration, in ganesha's slot"
-echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, ${NFS3D_MALLOC:+GLIBC_TUNABLES=$NFS3D_MALLOC, }${NFS3D_SENDFILE:+[tcp] sendfile = $NFS3D_SENDFILE, }${NFS3D_SPLICE_WRITES:+[tcp] splice_writes = $NFS3D_SPLICE_WRITES, }other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
+echo "nfs3d: [nfsd] threads = $NFS3D_THREADS, ${NFS3D_MALLOC:+GLIBC_TUNABLES=$NFS3D_MALLOC, }${NFS3D_SENDFILE:+[tcp] sendfile = $NFS3D_SENDFILE, }${NFS3D_UDP_SENDFILE:+[udp] sendfile = $NFS3D_UDP_SENDFILE, }${NFS3D_SPLICE_WRITES:+[tcp] splice_writes = $NFS3D_SPLICE_WRITES, }other settings default; ganesha: ../shared/reference/ganesha-nfsv3.conf (default worker count)"
 echo "workloads: nfs3bench, ${SECS}s per run, $RUNS runs per server, interleaved; write rows read the data back and verify it"

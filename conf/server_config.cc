@@ -296,6 +296,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
             UdpPrefSetter(&TransferSizes::wsize_pref, &TransferSizes::wsize_pref_auto)},
            {"udp_fragments", UintSetter(&ServerConfig::udp_fragments, 1, 64)},
            {"pacing", ParseUdpPacing},
+           {"sendfile", BoolSetter(&ServerConfig::udp_sendfile)},
        }},
       {"paths",
        {
@@ -532,7 +533,7 @@ std::string Describe(const ServerConfig& c) {
       " io_threads=", c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
       " max_connections=", c.max_connections, " max_requests=", c.max_requests, "(",
       c.max_requests_per_connection, "/conn)", " max_record=", c.max_record_size,
-      c.tcp_sendfile ? " tcp_sendfile" : "",
+      c.tcp_sendfile ? " tcp_sendfile" : "", c.udp_sendfile ? " udp_sendfile" : "",
       c.manage_gids
           ? text::Cat(" manage_gids(ttl ", c.manage_gids_ttl, "s, ", c.manage_gids_cache, " uids)")
           : std::string(),

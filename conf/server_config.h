@@ -87,6 +87,9 @@ struct ServerConfig {
   // READ data over TCP spliced from the page cache (no user-space copy) instead of
   // pread + sendmsg. See nfs3d.conf for the figures behind the default.
   bool tcp_sendfile = true;
+  // The same for UDP READ replies: header, file pages and pad put together in
+  // the kernel as one datagram (rpc/udp_spliced_reply.h).
+  bool udp_sendfile = true;
   // WRITEs over TCP with at least this many data bytes have their data spliced
   // from the socket into the file through a pipe (no copy in user space); 0:
   // never. See nfs3d.conf for the figures behind the default.

@@ -311,12 +311,17 @@ absl::Status Daemon::TakeOver() {
     // From here this process serves, whatever comes.
     absl::StatusOr<HandoverClient::FinalState> state = client->ReceiveState();
     if (!state.ok()) {
+      // The predecessor may still be answering calls on the UDP sockets:
+      // their READ replies go from memory (no spliced datagram that its
+      // sends could join) until the next start.
       NFS3D_LOG_WARNING("serving without the predecessor's state: %s", state.status().message());
       d.CephWithoutPredecessorState();
       return absl::OkStatus();
     }
     NFS3D_LOG_INFO("took over %d cached replies", state->state.drc.size());
     d.ImportState(std::move(*state));
+    // The state comes once the predecessor has answered its last call.
+    d.server->AllowUdpSplicing();
     return absl::OkStatus();
   };
   absl::Status started = Start();

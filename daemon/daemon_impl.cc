@@ -96,6 +96,7 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.max_inflight_total = config.max_requests;
   options.max_inflight_per_client = config.max_requests_per_client;
   options.tcp_sendfile = config.tcp_sendfile;
+  options.udp_sendfile = config.udp_sendfile;
   options.receive_count = &receive_count;
   options.tcp_splice_writes = config.tcp_splice_writes;
   options.tcp_record_timeout_ms = int64_t{config.tcp_record_timeout} * 1000;

@@ -35,12 +35,13 @@ void PadOpaque(xdr::Encoder& out, uint32_t count) {
 
 // READ builds its reply by hand so file data is copied at most once. The
 // reply is status, post_op_attr, count, eof, then the data opaque, and the
-// head is known only once the file has been looked at. Over TCP (`[tcp]
-// sendfile`, on by default) the data is a file segment that the transport
-// splices into the socket (no copy in user space). Otherwise (UDP, krb5i and
-// krb5p calls, sendfile off) it is read into a pooled buffer of its own and
-// attached to the reply chain by reference after the head: one pread into
-// memory that goes to sendmsg as is.
+// head is known only once the file has been looked at. Over TCP and UDP
+// (`[tcp] sendfile`, `[udp] sendfile`, on by default) the data is a file
+// segment that the transport splices into the socket (no copy in user space;
+// a UDP reply, at most 60 KiB of data, still fits one datagram). Otherwise
+// (krb5i and krb5p calls, sendfile off) it is read into a pooled buffer of
+// its own and attached to the reply chain by reference after the head: one
+// pread into memory that goes to sendmsg as is.
 rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in, xdr::Encoder& out) {
   n3::READ3args args;
   if (!xdr::Decode(in, &args) || !in.ok()) return rpc::ProcResult::kGarbageArgs;

@@ -20,6 +20,8 @@ inline constexpr uint32_t kMaxUdpTransfer = 60 * 1024;
 inline constexpr uint32_t kTransferMultiple = 4096;
 // Bytes of RPC + NFS headers in front of READ data, used to size UDP replies.
 inline constexpr uint32_t kReadReplyOverhead = 200;
+// The UDP transport splices READ data into one datagram (file_segments).
+static_assert(kMaxUdpTransfer + kReadReplyOverhead <= 65507);
 // The same in front of WRITE data in a call: call header (24), an AUTH_SYS
 // credential with a 64-byte machine name and 16 groups (8 + 148), verifier (8),
 // file handle (4 + 64), offset, count, stable and data length (20). Rarer,

@@ -103,9 +103,10 @@ absl::StatusOr<uint16_t> RpcServer::ListenUdp(const std::string& address, uint16
   if (!addr.ok()) return addr.status();
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return absl::FailedPreconditionError("server stopped");
-  auto listener = UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_,
-                                      pools_, &mtu_cache_, options_.udp_buffer_bytes, &inflight_,
-                                      options_.receive_count, options_.udp_pacing);
+  auto listener =
+      UdpListener::Create(NextContext(), asio::ip::udp::endpoint(*addr, port), service_, pools_,
+                          &mtu_cache_, options_.udp_buffer_bytes, &inflight_,
+                          options_.receive_count, options_.udp_pacing, options_.udp_sendfile);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
   const std::string described = (*listener)->Describe();
@@ -130,13 +131,19 @@ absl::StatusOr<uint16_t> RpcServer::AdoptTcp(int fd) {
 absl::StatusOr<uint16_t> RpcServer::AdoptUdp(int fd) {
   std::lock_guard<std::mutex> lock(mu_);
   if (stopped_) return absl::FailedPreconditionError("server stopped");
-  auto listener = UdpListener::Adopt(NextContext(), fd, service_, pools_, &mtu_cache_, &inflight_,
-                                     options_.receive_count, options_.udp_pacing);
+  auto listener =
+      UdpListener::Adopt(NextContext(), fd, service_, pools_, &mtu_cache_, &inflight_,
+                         options_.receive_count, options_.udp_pacing, options_.udp_sendfile);
   if (!listener.ok()) return listener.status();
   uint16_t bound = (*listener)->port();
   if (started_) (*listener)->Start();
   udp_listeners_.push_back(std::move(*listener));
   return bound;
+}
+
+void RpcServer::AllowUdpSplicing() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& l : udp_listeners_) l->AllowSplicing();
 }
 
 std::vector<RpcServer::ListenerSocket> RpcServer::ListenerSockets() {

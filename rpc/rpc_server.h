@@ -52,6 +52,7 @@ struct RpcServerOptions {
   size_t udp_buffer_bytes = 4 << 20;            // SO_RCVBUF / SO_SNDBUF of UDP sockets
   UdpPacingOptions udp_pacing;                  // replies that span frames (rpc/udp_pacer.h)
   bool tcp_sendfile = false;                    // TCP replies may carry file segments
+  bool udp_sendfile = false;                    // UDP READ replies too (rpc/udp_spliced_reply.h)
   size_t tcp_splice_writes = 0;                 // TcpOptions::splice_writes
   int64_t tcp_record_timeout_ms = 30000;        // TcpOptions::record_timeout_ms
   size_t tcp_unfinished_per_client = 64 << 20;  // TcpOptions::unfinished_per_client
@@ -92,6 +93,9 @@ class RpcServer {
   // (daemon/handover.h): served like a bound one. Takes the descriptor.
   absl::StatusOr<uint16_t> AdoptTcp(int fd);
   absl::StatusOr<uint16_t> AdoptUdp(int fd);
+  // The predecessor sends no more on the adopted UDP sockets: their replies
+  // may be spliced from now on (UdpListener::AllowSplicing).
+  void AllowUdpSplicing();
 
   // Every listener's socket, for a successor process; the server still owns
   // the descriptors.

@@ -19,6 +19,7 @@
 
 #include "common/log.h"
 #include "rpc/inline_calls.h"
+#include "rpc/udp_spliced_reply.h"
 
 namespace nfs3d::rpc {
 
@@ -43,7 +44,7 @@ void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     asio::io_context& io, const asio::ip::udp::endpoint& endpoint, RpcService* service,
     WorkerPools workers, MtuCache* mtu, size_t buffer_bytes, InflightLimit* limit,
-    std::atomic<uint64_t>* receive_count, const UdpPacingOptions& pacing) {
+    std::atomic<uint64_t>* receive_count, const UdpPacingOptions& pacing, bool sendfile) {
   asio::ip::udp::socket socket(io);
   error_code ec;
   socket.open(endpoint.protocol(), ec);
@@ -66,14 +67,15 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Create(
     return absl::UnavailableError(absl::StrCat("udp bind on ", endpoint.address().to_string(),
                                                " port ", endpoint.port(), ": ", ec.message()));
   }
-  std::unique_ptr<UdpListener> listener(
-      new UdpListener(std::move(socket), service, workers, mtu, limit, receive_count, pacing));
+  std::unique_ptr<UdpListener> listener(new UdpListener(
+      std::move(socket), service, workers, mtu, limit, receive_count, pacing, sendfile, true));
   return listener;
 }
 
 absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Adopt(
     asio::io_context& io, int fd, RpcService* service, WorkerPools workers, MtuCache* mtu,
-    InflightLimit* limit, std::atomic<uint64_t>* receive_count, const UdpPacingOptions& pacing) {
+    InflightLimit* limit, std::atomic<uint64_t>* receive_count, const UdpPacingOptions& pacing,
+    bool sendfile) {
   sockaddr_storage local{};
   socklen_t len = sizeof(local);
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
@@ -88,13 +90,13 @@ absl::StatusOr<std::unique_ptr<UdpListener>> UdpListener::Adopt(
     if (!socket.is_open()) close(fd);
     return absl::InvalidArgumentError(absl::StrCat("inherited udp socket: ", ec.message()));
   }
-  return std::unique_ptr<UdpListener>(
-      new UdpListener(std::move(socket), service, workers, mtu, limit, receive_count, pacing));
+  return std::unique_ptr<UdpListener>(new UdpListener(
+      std::move(socket), service, workers, mtu, limit, receive_count, pacing, sendfile, false));
 }
 
 UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service, WorkerPools workers,
                          MtuCache* mtu, InflightLimit* limit, std::atomic<uint64_t>* receive_count,
-                         const UdpPacingOptions& pacing)
+                         const UdpPacingOptions& pacing, bool sendfile, bool splice_now)
     : socket_(std::move(socket)),
       service_(service),
       workers_(workers),
@@ -102,7 +104,9 @@ UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service, Work
       limit_(limit),
       receive_count_(receive_count),
       fd_(socket_.native_handle()),
-      recv_buf_(kRecvBatch * kMaxDatagram) {
+      recv_buf_(kRecvBatch * kMaxDatagram),
+      sendfile_(sendfile),
+      splice_held_(!splice_now) {
   socklen_t len = sizeof(rcvbuf_);
   getsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf_, &len);
   len = sizeof(sndbuf_);
@@ -118,7 +122,8 @@ UdpListener::UdpListener(asio::ip::udp::socket socket, RpcService* service, Work
 
 std::string UdpListener::Describe() const {
   return absl::StrCat("SO_RCVBUF ", rcvbuf_, ", SO_SNDBUF ", sndbuf_, ", recvmmsg ", kRecvBatch,
-                      ", pacing ", pacer_ ? pacer_->Describe() : std::string("off"));
+                      ", pacing ", pacer_ ? pacer_->Describe() : std::string("off"), ", sendfile ",
+                      sendfile_ ? "on" : "off");
 }
 
 void UdpListener::Start() {
@@ -141,15 +146,22 @@ void UdpListener::Pause() {
                socket_.cancel(ec);
              }))
       .wait();
+  splice_paused_.store(true, std::memory_order_release);
+  if (sendfile_) {
+    absl::MutexLock wait(&send_mu_);  // for a spliced send under way to finish
+  }
 }
 
 void UdpListener::Resume() {
+  splice_paused_.store(false, std::memory_order_release);
   asio::post(socket_.get_executor(), [this] {
     if (!paused_) return;
     paused_ = false;
     Wait();
   });
 }
+
+void UdpListener::AllowSplicing() { splice_held_.store(false, std::memory_order_release); }
 
 void UdpListener::OnReadable() {
   // Calls for the workers go out in small batches: one wake-up (and one
@@ -214,6 +226,8 @@ void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t
   // what does not decode.
   d.info.transport = Transport::kUdp;
   d.info.peer_len = msg.msg_namelen;
+  // A READ reply always fits one datagram (nfsd caps UDP READs at 60 KiB).
+  d.info.file_segments = Splicing();
   ReadPktinfo(msg, d);
   if (!d.has_local) {
     d.info.local = bound_;
@@ -351,14 +365,10 @@ void UdpListener::Send(Datagram& d, xdr::BufferChain reply) {
                  std::make_unique<PacedReply>(this, d, std::move(reply)));
 }
 
-void UdpListener::SendNow(const Datagram& d, const xdr::BufferChain& reply) {
-  std::vector<iovec> iov;
-  reply.AppendIovecs(&iov);
+void UdpListener::SendNow(const Datagram& d, xdr::BufferChain& reply) {
   msghdr msg{};
   msg.msg_name = const_cast<sockaddr_storage*>(&d.info.peer);
   msg.msg_namelen = d.info.peer_len;
-  msg.msg_iov = iov.data();
-  msg.msg_iovlen = iov.size();
   alignas(cmsghdr) uint8_t control[CMSG_SPACE(sizeof(in6_pktinfo))] = {};
   if (d.has_local) {
     // Source address = the address the call was sent to.
@@ -385,8 +395,21 @@ void UdpListener::SendNow(const Datagram& d, const xdr::BufferChain& reply) {
       std::memcpy(CMSG_DATA(c), &pi, sizeof(pi));
     }
   }
+  if (reply.has_file_segments() && SendSpliced(msg, d.info.mtu, reply) != Spliced::kInMemory) {
+    return;
+  }
+  std::vector<iovec> iov;
+  reply.AppendIovecs(&iov);
+  msg.msg_iov = iov.data();
+  msg.msg_iovlen = iov.size();
   for (int attempt = 0; attempt < 2; ++attempt) {
-    ssize_t n = sendmsg(fd_, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n;
+    if (sendfile_) {
+      absl::ReaderMutexLock lock(&send_mu_);  // never into a pending datagram
+      n = sendmsg(fd_, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    } else {
+      n = sendmsg(fd_, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+    }
     if (n >= 0) return;
     if (errno == EINTR) {
       --attempt;
@@ -398,6 +421,52 @@ void UdpListener::SendNow(const Datagram& d, const xdr::BufferChain& reply) {
     poll(&p, 1, 50);
   }
   NFS3D_LOG_DEBUG("udp: reply of %d bytes dropped: %s", reply.size(), std::strerror(errno));
+}
+
+UdpListener::Spliced UdpListener::SendSpliced(const msghdr& address, uint32_t mtu,
+                                              xdr::BufferChain& reply) {
+  // Within the MTU, UDP_SEGMENT keeps checksum offload (rpc/udp_spliced_reply.h).
+  const size_t headers = v6_ ? 48 : 28;
+  const uint16_t gso_size =
+      mtu != 0 && reply.size() + headers <= mtu ? static_cast<uint16_t>(reply.size()) : 0;
+  UdpSplicedReply spliced;
+  UdpSplicedReply::Prepared prepared =
+      Splicing() ? spliced.Prepare(reply, gso_size) : UdpSplicedReply::Prepared::kCannotSplice;
+  if (prepared == UdpSplicedReply::Prepared::kReady) {
+    int error = 0;
+    {
+      absl::MutexLock lock(&send_mu_);  // alone on the socket while the datagram is pending
+      if (!Splicing()) {
+        prepared = UdpSplicedReply::Prepared::kCannotSplice;  // paused meanwhile
+      } else if (spliced.Send(fd_, address, reply)) {
+        return Spliced::kSent;
+      } else {
+        error = errno;
+      }
+    }
+    // Whatever failed (a full send buffer, a path MTU below the interface's
+    // for GSO), the datagram is gone: the reply goes from memory instead.
+    if (error != 0) {
+      NFS3D_LOG_DEBUG("udp: spliced reply of %d bytes failed (%s); sending it from memory",
+                      reply.size(), std::strerror(error));
+    }
+  }
+  switch (prepared) {
+    case UdpSplicedReply::Prepared::kFileShrank:
+      // The reply promises more bytes than the file has now: sending it
+      // with zeros in their place would hand the client wrong data. No
+      // reply; the client sends the call again and its READ then sees the
+      // file as it is (count and eof to match).
+      NFS3D_LOG_DEBUG("udp: READ reply dropped: the file shrank before it was sent");
+      return Spliced::kDropped;
+    case UdpSplicedReply::Prepared::kFailed:
+      NFS3D_LOG_DEBUG("udp: READ reply dropped: reading the file: %s", std::strerror(errno));
+      return Spliced::kDropped;
+    default:
+      break;
+  }
+  reply.ReadFileSegments();
+  return Spliced::kInMemory;
 }
 
 void UdpListener::CloseNow() {

@@ -3,7 +3,9 @@
 // reply itself with sendmsg, from the local address the call arrived on
 // (IP_PKTINFO / IPV6_PKTINFO), so multi-homed hosts answer from the right IP.
 // The loop drains the socket with recvmmsg; replies that span several frames
-// go through a UdpPacer (rpc/udp_pacer.h) unless pacing is off.
+// go through a UdpPacer (rpc/udp_pacer.h) unless pacing is off. With
+// `sendfile`, READ data stays in the page cache: a reply carrying file
+// segments is put together in the kernel (rpc/udp_spliced_reply.h).
 #ifndef NFS3D_RPC_UDP_SERVER_H_
 #define NFS3D_RPC_UDP_SERVER_H_
 
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/udp.hpp"
@@ -44,14 +47,14 @@ class UdpListener : public EarlyAnswerer {
       boost::asio::io_context& io, const boost::asio::ip::udp::endpoint& endpoint,
       RpcService* service, WorkerPools workers, MtuCache* mtu, size_t buffer_bytes,
       InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr,
-      const UdpPacingOptions& pacing = {});
+      const UdpPacingOptions& pacing = {}, bool sendfile = false);
 
   // A bound socket from another process (a predecessor handing its sockets
   // over), with its options as they were set; takes the descriptor.
   static absl::StatusOr<std::unique_ptr<UdpListener>> Adopt(
       boost::asio::io_context& io, int fd, RpcService* service, WorkerPools workers, MtuCache* mtu,
       InflightLimit* limit = nullptr, std::atomic<uint64_t>* receive_count = nullptr,
-      const UdpPacingOptions& pacing = {});
+      const UdpPacingOptions& pacing = {}, bool sendfile = false);
 
   uint16_t port() const { return port_; }
   int native_handle() const { return fd_; }
@@ -62,8 +65,15 @@ class UdpListener : public EarlyAnswerer {
   void Start();
   // Stops reading datagrams until Resume (they queue in the socket); calls
   // already read run on. Returns once no read is pending. Only after Start.
+  // Also stops splicing replies (a successor process may send on the socket
+  // meanwhile: a pending datagram of ours would take in its replies) and
+  // returns once none is half sent.
   void Pause();
   void Resume();
+  // Replies may be spliced (with `sendfile`). An adopted socket starts
+  // without until the predecessor is known to send no more on it (its
+  // sends would join a pending datagram of ours): the owner says so here.
+  void AllowSplicing();
   // Only once no io thread and no worker runs.
   void CloseNow();
 
@@ -86,7 +96,7 @@ class UdpListener : public EarlyAnswerer {
 
   UdpListener(boost::asio::ip::udp::socket socket, RpcService* service, WorkerPools workers,
               MtuCache* mtu, InflightLimit* limit, std::atomic<uint64_t>* receive_count,
-              const UdpPacingOptions& pacing);
+              const UdpPacingOptions& pacing, bool sendfile, bool splice_now);
   void Wait();
   void OnReadable();
   // One datagram of a recvmmsg batch: answered inline or added to a batch.
@@ -108,7 +118,14 @@ class UdpListener : public EarlyAnswerer {
   void AnswerLate(Datagram& dgram);
   // Through the pacer when the reply spans frames, else at once.
   void Send(Datagram& dgram, xdr::BufferChain reply);
-  void SendNow(const Datagram& dgram, const xdr::BufferChain& reply);
+  // File segments are spliced or, failing that, read into memory first.
+  void SendNow(const Datagram& dgram, xdr::BufferChain& reply);
+  enum class Spliced { kSent, kDropped, kInMemory };
+  Spliced SendSpliced(const msghdr& address, uint32_t mtu, xdr::BufferChain& reply);
+  bool Splicing() const {
+    return sendfile_ && !splice_paused_.load(std::memory_order_acquire) &&
+           !splice_held_.load(std::memory_order_acquire);
+  }
 
   boost::asio::ip::udp::socket socket_;
   RpcService* service_;
@@ -125,6 +142,15 @@ class UdpListener : public EarlyAnswerer {
   std::vector<uint8_t> recv_buf_;    // kRecvBatch datagrams of up to 64 KiB
   std::unique_ptr<UdpPacer> pacer_;  // null: pacing off
   bool paused_ = false;              // on the io thread
+  const bool sendfile_;              // READs may leave file segments for SendNow
+  // Splicing is on when sendfile_ and neither of these.
+  std::atomic<bool> splice_paused_ = false;  // Pause .. Resume
+  std::atomic<bool> splice_held_;            // adopted, until AllowSplicing
+  // Guards the socket's pending datagram rather than a member: a spliced
+  // reply is sent holding it exclusively, every other send shared (sends of
+  // whole datagrams may overlap one another, never a pending one). Taken
+  // only when sendfile_.
+  absl::Mutex send_mu_;
 };
 
 }  // namespace nfs3d::rpc

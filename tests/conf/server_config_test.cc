@@ -51,6 +51,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(c.tcp);
   EXPECT_EQ(c.max_record_size, 1114112u);
   EXPECT_TRUE(c.tcp_sendfile);
+  EXPECT_TRUE(c.udp_sendfile);
   EXPECT_EQ(c.tcp_splice_writes, 65536u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
   EXPECT_EQ(c.max_connections, 16384u);
@@ -201,6 +202,7 @@ rsize_pref = auto
 wsize_max = 16384
 wsize_pref = 8192
 udp_fragments = 3
+sendfile = no
 
 [paths]
 state_dir = /tmp/state
@@ -229,6 +231,7 @@ syslog = true
   EXPECT_EQ(c.manage_gids_cache, 500u);
   EXPECT_EQ(c.tcp_sizes, (TransferSizes{524288, 262144, 1048576, 65536, false}));
   EXPECT_FALSE(c.tcp_sendfile);
+  EXPECT_FALSE(c.udp_sendfile);
   EXPECT_EQ(c.udp_sizes.rsize_max, 64512u);
   EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
   EXPECT_EQ(c.udp_sizes.rsize_pref, 32768u);  // the fallback
