@@ -168,6 +168,14 @@ struct ServerConfig {
   std::string krb5_keytab;     // "" = $KRB5_KTNAME, else /etc/krb5.keytab
   std::string krb5_principal;  // "" = nfs/<this host's name>; "*" = any key in the keytab
 
+  // [tls]: RPC-with-TLS (RFC 9289) for exports whose xprtsec= names tls or
+  // mtls. PEM files; no certificate: probes are answered as by a server
+  // without TLS. A CA makes clients' certificates verified (mtls).
+  std::string tls_certificate;
+  std::string tls_key;
+  std::string tls_ca;
+  uint32_t tls_handshake_timeout = 10;  // seconds from the probe to a finished handshake
+
   bool operator==(const ServerConfig&) const = default;
 };
 

@@ -76,6 +76,15 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
     impl->gss = std::move(*gss);
     dispatcher_options.wrapping = impl->gss.get();
   }
+  if (std::string problem = TlsConfigProblem(*table, config); !problem.empty()) {
+    return absl::InvalidArgumentError(problem);
+  }
+  if (!config.tls_certificate.empty()) {
+    absl::StatusOr<std::shared_ptr<const rpc::tls::TlsCredentials>> tls =
+        rpc::tls::TlsCredentials::Load({config.tls_certificate, config.tls_key, config.tls_ca});
+    if (!tls.ok()) return tls.status();
+    impl->tls = std::move(*tls);
+  }
   impl->dispatcher = std::make_unique<rpc::Dispatcher>(dispatcher_options);
   impl->dispatcher->AddProgram(&impl->nfs_program);
   impl->dispatcher->AddProgram(&impl->nfsacl_program);

@@ -48,6 +48,7 @@
 #include "rpc/portmap_registry.h"
 #include "rpc/rpc_server.h"
 #include "rpc/rpcbind_client.h"
+#include "rpc/tls/tls_credentials.h"
 #include "stats/metrics_server.h"
 #include "stats/prometheus.h"
 #include "stats/server_stats.h"
@@ -107,6 +108,8 @@ struct Daemon::Impl {
   rpc::Program nsm_program;
   // RPCSEC_GSS, when an export lists a Kerberos flavor; outlives dispatcher.
   std::unique_ptr<rpc::gss::GssServer> gss;
+  // [tls]: RPC-with-TLS; null without a certificate.
+  std::shared_ptr<const rpc::tls::TlsCredentials> tls;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::unique_ptr<FailFastService> late_service;  // outlives server
   std::unique_ptr<rpc::RpcServer> server;

@@ -5,9 +5,10 @@ set -euo pipefail
 
 # go-md2man renders the man pages (docs/man/*.md); libkrb5-dev brings MIT
 # Kerberos' GSS-API for RPCSEC_GSS (sec=krb5, krb5i, krb5p); libssl-dev the
-# OpenSSL crypto that per-message krb5i/krb5p tokens are computed with.
+# OpenSSL crypto that per-message krb5i/krb5p tokens are computed with;
+# libgnutls28-dev the TLS handshake of RPC-with-TLS (xprtsec=tls, mtls).
 BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabsl-dev
-            libtirpc-dev libgtest-dev go-md2man libkrb5-dev libssl-dev)
+            libtirpc-dev libgtest-dev go-md2man libkrb5-dev libssl-dev libgnutls28-dev)
 # Real clients and tools used by the tests: rpcinfo (rpcbind), showmount (nfs-common),
 # nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab;
 # for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
