@@ -8,7 +8,7 @@ dd if=/dev/urandom of="$OUT/data" bs=1M count=8 status=none
 md5sum < "$OUT/data" | cut -d' ' -f1 > "$OUT/md5"
 dd if="$OUT/data" of="$MNT/big-$MODE" bs=1M conv=fsync status=none
 # A marker the capture on the host must not find in clear.
-yes "nfs3d-tls-marker-$MODE" | head -c 262144 > "$MNT/marker-$MODE"
+printf "nfs3d-tls-marker-$MODE\n%.0s" $(seq 1 10000) > "$MNT/marker-$MODE"
 mkdir -p "$OUT/tree/a/b"
 echo one > "$OUT/tree/a/one"
 echo two > "$OUT/tree/a/b/two"
