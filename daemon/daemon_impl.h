@@ -167,6 +167,8 @@ struct Daemon::Impl {
   // The RPC server's threads, limits and transports' options from [nfsd],
   // [tcp] and [ceph].
   rpc::RpcServerOptions ServerOptions();
+  // On a reload: [tls] files read again, for new handshakes (daemon.cc).
+  void ReloadTls(const conf::ServerConfig& config, conf::ServerConfig* applied);
 
   // Binds one service port on every listen address and transport; with port
   // 0 the first bind picks the port and the others reuse it.

@@ -125,6 +125,11 @@ class RpcServer {
   // Stops accepting and receiving, waits for running calls, closes every
   // socket and joins the threads. Idempotent.
   void Stop();
+  // New TLS handshakes use these credentials (a reload of [tls]); only
+  // when the server was made with RpcServerOptions::tls.
+  void SetTlsCredentials(std::shared_ptr<const tls::TlsCredentials> tls) {
+    if (tcp_context_.options().tls != nullptr) tcp_context_.set_tls(std::move(tls));
+  }
 
   size_t open_connections() const { return tcp_context_.size(); }
   const InflightLimit& inflight() const { return inflight_; }

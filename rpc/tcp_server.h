@@ -146,7 +146,7 @@ class TcpContext {
  public:
   TcpContext(RpcService* service, WorkerPools workers, const TcpOptions& options,
              InflightLimit* limit = nullptr)
-      : service_(service), workers_(workers), options_(options), limit_(limit) {}
+      : service_(service), workers_(workers), options_(options), limit_(limit), tls_(options.tls) {}
 
   RpcService* service() const { return service_; }
   const WorkerPools& workers() const { return workers_; }
@@ -154,6 +154,17 @@ class TcpContext {
   const TcpOptions& options() const { return options_; }
   // The server-wide bound on calls at the workers; null: unbounded.
   InflightLimit* limit() const { return limit_; }
+  // The credentials new TLS handshakes use: TcpOptions::tls, replaced by
+  // set_tls on a reload (sessions already made keep theirs). Only when
+  // TcpOptions::tls is set: TLS is not turned on or off while running.
+  std::shared_ptr<const tls::TlsCredentials> tls() const {
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    return tls_;
+  }
+  void set_tls(std::shared_ptr<const tls::TlsCredentials> tls) {
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    tls_ = std::move(tls);
+  }
 
   // Admits a new connection. At max_connections it first closes an open
   // connection that is idle (no call in progress, no reply unsent; a record
@@ -199,6 +210,8 @@ class TcpContext {
   std::unordered_map<TcpConnection*, Open> open_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<uint64_t, Client> clients_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> evicted_{0};
+  mutable std::mutex tls_mu_;
+  std::shared_ptr<const tls::TlsCredentials> tls_ ABSL_GUARDED_BY(tls_mu_);
 };
 
 class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public EarlyAnswerer {

@@ -60,7 +60,7 @@ bool TcpConnection::TakeTlsProbe() {
     DoClose();
     return true;
   }
-  auto session = tls::TlsSession::Server(context_->options().tls, socket_.native_handle(), early);
+  auto session = tls::TlsSession::Server(context_->tls(), socket_.native_handle(), early);
   if (!session.ok()) {
     NFS3D_LOG_WARNING("tcp: %s", session.status().message());
     DoClose();

@@ -25,8 +25,9 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # scripts/check-tidy.sh; quota (the client's quota(1)) asks nfs3d's RQUOTA
 # in the lab test; keepalived moves the heads' floating addresses in
 # lab_heads (and bench/multihead.sh); ccache lets the trees of one checkout
-# share their compiles (CI builds the quick start's configuration too).
-TEST_PKGS=(ccache rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
+# share their compiles (CI builds the quick start's configuration too);
+# openssl makes the RPC-with-TLS tests' certificates (tls_make_certs.sh).
+TEST_PKGS=(ccache rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc openssl
            debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
            ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev
            krb5-kdc krb5-admin-server krb5-user tcpdump python3-prometheus-client

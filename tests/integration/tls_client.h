@@ -127,6 +127,13 @@ class TlsClient {
     return "";
   }
 
+  // The server's certificate (DER) in this session.
+  std::string PeerCertificate() const {
+    unsigned int n = 0;
+    const gnutls_datum_t* chain = gnutls_certificate_get_peers(session_, &n);
+    if (chain == nullptr || n == 0) return "";
+    return std::string(reinterpret_cast<char*>(chain[0].data), chain[0].size);
+  }
   std::string Protocol() const {
     return gnutls_protocol_get_name(gnutls_protocol_get_version(session_));
   }

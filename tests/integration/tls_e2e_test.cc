@@ -6,12 +6,14 @@
 // (tls_make_certs.sh).
 #include <gnutls/gnutls.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -219,6 +221,60 @@ TEST_F(TlsE2eTest, StalledHandshakesHoldNoSlotAndAreClosed) {
   }
   EXPECT_TRUE(server.Answers(rpc::Transport::kTcp));
   for (auto& c : stalled) EXPECT_TRUE(c->raw()->WaitClosed(absl::Seconds(60)));
+  EXPECT_TRUE(server.Stop());
+}
+
+// A certificate file in PEM, as DER.
+std::string DerOf(const fs::path& pem) {
+  std::ifstream in(pem);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string t = text.str();
+  gnutls_datum_t from{reinterpret_cast<unsigned char*>(const_cast<char*>(t.data())),
+                      static_cast<unsigned int>(t.size())};
+  gnutls_datum_t der{};
+  if (gnutls_pem_base64_decode2("CERTIFICATE", &from, &der) < 0) return "";
+  std::string out(reinterpret_cast<char*>(der.data), der.size);
+  gnutls_free(der.data);
+  return out;
+}
+
+// SIGHUP reads [tls] again: a renewed certificate (same file names) is what
+// new handshakes get; a session made before goes on.
+TEST_F(TlsE2eTest, ReloadPutsARenewedCertificateInForce) {
+  NfsdProcess server;
+  const fs::path d = fs::path(dir_->path()) / "reload";
+  fs::create_directories(d / "export");
+  for (const char* f : {"server.pem", "server.key"}) {
+    fs::copy_file(certs_ / f, d / f, fs::copy_options::overwrite_existing);
+  }
+  server.Configure(d / "server", absl::StrCat(d.string(), "/export *(rw,insecure)\n"),
+                   absl::StrCat("\n[tls]\ncertificate = ", (d / "server.pem").string(),
+                                "\nkey = ", (d / "server.key").string(), "\n"));
+  ASSERT_TRUE(server.Start()) << server.Log();
+  auto before = std::make_unique<TlsClient>(server.port());
+  ASSERT_EQ(before->Probe(), StartTlsReply(0x7150));
+  ASSERT_EQ(before->Handshake(Ca()), "");
+  EXPECT_EQ(before->PeerCertificate(), DerOf(certs_ / "server.pem"));
+  // The renewal: the files are replaced, then nfs3d is told.
+  fs::copy_file(certs_ / "server2.pem", d / "server.pem", fs::copy_options::overwrite_existing);
+  fs::copy_file(certs_ / "server2.key", d / "server.key", fs::copy_options::overwrite_existing);
+  const size_t log_from = server.Log().size();
+  ASSERT_EQ(kill(server.pid(), SIGHUP), 0);
+  for (int i = 0; i < 300 && server.Log().find("TLS certificate", log_from) == std::string::npos;
+       ++i) {
+    usleep(100000);
+  }
+  ASSERT_NE(server.Log().find("loaded for new sessions", log_from), std::string::npos)
+      << server.Log();
+  auto after = std::make_unique<TlsClient>(server.port());
+  ASSERT_EQ(after->Probe(), StartTlsReply(0x7150));
+  ASSERT_EQ(after->Handshake(Ca()), "");
+  EXPECT_EQ(after->PeerCertificate(), DerOf(certs_ / "server2.pem"));
+  EXPECT_NE(DerOf(certs_ / "server.pem"), DerOf(certs_ / "server2.pem"));
+  // The session made before the reload is still served.
+  EXPECT_TRUE(before->Call(nfs3::kProgram, nfs3::kNull, "").has_value());
+  EXPECT_TRUE(after->Call(nfs3::kProgram, nfs3::kNull, "").has_value());
   EXPECT_TRUE(server.Stop());
 }
 

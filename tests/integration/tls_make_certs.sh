@@ -2,7 +2,7 @@
 # Makes the certificates of an RPC-with-TLS test in DIR (made if missing),
 # with openssl: a CA (ca.pem), the server's certificate for localhost,
 # 127.0.0.1 and any further subjectAltName entries given (e.g. IP:10.200.0.1)
-# (server.pem, server.key), a client certificate from the CA
+# (server.pem, server.key; server2.pem, server2.key: a renewed one), a client certificate from the CA
 # (client.pem, client.key) and one from another CA of the same name, which a
 # client presents (its issuer is one the server asks for) and which does not
 # verify (rogue.pem, rogue.key).
@@ -29,6 +29,9 @@ issue() {
   rm -f "$1.csr" "$1.ext"
 }
 issue server ca /CN=localhost \
+  "subjectAltName=$sans
+extendedKeyUsage=serverAuth"
+issue server2 ca /CN=localhost \
   "subjectAltName=$sans
 extendedKeyUsage=serverAuth"
 issue client ca /CN=nfs-client "extendedKeyUsage=clientAuth"
