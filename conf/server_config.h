@@ -152,6 +152,15 @@ struct ServerConfig {
   // client_oc_size; half of it may be dirty). 0: as ceph.conf says.
   uint32_t ceph_cache_size = 96 << 20;
 
+  // [tls]: RPC-with-TLS (RFC 9289) for exports whose xprtsec= names tls or
+  // mtls. PEM files; no certificate: probes are answered as by a server
+  // without TLS. A CA makes clients' certificates verified (mtls). (The
+  // number first: it fills the padding after ceph_cache_size.)
+  uint32_t tls_handshake_timeout = 10;  // seconds from the probe to a finished handshake
+  std::string tls_certificate;
+  std::string tls_key;
+  std::string tls_ca;
+
   // [cluster]: several heads serving one CephFS file system. A node id makes
   // this head one of them: CephFS handles are signed with the key in the file
   // system's cluster_shared_dir, so any head of the cluster accepts them.
@@ -167,14 +176,6 @@ struct ServerConfig {
   // [kerberos]: RPCSEC_GSS for exports whose sec= lists krb5, krb5i or krb5p.
   std::string krb5_keytab;     // "" = $KRB5_KTNAME, else /etc/krb5.keytab
   std::string krb5_principal;  // "" = nfs/<this host's name>; "*" = any key in the keytab
-
-  // [tls]: RPC-with-TLS (RFC 9289) for exports whose xprtsec= names tls or
-  // mtls. PEM files; no certificate: probes are answered as by a server
-  // without TLS. A CA makes clients' certificates verified (mtls).
-  std::string tls_certificate;
-  std::string tls_key;
-  std::string tls_ca;
-  uint32_t tls_handshake_timeout = 10;  // seconds from the probe to a finished handshake
 
   bool operator==(const ServerConfig&) const = default;
 };
