@@ -132,6 +132,14 @@ absl::StatusOr<std::unique_ptr<AsyncRpcClient>> AsyncRpcClient::Connect(
     close(fd);
     return ErrnoStatus(absl::StrCat("connect to ", where), err);
   }
+  if (tcp && options.tls != nullptr && !options.tls->ca.empty()) {
+    absl::StatusOr<int> plain = StartTls(fd, *options.tls);
+    if (!plain.ok()) {
+      close(fd);
+      return plain.status();
+    }
+    fd = *plain;
+  }
   return std::unique_ptr<AsyncRpcClient>(new AsyncRpcClient(fd, options));
 }
 

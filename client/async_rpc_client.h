@@ -24,6 +24,7 @@
 #include "absl/types/span.h"
 
 #include "client/call_security.h"
+#include "client/tls_transport.h"
 #include "rpc/call_context.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -49,6 +50,8 @@ struct AsyncRpcOptions {
   // TCP: one sendmsg per call, as the Linux client sends (default: as many
   // queued calls as one sendmsg takes, which saves the client CPU).
   bool send_per_call = false;
+  // TCP: RPC-with-TLS (client/tls_transport.h) when tls->ca is set.
+  const TlsClientOptions* tls = nullptr;
 };
 
 struct AsyncRpcStats {

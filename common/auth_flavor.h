@@ -17,6 +17,7 @@ enum Flavor : uint32_t {
   kAuthNone = 0,
   kAuthSys = 1,
   kRpcsecGss = 6,
+  kAuthTls = 7,     // RFC 9289: only in the NULL call that probes for RPC-with-TLS
   kKrb5 = 390003,   // RPCSEC_GSS with Kerberos 5: authentication
   kKrb5i = 390004,  // and integrity
   kKrb5p = 390005,  // and privacy

@@ -201,18 +201,23 @@ constexpr Valued kValued[] = {
      }},
     {"xprtsec",
      [](std::string_view opt, std::string_view v, OptionState* s) {
-       // RPC-with-TLS is not served: only a list that allows plain RPC works.
-       bool plain = false;
+       // nfs-utils' list (exports(5)); its order only matters to NFSv4's
+       // SECINFO, so NFSv3 keeps the set.
+       if (v.empty()) return Cat("export option '", opt, "' needs a mode list");
+       uint8_t modes = 0;
        for (std::string_view mode : text::Split(v, ':')) {
-         if (mode != "none" && mode != "tls" && mode != "mtls") {
-           return Cat("unknown transport security '", mode, "' in '", opt, "'");
+         if (mode == "none") {
+           modes |= ExportOptions::kXprtsecNone;
+         } else if (mode == "tls") {
+           modes |= ExportOptions::kXprtsecTls;
+         } else if (mode == "mtls") {
+           modes |= ExportOptions::kXprtsecMtls;
+         } else {
+           return Cat("unknown transport security '", mode, "' in '", opt,
+                      "' (known: none, tls, mtls)");
          }
-         plain = plain || mode == "none";
        }
-       if (!plain) {
-         return Cat("'", opt, "': nfs3d does not serve RPC-with-TLS; add 'none' to the list");
-       }
-       NoteNoEffect(s, Cat(opt, " (TLS is not served: plain RPC only)"));
+       s->options.xprtsec = modes;
        return std::string();
      }},
     {"reexport",

@@ -675,6 +675,15 @@ std::string DescribeOptions(const ExportOptions& o) {
   if (!o.cephfs_keyring.empty()) out += Cat(",cephfs_keyring=", o.cephfs_keyring);
   if (o.anonuid != kNobodyId) out += Cat(",anonuid=", o.anonuid);
   if (o.anongid != kNobodyId) out += Cat(",anongid=", o.anongid);
+  if (o.xprtsec != ExportOptions::kXprtsecAll) {
+    std::string modes;
+    for (auto [bit, name] : {std::pair{ExportOptions::kXprtsecNone, "none"},
+                             std::pair{ExportOptions::kXprtsecTls, "tls"},
+                             std::pair{ExportOptions::kXprtsecMtls, "mtls"}}) {
+      if (o.xprtsec & bit) modes += Cat(modes.empty() ? "" : ":", name);
+    }
+    out += Cat(",xprtsec=", modes);
+  }
   std::string sec;
   for (const std::string& f : o.sec) sec += Cat(sec.empty() ? "" : ":", f);
   out += Cat(",sec=", sec.empty() ? "sys" : sec, o.read_only ? ",ro" : ",rw",

@@ -93,6 +93,15 @@ struct ExportOptions {
   // Security flavors from sec= lists, as written ("sys", "krb5p", ...);
   // empty means the default, sys.
   std::vector<std::string> sec;
+  // xprtsec=MODE[:MODE...]: the transports a call may come on, as bits of
+  // kXprtsecNone (plain RPC), kXprtsecTls (TLS, no client certificate) and
+  // kXprtsecMtls (TLS with a verified client certificate). Default: all
+  // three, as knfsd's (NFSEXP_XPRTSEC_ALL when mountd gives no xprtsec=).
+  static constexpr uint8_t kXprtsecNone = 1;
+  static constexpr uint8_t kXprtsecTls = 2;
+  static constexpr uint8_t kXprtsecMtls = 4;
+  static constexpr uint8_t kXprtsecAll = kXprtsecNone | kXprtsecTls | kXprtsecMtls;
+  uint8_t xprtsec = kXprtsecAll;
   // Options accepted without effect on NFSv3 (refer=, replicas=, pnfs, ...:
   // NFSv4 only; squash_uids=: legacy), as "option (why)", for the log.
   std::vector<std::string> no_effect;
@@ -109,6 +118,13 @@ struct ExportOptions {
   // pseudo-flavors of common/auth_flavor.h for krb5, krb5i, krb5p) is one the sec=
   // list names; without sec= only sys and none are.
   bool AllowsFlavor(uint32_t flavor) const;
+  // A connection with (tls, peer_authenticated) satisfies the xprtsec= list.
+  // As knfsd's check_xprtsec_policy: each mode admits exactly its own kind
+  // of connection, so an mTLS connection needs `mtls` in the list.
+  bool AllowsTransport(bool tls, bool peer_authenticated) const {
+    if (!tls) return (xprtsec & kXprtsecNone) != 0;
+    return (xprtsec & (peer_authenticated ? kXprtsecMtls : kXprtsecTls)) != 0;
+  }
 
   bool operator==(const ExportOptions&) const = default;
 };

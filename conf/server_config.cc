@@ -353,6 +353,13 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
            {"keytab", PathSetter(&ServerConfig::krb5_keytab)},
            {"principal", NameSetter(&ServerConfig::krb5_principal)},
        }},
+      {"tls",
+       {
+           {"certificate", PathSetter(&ServerConfig::tls_certificate)},
+           {"key", PathSetter(&ServerConfig::tls_key)},
+           {"ca", PathSetter(&ServerConfig::tls_ca)},
+           {"handshake_timeout", UintSetter(&ServerConfig::tls_handshake_timeout, 1, 600)},
+       }},
   };
   return *schema;
 }
@@ -425,6 +432,11 @@ absl::Status Validate(ServerConfig& c, const KeyLines& lines, std::string_view f
                      absl::StrFormat("[tcp] unfinished_per_client %u is smaller than "
                                      "max_record_size %u: a record could never finish",
                                      c.tcp_unfinished_per_client, c.max_record_size));
+  }
+  if (c.tls_certificate.empty() != c.tls_key.empty() ||
+      (!c.tls_ca.empty() && c.tls_certificate.empty())) {
+    return LineError(filename, lines.Latest({"tls.certificate", "tls.key", "tls.ca"}),
+                     "[tls] needs both certificate and key (and ca only with them)");
   }
   // The fallback for "auto" never exceeds the configured maximum.
   TransferSizes& u = c.udp_sizes;

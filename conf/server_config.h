@@ -155,6 +155,15 @@ struct ServerConfig {
   // client_oc_size; half of it may be dirty). 0: as ceph.conf says.
   uint32_t ceph_cache_size = 96 << 20;
 
+  // [tls]: RPC-with-TLS (RFC 9289) for exports whose xprtsec= names tls or
+  // mtls. PEM files; no certificate: probes are answered as by a server
+  // without TLS. A CA makes clients' certificates verified (mtls). (The
+  // number first: it fills the padding after ceph_cache_size.)
+  uint32_t tls_handshake_timeout = 10;  // seconds from the probe to a finished handshake
+  std::string tls_certificate;
+  std::string tls_key;
+  std::string tls_ca;
+
   // [cluster]: several heads serving one CephFS file system. A node id makes
   // this head one of them: CephFS handles are signed with the key in the file
   // system's cluster_shared_dir, so any head of the cluster accepts them.

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 
 #include "daemon/backend_plugins.h"
+#include "daemon/daemon_settings.h"
 #include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
 
@@ -51,7 +52,7 @@ std::string DescribeExportTable(const conf::ExportTable& table) {
   return out;
 }
 
-int CheckExports(const std::string& path, std::FILE* out) {
+int CheckExports(const std::string& path, const conf::ServerConfig& config, std::FILE* out) {
   absl::StatusOr<conf::ExportTable> table = conf::LoadExports(path);
   if (!table.ok()) {
     std::fprintf(out, "nfs3d: %s\n", std::string(table.status().message()).c_str());
@@ -62,6 +63,11 @@ int CheckExports(const std::string& path, std::FILE* out) {
   // nfs3d refuses to start without the plugins its exports need.
   if (absl::Status plugins = LoadPluginsFor(*table, /*shared_exports=*/false); !plugins.ok()) {
     std::fprintf(out, "nfs3d: %s\n", std::string(plugins.message()).c_str());
+    return 1;
+  }
+  // nfs3d refuses to start when an export asks for TLS that [tls] cannot give.
+  if (std::string problem = TlsConfigProblem(*table, config); !problem.empty()) {
+    std::fprintf(out, "nfs3d: %s\n", problem.c_str());
     return 1;
   }
   std::fprintf(out, "%s: %zu export%s, valid\n", path.c_str(), table->exports.size(),

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "conf/exports.h"
+#include "conf/server_config.h"
 
 namespace nfs3d::daemon {
 
@@ -17,8 +18,9 @@ namespace nfs3d::daemon {
 std::string DescribeExportTable(const conf::ExportTable& table);
 
 // Prints the table or the parse error; returns the exit status (0: the file
-// is valid, 1: it is not).
-int CheckExports(const std::string& path, std::FILE* out);
+// is valid, 1: it is not, or `config` could not serve it: e.g. xprtsec=tls
+// without a [tls] certificate).
+int CheckExports(const std::string& path, const conf::ServerConfig& config, std::FILE* out);
 
 }  // namespace nfs3d::daemon
 

@@ -76,6 +76,15 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
     impl->gss = std::move(*gss);
     dispatcher_options.wrapping = impl->gss.get();
   }
+  if (std::string problem = TlsConfigProblem(*table, config); !problem.empty()) {
+    return absl::InvalidArgumentError(problem);
+  }
+  if (!config.tls_certificate.empty()) {
+    absl::StatusOr<std::shared_ptr<const rpc::tls::TlsCredentials>> tls =
+        rpc::tls::TlsCredentials::Load({config.tls_certificate, config.tls_key, config.tls_ca});
+    if (!tls.ok()) return tls.status();
+    impl->tls = std::move(*tls);
+  }
   impl->dispatcher = std::make_unique<rpc::Dispatcher>(dispatcher_options);
   impl->dispatcher->AddProgram(&impl->nfs_program);
   impl->dispatcher->AddProgram(&impl->nfsacl_program);
@@ -214,6 +223,9 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
     ignored.push_back("max_requests*");
   }
   if (config.portmapper != old.portmapper) ignored.push_back("portmapper");
+  if (config.tls_handshake_timeout != old.tls_handshake_timeout) {
+    ignored.push_back("[tls] handshake_timeout");
+  }
   if (config.top_clients != old.top_clients || config.top_exports != old.top_exports ||
       config.top_users != old.top_users) {
     ignored.push_back("top_clients/top_exports/top_users");
@@ -248,6 +260,7 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   applied.log_level = config.log_level;
   applied.slow_call_ms = config.slow_call_ms;
   d.origin_stats->Reload(config);
+  d.ReloadTls(config, &applied);
   applied.manage_gids = config.manage_gids;
   applied.manage_gids_ttl = config.manage_gids_ttl;
   applied.manage_gids_cache = config.manage_gids_cache;
@@ -268,6 +281,37 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
 }
 
 void Daemon::CountFailedReload() { ++impl_->reloads_failed; }
+
+void Daemon::Impl::ReloadTls(const conf::ServerConfig& config, conf::ServerConfig* applied) {
+  // The files are read again even when their names did not change: a
+  // reload is how a renewed certificate is put in force. Established
+  // sessions keep what they negotiated.
+  if (tls == nullptr || config.tls_certificate.empty()) {
+    if ((tls == nullptr) != config.tls_certificate.empty()) {
+      NFS3D_LOG_WARNING("reload: [tls] %s; it takes effect at the next restart",
+                        tls == nullptr ? "was added" : "was removed");
+    }
+    return;
+  }
+  absl::StatusOr<std::shared_ptr<const rpc::tls::TlsCredentials>> loaded =
+      rpc::tls::TlsCredentials::Load({config.tls_certificate, config.tls_key, config.tls_ca});
+  if (!loaded.ok()) {
+    NFS3D_LOG_ERROR("reload: %s; new TLS sessions keep the certificate in force",
+                    loaded.status().message());
+    return;
+  }
+  if (config.tls_ca.empty() != applied->tls_ca.empty()) {
+    NFS3D_LOG_WARNING("reload: [tls] ca %s: mutual TLS is %s for new sessions",
+                      config.tls_ca.empty() ? "removed" : "added",
+                      config.tls_ca.empty() ? "off" : "on");
+  }
+  tls = std::move(*loaded);
+  if (server) server->SetTlsCredentials(tls);
+  applied->tls_certificate = config.tls_certificate;
+  applied->tls_key = config.tls_key;
+  applied->tls_ca = config.tls_ca;
+  NFS3D_LOG_INFO("reload: TLS certificate %s loaded for new sessions", config.tls_certificate);
+}
 
 void Daemon::Stop() {
   Impl& d = *impl_;

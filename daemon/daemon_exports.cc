@@ -11,6 +11,7 @@
 #include "conf/exports_edit.h"
 #include "conf/ini_parser.h"
 #include "daemon/daemon_impl.h"
+#include "daemon/daemon_settings.h"
 
 namespace nfs3d::daemon {
 namespace {
@@ -67,6 +68,11 @@ absl::Status Daemon::Impl::ApplyExportTable(conf::ExportTable table, const std::
                                             const std::string& text) {
   if (absl::Status s = AddNewExports(table); !s.ok()) return s;
   for (const std::string& warning : table.warnings) NFS3D_LOG_WARNING("%s", warning);
+  // At start this refuses to run; a reload keeps the table (the export is
+  // then reachable by no connection that its xprtsec= admits) and says so.
+  if (std::string problem = TlsConfigProblem(table, config); !problem.empty()) {
+    NFS3D_LOG_WARNING("%s: the export refuses every call until [tls] is set", problem);
+  }
   const size_t count = table.exports.size();
   nfs->SetExports(std::make_shared<const conf::ExportTable>(std::move(table)));
   export_count = count;

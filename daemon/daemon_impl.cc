@@ -101,6 +101,8 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.tcp_splice_writes = config.tcp_splice_writes;
   options.tcp_record_timeout_ms = int64_t{config.tcp_record_timeout} * 1000;
   options.tcp_unfinished_per_client = config.tcp_unfinished_per_client;
+  options.tls = tls;
+  options.tls_handshake_timeout_ms = int64_t{config.tls_handshake_timeout} * 1000;
   options.udp_pacing.mode = !config.udp_pacing       ? rpc::UdpPacingOptions::Mode::kOff
                             : config.udp_pacing_rate ? rpc::UdpPacingOptions::Mode::kFixed
                                                      : rpc::UdpPacingOptions::Mode::kAuto;

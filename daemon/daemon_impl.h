@@ -48,6 +48,7 @@
 #include "rpc/portmap_registry.h"
 #include "rpc/rpc_server.h"
 #include "rpc/rpcbind_client.h"
+#include "rpc/tls/tls_credentials.h"
 #include "stats/metrics_server.h"
 #include "stats/prometheus.h"
 #include "stats/server_stats.h"
@@ -107,6 +108,8 @@ struct Daemon::Impl {
   rpc::Program nsm_program;
   // RPCSEC_GSS, when an export lists a Kerberos flavor; outlives dispatcher.
   std::unique_ptr<rpc::gss::GssServer> gss;
+  // [tls]: RPC-with-TLS; null without a certificate.
+  std::shared_ptr<const rpc::tls::TlsCredentials> tls;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::unique_ptr<FailFastService> late_service;  // outlives server
   std::unique_ptr<rpc::RpcServer> server;
@@ -164,6 +167,8 @@ struct Daemon::Impl {
   // The RPC server's threads, limits and transports' options from [nfsd],
   // [tcp] and [ceph].
   rpc::RpcServerOptions ServerOptions();
+  // On a reload: [tls] files read again, for new handshakes (daemon.cc).
+  void ReloadTls(const conf::ServerConfig& config, conf::ServerConfig* applied);
 
   // Binds one service port on every listen address and transport; with port
   // 0 the first bind picks the port and the others reuse it.

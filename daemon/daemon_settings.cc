@@ -21,6 +21,25 @@ bool NeedsKerberos(const conf::ExportTable& table) {
   return false;
 }
 
+std::string TlsConfigProblem(const conf::ExportTable& table, const conf::ServerConfig& config) {
+  using Options = conf::ExportOptions;
+  for (const conf::Export& exp : table.exports) {
+    for (const conf::ExportClient& client : exp.clients) {
+      const uint8_t modes = client.options.xprtsec;
+      if ((modes & Options::kXprtsecNone) != 0) continue;  // plain RPC serves it
+      if (config.tls_certificate.empty()) {
+        return absl::StrCat(exp.path, " ", client.spec,
+                            ": xprtsec= admits only TLS and [tls] sets no certificate");
+      }
+      if ((modes & Options::kXprtsecTls) == 0 && config.tls_ca.empty()) {
+        return absl::StrCat(exp.path, " ", client.spec,
+                            ": xprtsec=mtls needs a [tls] ca to verify client certificates");
+      }
+    }
+  }
+  return "";
+}
+
 // [kerberos]: the keytab, and the service principal (default nfs/<host>).
 rpc::gss::GssServerOptions KerberosOptions(const conf::ServerConfig& config) {
   rpc::gss::GssServerOptions o;

@@ -14,6 +14,10 @@ namespace nfs3d::daemon {
 
 // Some client of some export may use Kerberos (sec=krb5, krb5i, krb5p).
 bool NeedsKerberos(const conf::ExportTable& table);
+// What keeps the exports' xprtsec= lists from being served with [tls]: an
+// export that admits only TLS while no certificate is set, or only mutual
+// TLS while no CA is; "" when nothing does.
+std::string TlsConfigProblem(const conf::ExportTable& table, const conf::ServerConfig& config);
 
 // [kerberos]: the keytab, and the service principal (default nfs/<host>).
 rpc::gss::GssServerOptions KerberosOptions(const conf::ServerConfig& config);

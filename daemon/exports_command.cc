@@ -143,7 +143,7 @@ int RunExportsCommand(const std::vector<std::string>& args, const conf::ServerCo
   }
   const std::string& command = args[0];
   if (command == "check") {
-    return CheckExports(args.size() > 1 ? args[1] : config.exports_path, out);
+    return CheckExports(args.size() > 1 ? args[1] : config.exports_path, config, out);
   }
   if (config.cluster_shared_exports && (command == "add" || command == "remove") &&
       args.size() >= 2) {

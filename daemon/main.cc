@@ -382,11 +382,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!nfs3d::flags.check_exports.empty()) {
-    // The plugins the exports need are looked for where the configuration says.
-    if (auto config = nfs3d::LoadConfig(); config.ok()) {
-      nfs3d::daemon::UsePluginDir(config->plugin_dir);
-    }
-    return nfs3d::daemon::CheckExports(nfs3d::flags.check_exports, stdout);
+    // The plugins the exports need are looked for where the configuration
+    // says, and xprtsec= is checked against its [tls].
+    auto config = nfs3d::LoadConfig();
+    if (config.ok()) nfs3d::daemon::UsePluginDir(config->plugin_dir);
+    return nfs3d::daemon::CheckExports(nfs3d::flags.check_exports,
+                                       config.ok() ? *config : nfs3d::conf::DefaultServerConfig(),
+                                       stdout);
   }
   // Every file and socket nfs3d makes has an explicit mode; this umask only
   // keeps an oversight from making one writable by others. Clients' modes

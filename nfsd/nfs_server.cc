@@ -127,6 +127,17 @@ nfs3::nfsstat3 NfsServer::Authorize(const rpc::CallContext& ctx, const nfs3::nfs
     ctx.reject_auth = kAuthTooWeak;
     return nfs3::NFS3ERR_PERM;
   }
+  // xprtsec=: the transport must be one the export admits. knfsd answers an
+  // NFSv3 call that fails check_xprtsec_policy with NFS3ERR_ACCES (fs/nfsd/
+  // export.c: "rq_vers < 4 ? nfserr_acces : nfserr_wrongsec"). MNT is not
+  // checked (mountd does not either: the Linux client sends MOUNT in clear
+  // text, and a plaintext client's first NFS call is refused here), nor NLM:
+  // the Linux client's lockd has no TLS, and a lock moves no file data.
+  const rpc::TransportSecurity security = ctx.transport->security;
+  if (!lock_request && !options.AllowsTransport(security != rpc::TransportSecurity::kNone,
+                                                security == rpc::TransportSecurity::kMtls)) {
+    return nfs3::NFS3ERR_ACCES;
+  }
   auth->export_id = *export_id;
   auth->read_only = options.read_only;
   auth->readdirplus = options.readdirplus;

@@ -16,6 +16,11 @@ namespace nfs3d::rpc {
 
 enum class Transport : uint8_t { kUdp, kTcp };
 
+// RPC-with-TLS (RFC 9289) on the connection a call came on: none, a TLS
+// session, or one whose client presented a certificate that verified against
+// the configured CA (knfsd's XPT_TLS_SESSION and XPT_PEER_AUTH).
+enum class TransportSecurity : uint8_t { kNone, kTls, kMtls };
+
 // WRITE data a TCP transport left in the kernel (TcpOptions::splice_writes):
 // bytes [hole, hole + size) of the call message were spliced from the socket
 // into a pipe, in order, and their memory holds nothing useful. Only a
@@ -46,6 +51,7 @@ struct TransportInfo {
   // the first run's entry is still in progress, and RPCSEC_GSS's replay
   // window, which has seen its sequence number.
   bool answered_early = false;
+  TransportSecurity security = TransportSecurity::kNone;
 };
 
 // AUTH_SYS body (RFC 5531 appendix A), or empty for AUTH_NONE.

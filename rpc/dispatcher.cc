@@ -155,7 +155,9 @@ bool Dispatcher::HandleCall(absl::Span<const uint8_t> message, const TransportIn
     reply->Clear();
     return false;
   }
-  AuthStat auth = Authenticate(header.cred, header.verf, &ctx.cred);
+  AuthStat auth = header.cred.flavor == kAuthTls
+                      ? AuthenticateTlsProbe(header, transport, &ctx.cred)
+                      : Authenticate(header.cred, header.verf, &ctx.cred);
   if (auth != AuthStat::kOk) {
     rec.Event(stats::RpcEvent::kAuthError);
     xdr::Encoder out(reply);

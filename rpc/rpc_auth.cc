@@ -36,4 +36,15 @@ AuthStat Authenticate(const OpaqueAuth& cred, const OpaqueAuth& verf, Credential
   return AuthStat::kOk;
 }
 
+AuthStat AuthenticateTlsProbe(const CallHeader& header, const TransportInfo& transport,
+                              Credential* out) {
+  *out = Credential{};
+  if (header.proc != 0 || !header.cred.body.empty() ||
+      transport.security != TransportSecurity::kNone) {
+    return AuthStat::kBadCred;
+  }
+  if (header.verf.flavor != kAuthNone || !header.verf.body.empty()) return AuthStat::kBadVerf;
+  return AuthStat::kOk;  // *out: AUTH_NONE
+}
+
 }  // namespace nfs3d::rpc

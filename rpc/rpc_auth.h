@@ -32,6 +32,16 @@ NFS3D_XDR(Credential) {
 //     ignored: neither flavor defines one).
 AuthStat Authenticate(const OpaqueAuth& cred, const OpaqueAuth& verf, Credential* out);
 
+// An AUTH_TLS call (RFC 9289 §4.1) that the transport did not take as the
+// start of TLS: it came over UDP, on a server without [tls], on a connection
+// already in TLS, or is malformed. As knfsd's svcauth_tls_accept: AUTH_TLS on
+// any procedure but NULL, with a credential or verifier body, or on a
+// connection already in TLS → AUTH_BADCRED (AUTH_BADVERF for the verifier);
+// otherwise the NULL call runs as AUTH_NONE and its reply carries an empty
+// verifier, which tells the client that TLS is not available here.
+AuthStat AuthenticateTlsProbe(const CallHeader& header, const TransportInfo& transport,
+                              Credential* out);
+
 }  // namespace nfs3d::rpc
 
 #endif  // NFS3D_RPC_RPC_AUTH_H_

@@ -31,6 +31,8 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.receive_count = o.receive_count;
   t.splice_writes = o.tcp_splice_writes;
   t.record_timeout_ms = o.tcp_record_timeout_ms;
+  t.tls = o.tls;
+  t.tls_handshake_timeout_ms = o.tls_handshake_timeout_ms;
   t.unfinished_per_client = o.tcp_unfinished_per_client;
   return t;
 }

@@ -49,13 +49,15 @@ struct RpcServerOptions {
   // Of those, the most one client address holds (InflightLimit); 0: three
   // quarters of max_inflight_total, leaving a quarter for the other clients.
   size_t max_inflight_per_client = 0;
-  size_t udp_buffer_bytes = 4 << 20;            // SO_RCVBUF / SO_SNDBUF of UDP sockets
-  UdpPacingOptions udp_pacing;                  // replies that span frames (rpc/udp_pacer.h)
-  bool tcp_sendfile = false;                    // TCP replies may carry file segments
-  bool udp_sendfile = false;                    // UDP READ replies too (rpc/udp_spliced_reply.h)
-  size_t tcp_splice_writes = 0;                 // TcpOptions::splice_writes
-  int64_t tcp_record_timeout_ms = 30000;        // TcpOptions::record_timeout_ms
-  size_t tcp_unfinished_per_client = 64 << 20;  // TcpOptions::unfinished_per_client
+  size_t udp_buffer_bytes = 4 << 20;               // SO_RCVBUF / SO_SNDBUF of UDP sockets
+  UdpPacingOptions udp_pacing;                     // replies that span frames (rpc/udp_pacer.h)
+  bool tcp_sendfile = false;                       // TCP replies may carry file segments
+  bool udp_sendfile = false;                       // UDP READ replies too (rpc/udp_spliced_reply.h)
+  size_t tcp_splice_writes = 0;                    // TcpOptions::splice_writes
+  int64_t tcp_record_timeout_ms = 30000;           // TcpOptions::record_timeout_ms
+  size_t tcp_unfinished_per_client = 64 << 20;     // TcpOptions::unfinished_per_client
+  std::shared_ptr<const tls::TlsCredentials> tls;  // TcpOptions::tls
+  int64_t tls_handshake_timeout_ms = 10000;        // TcpOptions::tls_handshake_timeout_ms
   // Whether a busy connection's inline calls may spread to the metadata pool
   // (InlineBudget): unset = while the machine has a core to spare (SpareCores).
   std::optional<bool> spread_inline_calls;
@@ -127,6 +129,11 @@ class RpcServer {
   // Stops accepting and receiving, waits for running calls, closes every
   // socket and joins the threads. Idempotent.
   void Stop();
+  // New TLS handshakes use these credentials (a reload of [tls]); only
+  // when the server was made with RpcServerOptions::tls.
+  void SetTlsCredentials(std::shared_ptr<const tls::TlsCredentials> tls) {
+    if (tcp_context_.options().tls != nullptr) tcp_context_.set_tls(std::move(tls));
+  }
 
   size_t open_connections() const { return tcp_context_.size(); }
   const InflightLimit& inflight() const { return inflight_; }

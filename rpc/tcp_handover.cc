@@ -37,6 +37,12 @@ void TcpConnection::StopReadingForHandover() {
 
 TcpConnection::HandOverStep TcpConnection::TryHandOver(HandedConnection* out) {
   if (closed_) return HandOverStep::kClosed;
+  // A TLS session's state is not handed over yet (the relay's lives in this
+  // process): the client reconnects and starts TLS with the successor.
+  if (tls_handshaking_ || info_.security != TransportSecurity::kNone) {
+    DoClose();
+    return HandOverStep::kClosed;
+  }
   // A read cancelled may still deliver what it read: its handler runs first.
   if (reading_ || inflight_.load() > 0 || unsent_bytes_.load() > 0 || held_inline_replies_ > 0 ||
       !metadata_batch_.empty()) {

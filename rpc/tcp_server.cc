@@ -152,7 +152,7 @@ bool TcpConnection::WaitForReplies() {
 }
 
 void TcpConnection::ReadMore() {
-  if (reading_ || eof_ || closed_ || handing_over_) return;
+  if (reading_ || eof_ || closed_ || handing_over_ || tls_handshaking_) return;
   // Back-pressure: at the in-flight bound, or with replies piling up unsent,
   // nothing more is read; FinishCalls wakes the reader as replies drain.
   if (AtCallLimit() && WaitForReplies()) return;
@@ -240,6 +240,8 @@ bool TcpConnection::FeedBuffered() {
 }
 
 bool TcpConnection::DispatchCompleted() {
+  // An accepted AUTH_TLS probe takes no call slot; the handshake follows.
+  if (context_->options().tls != nullptr && TakeTlsProbe()) return false;
   InflightLimit* limit = context_->limit();
   if (limit != nullptr && !limit->TryAcquire(client_)) {
     WaitForCapacity();
@@ -294,7 +296,11 @@ void TcpConnection::OnRead(const error_code& ec, size_t n) {
       if (!reassembler_.idle()) NFS3D_LOG_DEBUG("tcp: EOF inside a record");
       MaybeFinish();
     } else {
-      if (ec != asio::error::operation_aborted) NFS3D_LOG_DEBUG("tcp: read: %s", ec.message());
+      if (kernel_tls_ && ec == boost::system::errc::io_error) {
+        NoteTlsControlRecord();  // not application data: an alert, a KeyUpdate
+      } else if (ec != asio::error::operation_aborted) {
+        NFS3D_LOG_DEBUG("tcp: read: %s", ec.message());
+      }
       DoClose();
     }
     return;
@@ -603,6 +609,7 @@ void TcpConnection::DoClose() {
   context_->Remove(this);
   capacity_timer_.cancel();
   record_timer_.cancel();
+  if (tls_deadline_ != nullptr) tls_deadline_->cancel();
   error_code ec;
   socket_.shutdown(asio::socket_base::shutdown_both, ec);
   socket_.cancel(ec);

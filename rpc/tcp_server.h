@@ -37,6 +37,8 @@
 #include "rpc/service.h"
 #include "rpc/splice_pipe.h"
 #include "rpc/tcp_reply_writer.h"
+#include "rpc/tls/tls_credentials.h"
+#include "rpc/tls/tls_session.h"
 #include "rpc/worker_pools.h"
 #include "xdr/buffer_chain.h"
 
@@ -60,6 +62,13 @@ struct TcpOptions {
   // client address (an IPv6 /64) may hold together; a connection that would
   // take more is closed. Never below max_record_size.
   size_t unfinished_per_client = 64 << 20;
+  // RPC-with-TLS (RFC 9289, rpc/tcp_tls.cc): an AUTH_TLS probe is answered
+  // with STARTTLS and the connection goes on in TLS; null: probes are
+  // answered as by a server without TLS.
+  std::shared_ptr<const tls::TlsCredentials> tls;
+  // A connection whose handshake has not completed this long after the probe
+  // is closed. It holds no call slot meanwhile.
+  int64_t tls_handshake_timeout_ms = 10000;
 };
 
 // Bounds the calls handed to the worker pool (queued or running) across
@@ -137,7 +146,7 @@ class TcpContext {
  public:
   TcpContext(RpcService* service, WorkerPools workers, const TcpOptions& options,
              InflightLimit* limit = nullptr)
-      : service_(service), workers_(workers), options_(options), limit_(limit) {}
+      : service_(service), workers_(workers), options_(options), limit_(limit), tls_(options.tls) {}
 
   RpcService* service() const { return service_; }
   const WorkerPools& workers() const { return workers_; }
@@ -145,6 +154,17 @@ class TcpContext {
   const TcpOptions& options() const { return options_; }
   // The server-wide bound on calls at the workers; null: unbounded.
   InflightLimit* limit() const { return limit_; }
+  // The credentials new TLS handshakes use: TcpOptions::tls, replaced by
+  // set_tls on a reload (sessions already made keep theirs). Only when
+  // TcpOptions::tls is set: TLS is not turned on or off while running.
+  std::shared_ptr<const tls::TlsCredentials> tls() const {
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    return tls_;
+  }
+  void set_tls(std::shared_ptr<const tls::TlsCredentials> tls) {
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    tls_ = std::move(tls);
+  }
 
   // Admits a new connection. At max_connections it first closes an open
   // connection that is idle (no call in progress, no reply unsent; a record
@@ -191,6 +211,8 @@ class TcpContext {
   std::unordered_map<TcpConnection*, Open> open_ ABSL_GUARDED_BY(mu_);
   std::unordered_map<uint64_t, Client> clients_ ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> evicted_{0};
+  mutable std::mutex tls_mu_;
+  std::shared_ptr<const tls::TlsCredentials> tls_ ABSL_GUARDED_BY(tls_mu_);
 };
 
 class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public EarlyAnswerer {
@@ -347,6 +369,17 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // On the strand: waits until the socket takes more, then WriteLoop.
   void WaitWritable();
 
+  // ---- RPC-with-TLS, on the strand (rpc/tcp_tls.cc).
+  // The record completed is an AUTH_TLS probe this connection takes: it is
+  // answered with STARTTLS and the handshake begins; true when it did (no
+  // more records are read until the handshake is over).
+  bool TakeTlsProbe();
+  void StepHandshake();
+  void OnHandshakeDone();
+  // After a read failed with EIO on a kTLS socket: logs what the next record
+  // is (an alert, a KeyUpdate) before the connection closes.
+  void NoteTlsControlRecord();
+
   // ---- Writing, on any thread.
   // Hands over the reply of a finished call.
   void Deliver(Outcome outcome, xdr::BufferChain reply);
@@ -407,6 +440,13 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   } splice_;
   bool after_splice_ = false;   // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
+  // RPC-with-TLS: the session during the handshake (then the kernel's or
+  // the relay's: rpc/tls/tls_relay.h), its deadline, and whether records are
+  // the kernel's.
+  std::unique_ptr<tls::TlsSession> tls_session_;
+  std::unique_ptr<boost::asio::steady_timer> tls_deadline_;
+  bool tls_handshaking_ = false;
+  bool kernel_tls_ = false;
   // Inline replies queued while the reader holds the writer's turn
   // (writer_busy_) for them; 0: it does not hold it.
   size_t held_inline_replies_ = 0;

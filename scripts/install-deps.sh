@@ -5,9 +5,10 @@ set -euo pipefail
 
 # go-md2man renders the man pages (docs/man/*.md); libkrb5-dev brings MIT
 # Kerberos' GSS-API for RPCSEC_GSS (sec=krb5, krb5i, krb5p); libssl-dev the
-# OpenSSL crypto that per-message krb5i/krb5p tokens are computed with.
+# OpenSSL crypto that per-message krb5i/krb5p tokens are computed with;
+# libgnutls28-dev the TLS handshake of RPC-with-TLS (xprtsec=tls, mtls).
 BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabsl-dev
-            libtirpc-dev libgtest-dev go-md2man libkrb5-dev libssl-dev)
+            libtirpc-dev libgtest-dev go-md2man libkrb5-dev libssl-dev libgnutls28-dev)
 # Real clients and tools used by the tests: rpcinfo (rpcbind), showmount (nfs-common),
 # nfs-cp (libnfs-utils), clang for the fuzz targets, iproute2 for the lab;
 # for the Debian package test: debhelper, dpkg-dev, fakeroot, lintian to
@@ -24,8 +25,9 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # scripts/check-tidy.sh; quota (the client's quota(1)) asks nfs3d's RQUOTA
 # in the lab test; keepalived moves the heads' floating addresses in
 # lab_heads (and bench/multihead.sh); ccache lets the trees of one checkout
-# share their compiles (CI builds the quick start's configuration too).
-TEST_PKGS=(ccache rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc
+# share their compiles (CI builds the quick start's configuration too);
+# openssl makes the RPC-with-TLS tests' certificates (tls_make_certs.sh).
+TEST_PKGS=(ccache rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc openssl
            debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
            ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev
            krb5-kdc krb5-admin-server krb5-user tcpdump python3-prometheus-client

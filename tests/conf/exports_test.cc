@@ -273,7 +273,8 @@ TEST(ExportsTest, Errors) {
   ExpectError("/a h(fsid=abc)\n", 1, "bad 'fsid=abc'");
   ExpectError("/a h(fsid=4294967296)\n", 1, "bad 'fsid=4294967296'");
   ExpectError("/a h(mountpoint=relative)\n", 1, "needs an absolute path");
-  ExpectError("/a h(xprtsec=tls:mtls)\n", 1, "does not serve RPC-with-TLS");
+  ExpectError("/a h(xprtsec=tls:ssl)\n", 1, "unknown transport security 'ssl'");
+  ExpectError("/a h(xprtsec=)\n", 1, "needs a mode list");
   ExpectError("/a h(reexport=sometimes)\n", 1, "bad 'reexport=sometimes'");
   ExpectError("/a h(rw\n", 1, "unbalanced parentheses in 'h(rw'");
   ExpectError("/a h(rw))\n", 1, "unbalanced parentheses in 'h(rw))'");
@@ -481,6 +482,34 @@ TEST(ExportsTest, SecurePorts) {
   EXPECT_TRUE(o.AllowsSourcePort(40000));
 }
 
+// knfsd's check_xprtsec_policy: each mode admits only its own kind of
+// connection (an mTLS connection is not a "tls" one).
+TEST(ExportsTest, XprtsecModes) {
+  ExportOptions o;  // default: every transport, as knfsd's
+  EXPECT_TRUE(o.AllowsTransport(false, false));
+  EXPECT_TRUE(o.AllowsTransport(true, false));
+  EXPECT_TRUE(o.AllowsTransport(true, true));
+  ExportTable t = ParseOk(
+      "/t *(xprtsec=tls)\n/m *(xprtsec=mtls)\n/b *(xprtsec=tls:mtls)\n/n *(xprtsec=none)\n");
+  const ExportOptions& tls = t.exports[0].clients[0].options;
+  EXPECT_FALSE(tls.AllowsTransport(false, false));
+  EXPECT_TRUE(tls.AllowsTransport(true, false));
+  EXPECT_FALSE(tls.AllowsTransport(true, true));
+  const ExportOptions& mtls = t.exports[1].clients[0].options;
+  EXPECT_FALSE(mtls.AllowsTransport(true, false));
+  EXPECT_TRUE(mtls.AllowsTransport(true, true));
+  const ExportOptions& both = t.exports[2].clients[0].options;
+  EXPECT_TRUE(both.AllowsTransport(true, false));
+  EXPECT_TRUE(both.AllowsTransport(true, true));
+  EXPECT_FALSE(both.AllowsTransport(false, false));
+  EXPECT_NE(DescribeOptions(both).find(",xprtsec=tls:mtls,"), std::string::npos);
+  EXPECT_EQ(DescribeOptions(o).find("xprtsec"), std::string::npos);
+  const ExportOptions& none = t.exports[3].clients[0].options;
+  EXPECT_TRUE(none.AllowsTransport(false, false));
+  EXPECT_FALSE(none.AllowsTransport(true, false));
+  EXPECT_NE(DescribeOptions(none).find(",xprtsec=none,"), std::string::npos);
+}
+
 TEST(ExportsTest, DescribeExport) {
   ExportTable t = ParseOk("/srv 10.0.0.0/8(rw,no_root_squash,async) *\n");
   std::string d = DescribeExport(t.exports[0]);
@@ -600,7 +629,7 @@ TEST(ExportsTest, RealWorldKnfsdLines) {
   EXPECT_TRUE(HasWarning(t, "/ref *: accepted, no effect on NFSv3: refer=/export@server2+server3"));
   EXPECT_TRUE(HasWarning(t, "replicas=/a@s1:/b@s2"));
   EXPECT_TRUE(HasWarning(t, "squash_uids="));
-  EXPECT_TRUE(HasWarning(t, "xprtsec=mtls:tls:none"));
+  EXPECT_EQ(OptionsOf(t, "/tls").xprtsec, ExportOptions::kXprtsecAll);
   EXPECT_EQ(OptionsOf(t, "/legacy").fsid, 0x1fu);
   EXPECT_EQ(OptionsOf(t, "/legacy").anonuid, 4294967294u);  // (uid_t)-2
   EXPECT_EQ(OptionsOf(t, "/k8s").anonuid, 0u);

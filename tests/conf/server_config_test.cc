@@ -401,6 +401,23 @@ TEST(ServerConfigTest, SizeErrors) {
   ExpectError("[udp]\nrsize_pref = 128K", 2, "out of range");
 }
 
+TEST(ServerConfigTest, TlsSection) {
+  const ServerConfig c = ParseOk(
+      "[tls]\ncertificate = /etc/nfs3d/server.pem\nkey = /etc/nfs3d/server.key\n"
+      "ca = /etc/nfs3d/clients-ca.pem\nhandshake_timeout = 3\n");
+  EXPECT_EQ(c.tls_certificate, "/etc/nfs3d/server.pem");
+  EXPECT_EQ(c.tls_key, "/etc/nfs3d/server.key");
+  EXPECT_EQ(c.tls_ca, "/etc/nfs3d/clients-ca.pem");
+  EXPECT_EQ(c.tls_handshake_timeout, 3u);
+  const ServerConfig d = DefaultServerConfig();
+  EXPECT_EQ(d.tls_certificate, "");
+  EXPECT_EQ(d.tls_handshake_timeout, 10u);
+  ExpectError("[tls]\ncertificate = /a.pem\n", 2, "needs both certificate and key");
+  ExpectError("[tls]\nca = /ca.pem\n", 2, "needs both certificate and key");
+  ExpectError("[tls]\nkey = relative.key\n", 2, "not an absolute path");
+  ExpectError("[tls]\nhandshake_timeout = 0\n", 2, "out of range");
+}
+
 TEST(ServerConfigTest, CrossKeyErrors) {
   ExpectError("[tcp]\nrsize_max = 64K\nrsize_pref = 128K\n", 3,
               "[tcp] rsize_pref 131072 exceeds rsize_max 65536");

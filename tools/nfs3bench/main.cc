@@ -216,6 +216,9 @@ bool BuildSessionOptions(const CommandLine& cl, SweepConfig* c, std::string* err
   s.krb5_target = cl.Get("krb5-target", "");
   s.reserved_port = cl.Has("resvport");
   s.send_per_call = cl.Has("send-per-call");
+  s.tls.ca = cl.Get("tls", "");
+  s.tls.cert = cl.Get("tls-cert", "");
+  s.tls.key = cl.Get("tls-key", "");
   return true;
 }
 

@@ -33,6 +33,9 @@ const std::set<std::string>& KnownFlags(const std::string& command) {
                                                 "krb5-principal",
                                                 "krb5-keytab",
                                                 "krb5-target",
+                                                "tls",
+                                                "tls-cert",
+                                                "tls-key",
                                                 "dir-entries",
                                                 "csv",
                                                 "plot",
@@ -179,6 +182,10 @@ connection options:
                              (default: the ticket cache, as after kinit)
   --krb5-keytab FILE         client keytab for --krb5-principal
   --krb5-target NAME         service principal (default nfs@SERVER)
+  --tls CA_FILE              NFS connections in RPC-with-TLS (RFC 9289), the server's
+                             certificate checked against CA_FILE; records encrypted
+                             in user space at this end (MOUNT stays in clear)
+  --tls-cert FILE --tls-key FILE  a client certificate for xprtsec=mtls exports
   --resvport                 use a source port < 1024
   --send-per-call            TCP: one send per call, as the Linux client does (default: as
                              many queued calls per send as fit, less client CPU)

@@ -216,6 +216,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(const Target& target,
   ao.cred = MakeCred(options);
   ao.reserved_port = options.reserved_port;
   ao.send_per_call = options.send_per_call;
+  ao.tls = &options.tls;
   auto rpc = client::AsyncRpcClient::Connect(target.host, nfs_port, ao);
   if (!rpc.ok()) {
     s->Unmount().IgnoreError();

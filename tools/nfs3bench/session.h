@@ -13,6 +13,7 @@
 
 #include "client/async_rpc_client.h"
 #include "client/gss_initiator.h"
+#include "client/tls_transport.h"
 #include "xdr/nfs3_types.h"
 
 namespace nfs3d::bench {
@@ -39,6 +40,9 @@ struct SessionOptions {
   std::string krb5_principal;  // initiator, its key in krb5_keytab; "" = ticket cache
   std::string krb5_keytab;
   std::string krb5_target;  // acceptor; "" = nfs@<host>
+  // RPC-with-TLS for the NFS connections (MOUNT stays plain, as Linux's):
+  // set when tls.ca names the CA of the server's certificate.
+  client::TlsClientOptions tls;
 };
 
 class Session {
