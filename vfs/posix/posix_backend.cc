@@ -333,6 +333,7 @@ absl::Status PosixBackend::SetAcl(const Cred& cred, const FileHandle& fh, const 
       result = WriteAclXattr(path, kAclDefaultXattr, *default_acl);
     }
   }
+  if (result.ok()) result = impl_->CommitMetadata(n);  // an ACL is an attribute too
   if (attributes) *attributes = impl_->AttrsOrNone(n);
   return result;
 }
