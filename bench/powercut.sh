@@ -11,7 +11,10 @@
 # rename, link, chmod, remove), and all three mixed.
 #   bench/powercut.sh [--cuts N] [--seed S] [--fs ext4,xfs]
 #                     [--workloads filesync,unstable,meta,mixed] [--kernel V]
-#                     [--nfs3d BIN] [--nfs3powercut BIN] [--keep]
+#                     [--takeover] [--nfs3d BIN] [--nfs3powercut BIN] [--keep]
+# --takeover: the guest hands nfs3d over to a new process (nfs3d --takeover)
+# every 0.1 to 1 s throughout, so cuts fall into handovers; the writer must
+# not notice them (a call that fails before the cut fails the run).
 # Prints a table per file system and workload: cuts, bytes verified, stable
 # bytes lost (must be 0), namespace changes verified and lost (must be 0),
 # verifier changes seen, UNSTABLE bytes not committed (and how many the
@@ -28,6 +31,7 @@ SEED=1
 FSES=ext4,xfs
 WORKLOADS=filesync,unstable,meta,mixed
 KEEP=0
+TAKEOVER=0
 BOOT_ARGS=()
 NFS3D=$REPO/build/daemon/nfs3d
 NFS3POWERCUT=$REPO/build/tools/nfs3powercut/nfs3powercut
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --fs) FSES=$2; shift 2 ;;
     --workloads) WORKLOADS=$2; shift 2 ;;
     --kernel) BOOT_ARGS=(--kernel "$2"); shift 2 ;;
+    --takeover) TAKEOVER=1; shift ;;
     --nfs3d) NFS3D=$2; shift 2 ;;
     --nfs3powercut) NFS3POWERCUT=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
@@ -63,6 +68,7 @@ trap cleanup EXIT
 cp "$NFS3POWERCUT" "$OUT/nfs3powercut"
 NFS3POWERCUT=$OUT/nfs3powercut
 pc_setup "$OUT" "$NFS3D"
+[ "$TAKEOVER" = 0 ] || PC_GUEST_CMDS=$(pc_takeover_loop)
 "$LAB" up --no-rpcbind > /dev/null
 IFS=, read -r -a workloads <<< "$WORKLOADS"
 RESULTS=$OUT/cuts.tsv  # fs workload seed delay_ms recovery_ms status CHECK-LINE
@@ -94,7 +100,7 @@ IFS=, read -r -a fses <<< "$FSES"
 for fs in "${fses[@]}"; do run_fs "$fs"; done
 
 echo
-echo "power-cut matrix: $CUTS cuts per file system, seed $SEED, $(uname -r) host, guest kernel ${BOOT_ARGS[1]:-6.1}"
+echo "power-cut matrix: $CUTS cuts per file system, seed $SEED, $(uname -r) host, guest kernel ${BOOT_ARGS[1]:-6.1}$([ "$TAKEOVER" = 0 ] || echo ", nfs3d --takeover every 0.1-1 s")"
 awk -F'\t' '
   function add(k, kv) {
     cuts[k]++; if ($6 != 0) failed[k]++
@@ -102,6 +108,7 @@ awk -F'\t' '
     ns[k] += kv["namespace_changes"]; nslost[k] += kv["namespace_lost"]
     verf[k] += kv["verifier_changes"]; unc[k] += kv["uncommitted_bytes"]
     uncp[k] += kv["uncommitted_present"]; stale[k] += kv["handles_stale"]
+    hand[k] += kv["handles_checked"]
     if ($5 > slow[k]) slow[k] = $5
   }
   {
@@ -113,14 +120,18 @@ awk -F'\t' '
   }
   END {
     wl[nwl++] = "all"
-    printf "%-5s %-9s %5s %14s %12s %10s %8s %8s %6s %22s %11s\n", "fs", "workload", "cuts",
-      "bytes verif.", "stable lost", "ns changes", "ns lost", "handles", "verf", "uncommitted/present",
+    printf "%-5s %-9s %5s %14s %12s %10s %8s %14s %6s %22s %11s\n", "fs", "workload", "cuts",
+      "bytes verif.", "stable lost", "ns changes", "ns lost", "handles/stale", "verf", "uncommitted/present",
       "slowest ms"
     for (f = 0; f < nfs; f++) for (w = 0; w < nwl; w++) { k = fs[f] SUBSEP wl[w]
       if (!(k in cuts)) continue
-      printf "%-5s %-9s %5d %14d %12d %10d %8d %8s %6d %22s %11d\n", fs[f], wl[w], cuts[k], bytes[k],
-        lost[k], ns[k], nslost[k], stale[k] ? stale[k] " stale" : "ok", verf[k],
+      printf "%-5s %-9s %5d %14d %12d %10d %8d %14s %6d %22s %11d\n", fs[f], wl[w], cuts[k], bytes[k],
+        lost[k], ns[k], nslost[k], hand[k] "/" stale[k], verf[k],
         unc[k] "/" uncp[k], slow[k]
       if (failed[k]) printf "      %d check(s) failed\n", failed[k] }
   }' "$RESULTS"
+if [ "$TAKEOVER" = 1 ]; then
+  echo "handovers started in the guests: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover$' || true)," \
+    "failed: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover failed$' || true)"
+fi
 [ "$LOSS" = 0 ] || { echo "acknowledged data or namespace changes were LOST (logs in $OUT)"; exit 1; }

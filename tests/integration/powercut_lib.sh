@@ -39,6 +39,22 @@ echo "nfs3d did not come up in the guest"; cat /lab/out/nfs3d.log; exit 1
 GUEST
 }
 
+# pc_takeover_loop: guest commands (PC_GUEST_CMDS) that hand nfs3d over to
+# a new process (nfs3d --takeover, docs/handover.md) again and again, 0.1 to
+# 1 s apart, so that a cut at any moment is likely to fall into a handover.
+# A handover that fails is logged in the guest's takeover.log (the running
+# nfs3d serves on).
+pc_takeover_loop() {
+  cat <<GUEST
+while :; do
+  sleep 0.\$((RANDOM % 10))
+  echo "\$(date +%T.%N) takeover" >> /lab/out/takeover.log
+  $PC_DIR/nfs3d --config $PC_DIR/nfs3d.conf --takeover >> /lab/out/takeover.log 2>&1 \\
+    || echo "\$(date +%T.%N) takeover failed" >> /lab/out/takeover.log
+done
+GUEST
+}
+
 # pc_make_image IMG ext4|xfs: a fresh 1 GiB file system, made on the host.
 pc_make_image() {
   rm -f "$1"
@@ -60,7 +76,7 @@ pc_boot() {
   start=$(date +%s%N)
   "$LAB" mount-run --disk "$img" --pre-mount "$PC_DIR/pre-mount.sh" --server "$PC_GUEST" \
     --export "$PC_EXPORT" --port 2049 --mountport 20048 --timeout 900 --out-dir "$log_file.out" \
-    "$@" -- 'sleep 100000' > "$log_file" 2>&1 &
+    "$@" -- "${PC_GUEST_CMDS:-sleep 100000}" > "$log_file" 2>&1 &
   PC_RUN_PID=$!
   local i
   for i in $(seq 1 1800); do

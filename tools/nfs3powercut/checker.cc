@@ -67,6 +67,12 @@ class Checker {
     for (const auto& [name, file] : r_.acked.data) {
       if (absl::Status st = CheckData(name, file); !st.ok()) return st;
     }
+    // Whether the verifier changed, also when no UNSTABLE write asked.
+    nfs3::nfs_fh3 fh;
+    if (!r_.acked.data.empty() &&
+        FhFromHex(r_.acked.objects.at(r_.acked.data.begin()->first).fh, &fh)) {
+      if (absl::StatusOr<std::string> now = VerifierNow(fh); !now.ok()) return now.status();
+    }
     return report_;
   }
 
