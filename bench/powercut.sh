@@ -68,7 +68,7 @@ trap cleanup EXIT
 cp "$NFS3POWERCUT" "$OUT/nfs3powercut"
 NFS3POWERCUT=$OUT/nfs3powercut
 pc_setup "$OUT" "$NFS3D"
-[ "$TAKEOVER" = 0 ] || PC_GUEST_CMDS=$(pc_takeover_loop)
+[ "$TAKEOVER" = 0 ] || pc_takeover_loop > "$OUT/guest-loop.sh"
 "$LAB" up --no-rpcbind > /dev/null
 IFS=, read -r -a workloads <<< "$WORKLOADS"
 RESULTS=$OUT/cuts.tsv  # fs workload seed delay_ms recovery_ms status CHECK-LINE

@@ -32,16 +32,20 @@ sync
 setsid $PC_DIR/nfs3d --config $PC_DIR/nfs3d.conf --foreground \
   >> /lab/out/nfs3d.log 2>&1 < /dev/null &
 for i in \$(seq 1 300); do
-  rpcinfo -n 2049 -t 127.0.0.1 100003 3 > /dev/null 2>&1 && exit 0
+  if rpcinfo -n 2049 -t 127.0.0.1 100003 3 > /dev/null 2>&1; then
+    [ ! -f $PC_DIR/guest-loop.sh ] || setsid bash $PC_DIR/guest-loop.sh < /dev/null > /dev/null 2>&1 &
+    exit 0
+  fi
   sleep 0.1
 done
 echo "nfs3d did not come up in the guest"; cat /lab/out/nfs3d.log; exit 1
 GUEST
 }
 
-# pc_takeover_loop: guest commands (PC_GUEST_CMDS) that hand nfs3d over to
-# a new process (nfs3d --takeover, docs/handover.md) again and again, 0.1 to
-# 1 s apart, so that a cut at any moment is likely to fall into a handover.
+# pc_takeover_loop: a guest script (PC_DIR/guest-loop.sh, which the guest
+# starts once nfs3d answers, if it exists) that hands nfs3d over to a new
+# process (nfs3d --takeover, docs/handover.md) again and again, 0.1 to 1 s
+# apart, so that a cut at any moment is likely to fall into a handover.
 # A handover that fails is logged in the guest's takeover.log (the running
 # nfs3d serves on).
 pc_takeover_loop() {
@@ -76,7 +80,7 @@ pc_boot() {
   start=$(date +%s%N)
   "$LAB" mount-run --disk "$img" --pre-mount "$PC_DIR/pre-mount.sh" --server "$PC_GUEST" \
     --export "$PC_EXPORT" --port 2049 --mountport 20048 --timeout 900 --out-dir "$log_file.out" \
-    "$@" -- "${PC_GUEST_CMDS:-sleep 100000}" > "$log_file" 2>&1 &
+    "$@" -- 'sleep 100000' > "$log_file" 2>&1 &
   PC_RUN_PID=$!
   local i
   for i in $(seq 1 1800); do
