@@ -29,7 +29,7 @@ bool IsDataFile(const std::string& name) { return !name.empty() && name[0] == 'd
 
 uint64_t DataSeed(uint64_t run_seed, const std::string& name) {
   uint64_t index = 0;
-  absl::SimpleAtoi(name.substr(1), &index);
+  if (!absl::SimpleAtoi(name.substr(1), &index)) index = 0;
   return run_seed * 64 + index + 1;
 }
 
