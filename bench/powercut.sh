@@ -132,6 +132,9 @@ awk -F'\t' '
   }' "$RESULTS"
 if [ "$TAKEOVER" = 1 ]; then
   echo "handovers started in the guests: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover$' || true)," \
-    "failed: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover failed$' || true)"
+    "done: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover done$' || true)," \
+    "failed: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover failed$' || true);" \
+    "boots cut while a handover ran: $(for f in "$OUT"/*.out/takeover.log; do tail -1 "$f"; done 2>/dev/null \
+      | grep -c ' takeover$' || true)"
 fi
 [ "$LOSS" = 0 ] || { echo "acknowledged data or namespace changes were LOST (logs in $OUT)"; exit 1; }

@@ -53,8 +53,11 @@ pc_takeover_loop() {
 while :; do
   sleep 0.\$((RANDOM % 10))
   echo "\$(date +%T.%N) takeover" >> /lab/out/takeover.log
-  $PC_DIR/nfs3d --config $PC_DIR/nfs3d.conf --takeover >> /lab/out/takeover.log 2>&1 \\
-    || echo "\$(date +%T.%N) takeover failed" >> /lab/out/takeover.log
+  if $PC_DIR/nfs3d --config $PC_DIR/nfs3d.conf --takeover >> /lab/out/takeover.log 2>&1; then
+    echo "\$(date +%T.%N) takeover done" >> /lab/out/takeover.log
+  else
+    echo "\$(date +%T.%N) takeover failed" >> /lab/out/takeover.log
+  fi
 done
 GUEST
 }
