@@ -29,7 +29,7 @@ start_server
   2> "$WORK/writer.log" &
 WRITER=$!
 PIDS+=("$WRITER")
-for _ in $(seq 1 300); do
+for _ in $(seq 1 1200); do  # up to 2 min: slow under sanitizers
   [ "$(grep -c '^done' "$WORK/journal" 2>/dev/null)" -ge 200 ] && break
   sleep 0.1
 done
