@@ -26,12 +26,14 @@ BUILD_PKGS=(build-essential cmake ninja-build pkg-config libboost1.81-dev libabs
 # in the lab test; keepalived moves the heads' floating addresses in
 # lab_heads (and bench/multihead.sh); ccache lets the trees of one checkout
 # share their compiles (CI builds the quick start's configuration too);
-# openssl makes the RPC-with-TLS tests' certificates (tls_make_certs.sh).
+# openssl makes the RPC-with-TLS tests' certificates (tls_make_certs.sh);
+# xfsprogs makes the XFS images of the power-cut matrix (bench/powercut.sh;
+# e2fsprogs, for ext4, is essential in Debian).
 TEST_PKGS=(ccache rpcbind nfs-common libnfs-utils clang iproute2 procps psmisc openssl
            debhelper dpkg-dev fakeroot lintian systemd man-db util-linux acl
            ceph-mon ceph-osd ceph-mds ceph-common libcephfs-dev
            krb5-kdc krb5-admin-server krb5-user tcpdump python3-prometheus-client
-           prometheus tmux clang-format-14 clang-tidy-14 quota keepalived)
+           prometheus tmux clang-format-14 clang-tidy-14 quota keepalived xfsprogs)
 
 want=("${BUILD_PKGS[@]}")
 [ "${1:-}" = "--test" ] && want+=("${TEST_PKGS[@]}")

@@ -157,6 +157,7 @@ absl::Status PosixBackend::SetAttr(const Cred& cred, const FileHandle& fh,
   } else {
     result = impl_->ApplyAttrs(cred, n, *before, attrs, /*skip_mode=*/false);
   }
+  if (result.ok()) result = impl_->CommitMetadata(n);
   if (wcc) wcc->after = impl_->AttrsOrNone(n);
   return result;
 }
@@ -332,6 +333,7 @@ absl::Status PosixBackend::SetAcl(const Cred& cred, const FileHandle& fh, const 
       result = WriteAclXattr(path, kAclDefaultXattr, *default_acl);
     }
   }
+  if (result.ok()) result = impl_->CommitMetadata(n);  // an ACL is an attribute too
   if (attributes) *attributes = impl_->AttrsOrNone(n);
   return result;
 }

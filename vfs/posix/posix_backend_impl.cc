@@ -552,6 +552,9 @@ absl::StatusOr<CreateResult> PosixBackend::Impl::Finish(const Cred& cred, const 
     absl::Status applied = ApplyAttrs(cred, *node, st, attrs, /*skip_mode=*/true);
     if (!applied.ok()) return applied;
   }
+  // The new object (with the attributes just applied) and its name.
+  if (absl::Status st = CommitMetadata(*node); !st.ok()) return st;
+  if (absl::Status st = CommitMetadata(*dir); !st.ok()) return st;
   CreateResult result;
   result.handle = *fh;
   // Nothing applied: the stat taken above is still the object's.

@@ -233,6 +233,11 @@ class PosixBackend::Impl {
                                       const SetAttributes* attrs_to_apply,
                                       const struct stat* known = nullptr);
 
+  // Makes node's inode (its attributes; for a directory, its entries)
+  // durable before a reply acknowledges a change to it (commit_metadata.cc).
+  // Call it outside ScopedCredentials, after the change.
+  absl::Status CommitMetadata(const Node& node);
+
   uint64_t verifier() const { return verifier_.load(); }
   void AdoptVerifier(uint64_t v) { verifier_.store(v); }
   SyncCounters sync_counters;

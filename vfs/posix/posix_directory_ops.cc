@@ -212,6 +212,7 @@ absl::Status PosixBackend::Remove(const Cred& cred, const FileHandle& dir, std::
   });
   // Drop cached descriptors so the space of a deleted file is freed.
   if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  if (status.ok()) status = impl_->CommitMetadata(*d);
   return status;
 }
 
@@ -232,6 +233,7 @@ absl::Status PosixBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::s
     return absl::OkStatus();
   });
   if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  if (status.ok()) status = impl_->CommitMetadata(*d);
   return status;
 }
 
@@ -288,6 +290,8 @@ absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
   if (from_wcc) from_wcc->after = impl_->AttrsOrNone(f);
   if (to_wcc) to_wcc->after = impl_->AttrsOrNone(t);
   if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  if (status.ok()) status = impl_->CommitMetadata(t);
+  if (status.ok() && &f != &t) status = impl_->CommitMetadata(f);
   return status;
 }
 
@@ -315,6 +319,8 @@ absl::Status PosixBackend::Link(const Cred& cred, const FileHandle& fh, const Fi
     }
     return absl::OkStatus();
   });
+  if (status.ok()) status = impl_->CommitMetadata(**file);  // its link count
+  if (status.ok()) status = impl_->CommitMetadata(*d);
   if (file_attributes) *file_attributes = impl_->AttrsOrNone(**file);
   return status;
 }

@@ -1,0 +1,140 @@
+#!/bin/bash
+# The power-cut matrix (a benchmark, not a test; docs/durability.md): nfs3d
+# runs inside a lab VM on a virtio disk image (../shared/lab, README "Disks
+# and power cuts"), exporting a sub-directory of an ext4 or XFS file system
+# made on the host; nfs3powercut in the lab namespace writes and journals
+# what the server acknowledged, and the VM is killed (kill -9 of QEMU) at a
+# seeded moment, CUTS times per file system. After each cut the VM boots on
+# the same image, nfs3d starts, and the checker compares the server with the
+# journal; the next writer then runs on the same boot. Workloads take turns:
+# FILE_SYNC writes, UNSTABLE writes + COMMIT, namespace changes (create,
+# rename, link, chmod, remove), and all three mixed.
+#   bench/powercut.sh [--cuts N] [--seed S] [--fs ext4,xfs]
+#                     [--workloads filesync,unstable,meta,mixed] [--kernel V]
+#                     [--takeover] [--nfs3d BIN] [--nfs3powercut BIN] [--keep]
+# --takeover: the guest hands nfs3d over to a new process (nfs3d --takeover)
+# every 0.1 to 1 s throughout, so cuts fall into handovers; the writer must
+# not notice them (a call that fails before the cut fails the run).
+# Prints a table per file system and workload: cuts, bytes verified, stable
+# bytes lost (must be 0), namespace changes verified and lost (must be 0),
+# verifier changes seen, UNSTABLE bytes not committed (and how many the
+# server still had), the slowest recovery (VM start to nfs3d's first NFS
+# answer). Exit status 1 if anything acknowledged was lost. Needs root and
+# the lab; one VM at a time (it takes the lab lock, NFS_LAB_LOCK).
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+TEST_NAME=powercut
+source "$REPO/tests/integration/lib.sh"
+source "$REPO/tests/integration/powercut_lib.sh"
+CUTS=50
+SEED=1
+FSES=ext4,xfs
+WORKLOADS=filesync,unstable,meta,mixed
+KEEP=0
+TAKEOVER=0
+BOOT_ARGS=()
+NFS3D=$REPO/build/daemon/nfs3d
+NFS3POWERCUT=$REPO/build/tools/nfs3powercut/nfs3powercut
+while [ $# -gt 0 ]; do
+  case $1 in
+    --cuts) CUTS=$2; shift 2 ;;
+    --seed) SEED=$2; shift 2 ;;
+    --fs) FSES=$2; shift 2 ;;
+    --workloads) WORKLOADS=$2; shift 2 ;;
+    --kernel) BOOT_ARGS=(--kernel "$2"); shift 2 ;;
+    --takeover) TAKEOVER=1; shift ;;
+    --nfs3d) NFS3D=$2; shift 2 ;;
+    --nfs3powercut) NFS3POWERCUT=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) echo "usage: see the head of $0" >&2; exit 2 ;;
+  esac
+done
+[ -x "$NFS3D" ] && [ -x "$NFS3POWERCUT" ] || fail "build nfs3d and nfs3powercut first"
+command -v mkfs.xfs > /dev/null || ! grep -q xfs <<< "$FSES" \
+  || fail "mkfs.xfs missing (apt-get install xfsprogs)"
+export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-pc} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dpc0}
+PC_QEMU_PIDFILE=/run/nfs-lab/$NFS_LAB_NS/qemu.pid
+exec 8> "${NFS_LAB_LOCK:-$(cd "$REPO/.." && pwd)/.lab.lock}"
+flock 8
+
+OUT=$(mktemp -d /var/tmp/nfs3d-powercut.XXXXXX)
+chmod 755 "$OUT"
+cleanup() {
+  pc_cut
+  "$LAB" down > /dev/null 2>&1 || true
+  if [ "$KEEP" = 0 ] && [ "${LOSS:-1}" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
+}
+trap cleanup EXIT
+cp "$NFS3POWERCUT" "$OUT/nfs3powercut"
+NFS3POWERCUT=$OUT/nfs3powercut
+pc_setup "$OUT" "$NFS3D"
+[ "$TAKEOVER" = 0 ] || pc_takeover_loop > "$OUT/guest-loop.sh"
+"$LAB" up --no-rpcbind > /dev/null
+IFS=, read -r -a workloads <<< "$WORKLOADS"
+RESULTS=$OUT/cuts.tsv  # fs workload seed delay_ms recovery_ms status CHECK-LINE
+: > "$RESULTS"
+LOSS=0
+RANDOM=$SEED
+
+# run_fs FS: CUTS cuts on a fresh image of FS.
+run_fs() {
+  local fs=$1 img=$OUT/$1.img i
+  pc_make_image "$img" "$fs"
+  pc_boot "$img" "$OUT/$fs.boot0.log" "${BOOT_ARGS[@]}"
+  for i in $(seq 1 "$CUTS"); do
+    local w=${workloads[$(((i - 1) % ${#workloads[@]}))]} seed=$((SEED * 100000 + i))
+    local delay=$((500 + RANDOM % 8000)) j=$OUT/$fs.$i.journal status=0
+    pc_write "$j" "c$i" "$seed" "$w" "$delay"
+    pc_boot "$img" "$OUT/$fs.boot$i.log" "${BOOT_ARGS[@]}"
+    pc_check "$j" "$j.check" || status=$?
+    [ "$status" = 0 ] || LOSS=1
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$w" "$seed" "$delay" "$PC_RECOVERY_MS" "$status" \
+      "$(cat "$j.check")" >> "$RESULTS"
+    log "$fs cut $i/$CUTS ($w, seed $seed, after ${delay} ms): recovery ${PC_RECOVERY_MS} ms, check status $status: $(cat "$j.check")"
+    [ "$status" = 0 ] || sed 's/^/    /' "$j.check.err" >&2
+  done
+  pc_cut
+}
+
+IFS=, read -r -a fses <<< "$FSES"
+for fs in "${fses[@]}"; do run_fs "$fs"; done
+
+echo
+echo "power-cut matrix: $CUTS cuts per file system, seed $SEED, $(uname -r) host, guest kernel ${BOOT_ARGS[1]:-6.1}$([ "$TAKEOVER" = 0 ] || echo ", nfs3d --takeover every 0.1-1 s")"
+awk -F'\t' '
+  function add(k, kv) {
+    cuts[k]++; if ($6 != 0) failed[k]++
+    bytes[k] += kv["bytes_verified"]; lost[k] += kv["stable_bytes_lost"]
+    ns[k] += kv["namespace_changes"]; nslost[k] += kv["namespace_lost"]
+    verf[k] += kv["verifier_changes"]; unc[k] += kv["uncommitted_bytes"]
+    uncp[k] += kv["uncommitted_present"]; stale[k] += kv["handles_stale"]
+    hand[k] += kv["handles_checked"]
+    if ($5 > slow[k]) slow[k] = $5
+  }
+  {
+    split("", kv); n = split($7, a, " ")
+    for (i = 1; i <= n; i++) { split(a[i], p, "="); kv[p[1]] = p[2] + 0 }
+    if (!($1 in fsseen)) { fsseen[$1] = 1; fs[nfs++] = $1 }
+    if (!($2 in wseen)) { wseen[$2] = 1; wl[nwl++] = $2 }
+    add($1 SUBSEP $2, kv); add($1 SUBSEP "all", kv)
+  }
+  END {
+    wl[nwl++] = "all"
+    printf "%-5s %-9s %5s %14s %12s %10s %8s %14s %6s %22s %11s\n", "fs", "workload", "cuts",
+      "bytes verif.", "stable lost", "ns changes", "ns lost", "handles/stale", "verf", "uncommitted/present",
+      "slowest ms"
+    for (f = 0; f < nfs; f++) for (w = 0; w < nwl; w++) { k = fs[f] SUBSEP wl[w]
+      if (!(k in cuts)) continue
+      printf "%-5s %-9s %5d %14d %12d %10d %8d %14s %6d %22s %11d\n", fs[f], wl[w], cuts[k], bytes[k],
+        lost[k], ns[k], nslost[k], hand[k] "/" stale[k], verf[k],
+        unc[k] "/" uncp[k], slow[k]
+      if (failed[k]) printf "      %d check(s) failed\n", failed[k] }
+  }' "$RESULTS"
+if [ "$TAKEOVER" = 1 ]; then
+  echo "handovers started in the guests: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover$' || true)," \
+    "done: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover done$' || true)," \
+    "failed: $(cat "$OUT"/*.out/takeover.log 2>/dev/null | grep -c ' takeover failed$' || true);" \
+    "boots cut while a handover ran: $(for f in "$OUT"/*.out/takeover.log; do tail -1 "$f"; done 2>/dev/null \
+      | grep -c ' takeover$' || true)"
+fi
+[ "$LOSS" = 0 ] || { echo "acknowledged data or namespace changes were LOST (logs in $OUT)"; exit 1; }

@@ -1,0 +1,141 @@
+# Power cuts of a lab VM that runs nfs3d on a virtio disk (sourced after
+# lib.sh; used by lab_powercut_test.sh and bench/powercut.sh). The guest
+# mounts the image, starts nfs3d from a --pre-mount script, mounts its own
+# export (mount-run wants a mount) and sleeps; nfs3powercut in the lab
+# namespace is the client. A cut is kill -9 of QEMU: the image keeps what
+# the guest had written to it (cache=none), nothing of its page cache.
+#
+# Everything the guest reads lives in PC_DIR (under /var/tmp: the guest's
+# /tmp is its own), including a copy of nfs3d, so the checkout may be
+# anywhere.
+
+PC_EXPORT=/srv/pc/export/sub  # a sub-directory export, as sites have
+PC_GUEST=${NFS_LAB_GUEST_IP:-10.200.0.2}
+PC_RUN_PID=""
+PC_QEMU_PIDFILE=/run/nfs-lab/${NFS_LAB_NS:-nfslab}/qemu.pid
+
+# pc_setup DIR NFS3D: the guest's files in DIR (made by the caller, not
+# under /tmp): nfs3d, its configuration and exports, the pre-mount script.
+pc_setup() {
+  PC_DIR=$1
+  cp "$2" "$PC_DIR/nfs3d"
+  echo "$PC_EXPORT 10.200.0.0/24(rw,no_root_squash,insecure)" > "$PC_DIR/exports"
+  write_conf "$PC_DIR/nfs3d.conf" "$PC_DIR/exports" /srv/pc/state auto
+  cat > "$PC_DIR/pre-mount.sh" <<GUEST
+modprobe virtio_blk
+for i in \$(seq 1 100); do [ -b /dev/vda ] && break; sleep 0.1; done
+mkdir -p /srv/pc
+mount /dev/vda /srv/pc
+mkdir -p $PC_EXPORT /srv/pc/state
+chmod 755 /srv/pc/state
+sync
+setsid $PC_DIR/nfs3d --config $PC_DIR/nfs3d.conf --foreground \
+  >> /lab/out/nfs3d.log 2>&1 < /dev/null &
+for i in \$(seq 1 300); do
+  if rpcinfo -n 2049 -t 127.0.0.1 100003 3 > /dev/null 2>&1; then
+    [ ! -f $PC_DIR/guest-loop.sh ] || setsid bash $PC_DIR/guest-loop.sh < /dev/null > /dev/null 2>&1 &
+    exit 0
+  fi
+  sleep 0.1
+done
+echo "nfs3d did not come up in the guest"; cat /lab/out/nfs3d.log; exit 1
+GUEST
+}
+
+# pc_takeover_loop: a guest script (PC_DIR/guest-loop.sh, which the guest
+# starts once nfs3d answers, if it exists) that hands nfs3d over to a new
+# process (nfs3d --takeover, docs/handover.md) again and again, 0.1 to 1 s
+# apart, so that a cut at any moment is likely to fall into a handover.
+# A handover that fails is logged in the guest's takeover.log (the running
+# nfs3d serves on).
+pc_takeover_loop() {
+  cat <<GUEST
+while :; do
+  sleep 0.\$((RANDOM % 10))
+  echo "\$(date +%T.%N) takeover" >> /lab/out/takeover.log
+  if $PC_DIR/nfs3d --config $PC_DIR/nfs3d.conf --takeover >> /lab/out/takeover.log 2>&1; then
+    echo "\$(date +%T.%N) takeover done" >> /lab/out/takeover.log
+  else
+    echo "\$(date +%T.%N) takeover failed" >> /lab/out/takeover.log
+  fi
+done
+GUEST
+}
+
+# pc_make_image IMG ext4|xfs: a fresh 1 GiB file system, made on the host.
+pc_make_image() {
+  rm -f "$1"
+  truncate -s 1G "$1"
+  case "$2" in
+    ext4) mkfs.ext4 -q -F "$1" ;;
+    xfs) mkfs.xfs -q -f "$1" ;;
+    *) fail "unknown file system $2" ;;
+  esac
+}
+
+# pc_boot IMG LOG [MOUNT-RUN ARGS...]: boots the VM on IMG in the
+# background and waits until nfs3d in it answers an NFS NULL call; sets
+# PC_RECOVERY_MS (from starting the VM to that answer). Fails if it never
+# answers.
+pc_boot() {
+  local img=$1 log_file=$2 start
+  shift 2
+  start=$(date +%s%N)
+  "$LAB" mount-run --disk "$img" --pre-mount "$PC_DIR/pre-mount.sh" --server "$PC_GUEST" \
+    --export "$PC_EXPORT" --port 2049 --mountport 20048 --timeout 900 --out-dir "$log_file.out" \
+    "$@" -- 'sleep 100000' > "$log_file" 2>&1 &
+  PC_RUN_PID=$!
+  local i
+  for i in $(seq 1 1800); do
+    if "$LAB" exec -- rpcinfo -n 2049 -t "$PC_GUEST" 100003 3 > /dev/null 2>&1; then
+      PC_RECOVERY_MS=$((($(date +%s%N) - start) / 1000000))
+      return 0
+    fi
+    kill -0 "$PC_RUN_PID" 2>/dev/null || break
+    sleep 0.2
+  done
+  pc_cut
+  cat "$log_file" >&2
+  fail "nfs3d in the guest never answered (log $log_file)"
+}
+
+# pc_cut: the power cut (kill -9 of QEMU); waits for mount-run to end.
+pc_cut() {
+  local qpid
+  qpid=$(cat "$PC_QEMU_PIDFILE" 2>/dev/null || true)
+  [ -z "$qpid" ] || kill -KILL "$qpid" 2>/dev/null || true
+  [ -z "$PC_RUN_PID" ] || wait "$PC_RUN_PID" 2>/dev/null || true
+  PC_RUN_PID=""
+}
+
+# pc_write JOURNAL DIR SEED WORKLOAD DELAY_MS: runs the writer and cuts the
+# power DELAY_MS after it is ready (has its files); leaves the VM dead.
+pc_write() {
+  local journal=$1 dir=$2 seed=$3 workload=$4 delay_ms=$5 wpid i
+  "$LAB" exec -- "$NFS3POWERCUT" write "$PC_GUEST:$PC_EXPORT" --port 2049 --mount-port 20048 \
+    --journal "$journal" --dir "$dir" --seed "$seed" --workload "$workload" --time 600 \
+    2> "$journal.log" &
+  wpid=$!
+  for i in $(seq 1 600); do
+    grep -qx ready "$journal" 2>/dev/null && break
+    kill -0 "$wpid" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -qx ready "$journal" 2>/dev/null || { pc_cut; cat "$journal.log" >&2; fail "the writer never got ready"; }
+  sleep "$((delay_ms / 1000)).$(printf %03d $((delay_ms % 1000)))"
+  kill -0 "$wpid" 2>/dev/null || { pc_cut; cat "$journal.log" >&2; fail "the writer stopped before the cut"; }
+  pc_cut
+  # The writer waits for a reply that never comes; its journal is complete
+  # (a call in flight is a "begin" line), so it is stopped at once.
+  kill -TERM "$wpid" 2>/dev/null || true
+  local rc=0
+  wait "$wpid" || rc=$?
+  [ $rc -eq 0 ] || [ $rc -eq 143 ] || { cat "$journal.log" >&2; fail "the writer failed (status $rc)"; }
+}
+
+# pc_check JOURNAL OUT: checks the journal against the server (booted
+# again); the report line goes to OUT. Returns the checker's status.
+pc_check() {
+  "$LAB" exec -- "$NFS3POWERCUT" check "$PC_GUEST:$PC_EXPORT" --port 2049 --mount-port 20048 \
+    --journal "$1" --wait 60 > "$2" 2> "$2.err"
+}

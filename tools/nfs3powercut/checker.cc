@@ -1,0 +1,208 @@
+#include "tools/nfs3powercut/checker.h"
+
+#include <algorithm>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+#include "tools/nfs3bench/pattern.h"
+#include "tools/nfs3powercut/journal.h"
+#include "tools/nfs3powercut/nfs_calls.h"
+#include "xdr/nfs3_client_codec.h"
+
+namespace nfs3d::powercut {
+namespace {
+
+using Seen = std::map<std::string, Found>;  // what LOOKUP shows for each name
+
+// How the names the server shows differ from the state m.
+std::vector<std::string> Differences(const Model& m, const Seen& seen) {
+  std::vector<std::string> out;
+  for (const auto& [name, found] : seen) {
+    auto it = m.names.find(name);
+    if (it == m.names.end()) {
+      if (found.exists) out.push_back(absl::StrCat(name, ": present, was removed or renamed"));
+      continue;
+    }
+    if (!found.exists) {
+      out.push_back(absl::StrCat(name, ": missing"));
+      continue;
+    }
+    const Object& o = m.objects.at(it->second);
+    const nfs3::fattr3& a = found.attrs;
+    if (o.fileid != 0 && o.fileid != a.fileid) {
+      out.push_back(absl::StrCat(name, ": fileid ", a.fileid, ", want ", o.fileid));
+    }
+    if ((a.mode & 07777) != o.mode) {
+      out.push_back(absl::StrFormat("%s: mode %o, want %o", name, a.mode & 07777, o.mode));
+    }
+    if (a.nlink != m.LinkCount(it->second)) {
+      out.push_back(absl::StrCat(name, ": nlink ", a.nlink, ", want ", m.LinkCount(it->second)));
+    }
+  }
+  return out;
+}
+
+class Checker {
+ public:
+  Checker(bench::Session& s, const Replay& r) : s_(s), r_(r) {}
+
+  absl::StatusOr<CheckReport> Run() {
+    report_.namespace_changes = r_.acked.namespace_changes;
+    if (r_.dir.empty()) return report_;  // cut before the writer's directory existed
+    absl::StatusOr<Found> dir = LookupName(s_, s_.root(), r_.dir);
+    if (!dir.ok()) return dir.status();
+    if (!dir->exists) {
+      report_.namespace_lost = r_.acked.namespace_changes + 1;
+      report_.problems.push_back(
+          absl::StrCat("directory ", r_.dir, " (MKDIR acknowledged) missing"));
+      for (const auto& [name, f] : r_.acked.data) report_.stable_bytes_lost += f.stable_bytes();
+      return report_;
+    }
+    dir_ = dir->fh;
+    const Model* state = nullptr;
+    if (absl::Status st = CheckNamespace(&state); !st.ok()) return st;
+    if (absl::Status st = CheckHandles(*state); !st.ok()) return st;
+    for (const auto& [name, file] : r_.acked.data) {
+      if (absl::Status st = CheckData(name, file); !st.ok()) return st;
+    }
+    // Whether the verifier changed, also when no UNSTABLE write asked.
+    nfs3::nfs_fh3 fh;
+    if (!r_.acked.data.empty() &&
+        FhFromHex(r_.acked.objects.at(r_.acked.data.begin()->first).fh, &fh)) {
+      if (absl::StatusOr<std::string> now = VerifierNow(fh); !now.ok()) return now.status();
+    }
+    return report_;
+  }
+
+ private:
+  // Compares every name the journal mentions with the acknowledged state, or
+  // else with that state plus the call in flight; *state is the one matched.
+  absl::Status CheckNamespace(const Model** state) {
+    Seen seen;
+    for (const std::string& name : r_.all_names) {
+      absl::StatusOr<Found> f = LookupName(s_, dir_, name);
+      if (!f.ok()) return f.status();
+      seen[name] = *f;
+    }
+    *state = &r_.acked;
+    std::vector<std::string> diff = Differences(r_.acked, seen);
+    if (!diff.empty() && r_.with_pending && Differences(*r_.with_pending, seen).empty()) {
+      *state = &*r_.with_pending;
+      report_.in_flight_applied = true;
+      diff.clear();
+    }
+    report_.namespace_lost = diff.size();
+    for (std::string& d : diff) report_.problems.push_back(std::move(d));
+    return absl::OkStatus();
+  }
+
+  // Every handle CREATE returned for an object that still has a name must
+  // still resolve to it.
+  absl::Status CheckHandles(const Model& state) {
+    for (const auto& [key, o] : state.objects) {
+      nfs3::nfs_fh3 fh;
+      if (o.fh.empty() || state.LinkCount(key) == 0 || !FhFromHex(o.fh, &fh)) continue;
+      ++report_.handles_checked;
+      absl::StatusOr<nfs3::fattr3> attrs = s_.Getattr(fh);
+      if (!attrs.ok() && !absl::IsFailedPrecondition(attrs.status())) return attrs.status();
+      if (!attrs.ok() || attrs->fileid != o.fileid) {
+        ++report_.handles_stale;
+        report_.problems.push_back(absl::StrCat(
+            "handle of ", key,
+            " does not resolve: ", attrs.ok() ? "another file" : attrs.status().message()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The server's write verifier now (COMMIT's), once.
+  absl::StatusOr<std::string> VerifierNow(const nfs3::nfs_fh3& fh) {
+    if (!verf_now_.empty()) return verf_now_;
+    nfs3::COMMIT3res res;
+    if (absl::Status st = Call(s_, nfs3::kCommit, nfs3::COMMIT3args{fh, 0, 0}, &res); !st.ok()) {
+      return st;
+    }
+    if (res.status != nfs3::NFS3_OK) return NfsFailure("COMMIT", res.status, "after the cut");
+    verf_now_ = Hex(res.verf);
+    report_.verifier_changes += !r_.last_verf.empty() && verf_now_ != r_.last_verf;
+    return verf_now_;
+  }
+
+  // Bytes of r that the server holds as the file's pattern.
+  absl::StatusOr<uint64_t> Matching(const nfs3::nfs_fh3& fh, const bench::Pattern& p, Range r) {
+    uint64_t same = 0;
+    std::string data;
+    std::vector<uint8_t> want;
+    for (uint64_t done = 0; done < r.length;) {
+      const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(r.length - done, s_.rtmax()));
+      if (absl::Status st = ReadAt(s_, fh, r.offset + done, n, &data); !st.ok()) return st;
+      want.resize(n);
+      p.Fill(r.offset + done, absl::MakeSpan(want));
+      for (size_t i = 0; i < std::min<size_t>(n, data.size()); ++i) {
+        same += static_cast<uint8_t>(data[i]) == want[i];
+      }
+      done += n;
+    }
+    return same;
+  }
+
+  absl::Status CheckData(const std::string& name, const DataFile& file) {
+    auto it = r_.acked.objects.find(name);
+    nfs3::nfs_fh3 fh;
+    if (it == r_.acked.objects.end() || !FhFromHex(it->second.fh, &fh)) {
+      return absl::DataLossError(absl::StrCat("journal has writes to ", name, " but no handle"));
+    }
+    const bench::Pattern pattern(DataSeed(r_.seed, name));
+    std::vector<Range> required = file.stable;
+    if (!file.uncommitted.empty()) {
+      absl::StatusOr<std::string> now = VerifierNow(fh);
+      if (!now.ok()) return now.status();
+      for (const UncommittedWrite& w : file.uncommitted) {
+        if (w.verf == *now) {  // same server instance claimed: the data must be there
+          required.push_back(w.range);
+          continue;
+        }
+        absl::StatusOr<uint64_t> same = Matching(fh, pattern, w.range);
+        if (!same.ok()) return same.status();
+        report_.uncommitted_bytes += w.range.length;
+        report_.uncommitted_present += *same;
+      }
+    }
+    for (const Range& r : required) {
+      absl::StatusOr<uint64_t> same = Matching(fh, pattern, r);
+      if (!same.ok()) return same.status();
+      report_.bytes_verified += *same;
+      if (*same != r.length) {
+        report_.stable_bytes_lost += r.length - *same;
+        report_.problems.push_back(absl::StrCat(name, " [", r.offset, ", +", r.length, "): ",
+                                                r.length - *same, " acknowledged bytes lost"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  bench::Session& s_;
+  const Replay& r_;
+  CheckReport report_;
+  nfs3::nfs_fh3 dir_;
+  std::string verf_now_;
+};
+
+}  // namespace
+
+std::string CheckReport::Summary() const {
+  return absl::StrCat(
+      "bytes_verified=", bytes_verified, " stable_bytes_lost=", stable_bytes_lost,
+      " uncommitted_bytes=", uncommitted_bytes, " uncommitted_present=", uncommitted_present,
+      " verifier_changes=", verifier_changes, " namespace_changes=", namespace_changes,
+      " namespace_lost=", namespace_lost, " handles_checked=", handles_checked,
+      " handles_stale=", handles_stale, " in_flight_applied=", in_flight_applied ? 1 : 0);
+}
+
+absl::StatusOr<CheckReport> RunCheck(bench::Session& session, const Replay& replay) {
+  return Checker(session, replay).Run();
+}
+
+}  // namespace nfs3d::powercut

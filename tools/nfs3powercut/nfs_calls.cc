@@ -1,0 +1,76 @@
+#include "tools/nfs3powercut/nfs_calls.h"
+
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+#include "tools/nfs3powercut/journal.h"
+#include "xdr/nfs3_client_codec.h"
+
+namespace nfs3d::powercut {
+
+absl::Status NfsFailure(const char* proc, nfs3::nfsstat3 status, const std::string& what) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(proc, " ", what, ": ", nfs3::StatusName(status)));
+}
+
+absl::StatusOr<Found> LookupName(bench::Session& s, const nfs3::nfs_fh3& dir,
+                                 const std::string& name) {
+  nfs3::LOOKUP3res res;
+  if (absl::Status st = Call(s, nfs3::kLookup, nfs3::LOOKUP3args{{dir, name}}, &res); !st.ok()) {
+    return st;
+  }
+  Found f;
+  if (res.status == nfs3::NFS3ERR_NOENT) return f;
+  if (res.status != nfs3::NFS3_OK) return NfsFailure("LOOKUP", res.status, name);
+  f.exists = true;
+  f.fh = res.object;
+  if (res.obj_attributes) {
+    f.attrs = *res.obj_attributes;
+    return f;
+  }
+  absl::StatusOr<nfs3::fattr3> attrs = s.Getattr(f.fh);
+  if (!attrs.ok()) return attrs.status();
+  f.attrs = *attrs;
+  return f;
+}
+
+absl::Status ReadAt(bench::Session& s, const nfs3::nfs_fh3& fh, uint64_t offset, uint32_t count,
+                    std::string* data) {
+  bool done = false;
+  absl::Status result;
+  s.rpc().StartCall(nfs3::kProgram, nfs3::kVersion, nfs3::kRead, nfs3::READ3args{fh, offset, count},
+                    [&](const absl::Status& st, absl::Span<const uint8_t> results) {
+                      done = true;
+                      if (!st.ok()) {
+                        result = absl::UnavailableError(st.message());
+                        return;
+                      }
+                      xdr::Decoder d(results);
+                      nfs3::READ3res res;
+                      if (!xdr::Decode(d, &res)) {
+                        result = absl::DataLossError("READ: malformed reply");
+                      } else if (res.status != nfs3::NFS3_OK) {
+                        result = NfsFailure("READ", res.status, absl::StrCat("at ", offset));
+                      } else {
+                        data->assign(reinterpret_cast<const char*>(res.data.data()),
+                                     res.data.size());
+                      }
+                    });
+  absl::Status drained = s.rpc().Drain(absl::Now() + s.options().timeout);
+  if (!done) return absl::UnavailableError(absl::StrCat("READ: ", drained.message()));
+  return result;
+}
+
+std::string FhHex(const nfs3::nfs_fh3& fh) { return Hex(fh.bytes()); }
+
+bool FhFromHex(const std::string& hex, nfs3::nfs_fh3* fh) {
+  std::vector<uint8_t> bytes;
+  if (!FromHex(hex, &bytes) || bytes.empty() || bytes.size() > sizeof(fh->data)) return false;
+  fh->len = static_cast<uint8_t>(bytes.size());
+  std::memcpy(fh->data, bytes.data(), bytes.size());
+  return true;
+}
+
+}  // namespace nfs3d::powercut
