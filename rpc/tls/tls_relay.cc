@@ -27,14 +27,14 @@ constexpr size_t kOutBuffer = 64 << 10;
 constexpr int kPairBuffer = 4 << 20;
 }  // namespace
 
-TlsRelay::TlsRelay(asio::any_io_executor executor, std::unique_ptr<TlsSession> session)
+TlsRelay::TlsRelay(const asio::any_io_executor& executor, std::unique_ptr<TlsSession> session)
     : session_(std::move(session)),
       tcp_(executor),
       plain_(executor),
       in_(kInBuffer),
       out_(kOutBuffer) {}
 
-absl::StatusOr<int> TlsRelay::Start(asio::any_io_executor executor,
+absl::StatusOr<int> TlsRelay::Start(const asio::any_io_executor& executor,
                                     std::unique_ptr<TlsSession> session, int tcp_fd) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) != 0) {

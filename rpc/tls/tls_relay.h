@@ -25,11 +25,11 @@ class TlsRelay : public std::enable_shared_from_this<TlsRelay> {
   // Takes the session and the TCP socket it runs on (`tcp_fd`); returns the
   // descriptor of the plain end for the RPC connection, which owns it. Runs
   // on `executor` (the connection's strand) until either side closes.
-  static absl::StatusOr<int> Start(boost::asio::any_io_executor executor,
+  static absl::StatusOr<int> Start(const boost::asio::any_io_executor& executor,
                                    std::unique_ptr<TlsSession> session, int tcp_fd);
 
  private:
-  TlsRelay(boost::asio::any_io_executor executor, std::unique_ptr<TlsSession> session);
+  TlsRelay(const boost::asio::any_io_executor& executor, std::unique_ptr<TlsSession> session);
   // Client to server: TLS records, decrypted, to the plain end.
   void Inbound();
   // Server to client: what the plain end holds, as TLS records.
