@@ -16,6 +16,8 @@
 #                                      history it falls back to a whole run and
 #                                      says so.
 # After a whole run is clean, record it: git rev-parse HEAD > .ci/tidy-clean
+# (also after a clean --changed run: every source was then clean at the
+# recorded commit or is unchanged since one where it was).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$REPO/build}
