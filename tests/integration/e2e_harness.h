@@ -202,6 +202,16 @@ class NfsdProcess {
     return ss.str();
   }
 
+  // True once `text` is in the log at or after byte `from`, within 30 s:
+  // nfs3d writes its log lines asynchronously to the calls that cause them.
+  bool WaitForLog(std::string_view text, size_t from = 0) const {
+    for (int i = 0; i < 300; ++i) {
+      if (Log().find(text, from) != std::string::npos) return true;
+      usleep(100000);
+    }
+    return false;
+  }
+
   // Starts `nfs3d --takeover` on the same configuration and waits for the
   // running one to hand over and exit: true once it exited 0 and the new
   // one, now this process, answers on the same port over TCP and UDP.
