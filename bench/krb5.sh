@@ -94,32 +94,11 @@ for w in $WORKLOADS; do
         grep '^{' | sed "s/^/$w $sec $round /"
     done
   done
-done | python3 -c '
-import json, os, statistics, sys
-rows = {}
-for line in sys.stdin:
-    w, sec, _, js = line.split(" ", 3)
-    rows.setdefault((w, sec), []).append(json.loads(js))
-def med(runs, f): return statistics.median(f(r) for r in runs)
-print("| workload | flavor | rate | vs sys | server CPU | client CPU | runs |")
-print("|---|---|---|---|---|---|---|")
-for (w, sec), runs in rows.items():
-    bulk = w != "getattr"
-    rate = med(runs, lambda r: r["MBps"] if bulk else r["calls_per_sec"])
-    sys_runs = rows.get((w, "sys"))
-    base = med(sys_runs, lambda r: r["MBps"] if bulk else r["calls_per_sec"]) if sys_runs else 0
-    if bulk:
-        cpu = med(runs, lambda r: r["server_cpu_sec"] / max(r["bytes"], 1) * 1e9)
-        ccpu = med(runs, lambda r: r["client_cpu_sec"] / max(r["bytes"], 1) * 1e9)
-        unit, rate_s = "s/GB", "%.0f MB/s" % rate
-    else:
-        cpu = med(runs, lambda r: r["server_cpu_sec"] / max(r["calls"], 1) * 1e6)
-        ccpu = med(runs, lambda r: r["client_cpu_sec"] / max(r["calls"], 1) * 1e6)
-        unit, rate_s = "us/call", "%.0f calls/s" % rate
-    ratio = "%.2fx" % (rate / base) if base else "-"
-    bad = sum(1 for r in runs if r.get("error") or r.get("verified") == "bad")
-    print("| %s | %s | %s | %s | %.2f %s | %.2f %s | %d%s |" % (
-        w, sec, rate_s, ratio, cpu, unit, ccpu, unit, len(runs), ", %d failed" % bad if bad else ""))
+done | PYTHONPATH="$REPO/bench" python3 -c '
+import json, os, sys
+from mode_table import med, print_table, read_rows
+rows = read_rows(sys.stdin)
+print_table(rows, "flavor", "sys")
 
 # Bulk: every GB costs at least the server and client CPU of the sys row plus
 # the crypto of both ends, on NCPU shared cores (an upper bound: it leaves

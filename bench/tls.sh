@@ -76,31 +76,5 @@ for w in $WORKLOADS; do
         grep '^{' | sed "s/^/$w $mode $round /"
     done
   done
-done | python3 -c '
-import json, statistics, sys
-rows = {}
-for line in sys.stdin:
-    w, mode, _, js = line.split(" ", 3)
-    rows.setdefault((w, mode), []).append(json.loads(js))
-def med(runs, f): return statistics.median(f(r) for r in runs)
-print("| workload | mode | rate | vs plain | server CPU | client CPU | runs |")
-print("|---|---|---|---|---|---|---|")
-for (w, mode), runs in rows.items():
-    bulk = w != "getattr"
-    rate = med(runs, lambda r: r["MBps"] if bulk else r["calls_per_sec"])
-    plain = rows.get((w, "plain"))
-    base = med(plain, lambda r: r["MBps"] if bulk else r["calls_per_sec"]) if plain else 0
-    if bulk:
-        cpu = med(runs, lambda r: r["server_cpu_sec"] / max(r["bytes"], 1) * 1e9)
-        ccpu = med(runs, lambda r: r["client_cpu_sec"] / max(r["bytes"], 1) * 1e9)
-        unit, rate_s = "s/GB", "%.0f MB/s" % rate
-    else:
-        cpu = med(runs, lambda r: r["server_cpu_sec"] / max(r["calls"], 1) * 1e6)
-        ccpu = med(runs, lambda r: r["client_cpu_sec"] / max(r["calls"], 1) * 1e6)
-        unit, rate_s = "us/call", "%.0f calls/s" % rate
-    ratio = "%.2fx" % (rate / base) if base else "-"
-    bad = sum(1 for r in runs if r.get("error") or r.get("verified") == "bad")
-    print("| %s | %s | %s | %s | %.2f %s | %.2f %s | %d%s |" % (
-        w, mode, rate_s, ratio, cpu, unit, ccpu, unit, len(runs), ", %d failed" % bad if bad else ""))
-'
+done | python3 "$REPO/bench/mode_table.py" mode plain
 grep -h "kTLS unavailable" "$D/nfs3d.log" | head -1 | sed 's/^/# /' || true
