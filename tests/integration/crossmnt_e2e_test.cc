@@ -102,11 +102,11 @@ TEST_F(CrossmntE2eTest, CrossmntEntersTheSubmountAndItsHandlesSurviveARestart) {
   ASSERT_EQ(up.status, 0u);
   EXPECT_EQ(up.attr.fileid, root_attr->fileid);
 
-  ASSERT_TRUE(nfsd_.Stop());
+  ASSERT_TRUE(nfsd_.Stop()) << nfsd_.Log();
   ASSERT_TRUE(nfsd_.Start()) << nfsd_.Log();
   c = RawClient::Open(nfsd_.port());
   std::optional<Fattr> again = Getattr(*c, file.fh, &status);
-  ASSERT_EQ(status, 0u) << "submount handle went stale across a restart";
+  ASSERT_EQ(status, 0u) << "submount handle went stale across a restart\n" << nfsd_.Log();
   EXPECT_EQ(again->fileid, file.attr.fileid);
   EXPECT_EQ(Getattr(*c, sub.fh, &status)->fsid, sub.attr.fsid);
 }
