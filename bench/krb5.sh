@@ -20,81 +20,29 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 . "$REPO/bench/private_ns.sh" "$@"
-NFS3D=$REPO/build-release/daemon/nfs3d
-BENCH=$REPO/build-release/tools/nfs3bench/nfs3bench
+. "$REPO/bench/one_server.sh"
 FLOOR=$REPO/build-release/bench/krb5_crypto_floor
-ROUNDS=3
-TIME=4
-WORKLOADS="write read getattr"
 FLAVORS="sys krb5 krb5i krb5p"
 while [ $# -gt 0 ]; do
   case $1 in
-    --nfs3d) NFS3D=$2; shift 2 ;;
-    --nfs3bench) BENCH=$2; shift 2 ;;
-    --floor) FLOOR=$2; shift 2 ;;
-    --rounds) ROUNDS=$2; shift 2 ;;
-    --time) TIME=$2; shift 2 ;;
-    --workloads) WORKLOADS=$2; shift 2 ;;
-    --flavors) FLAVORS=$2; shift 2 ;;
-    *) echo "usage: see the head of $0" >&2; exit 2 ;;
+    --floor) FLOOR=$2 ;;
+    --flavors) FLAVORS=$2 ;;
+    *) bench_option "$1" "${2:-}" || { echo "usage: see the head of $0" >&2; exit 2; } ;;
   esac
+  shift 2
 done
-D=$(mktemp -d /var/tmp/nfs3d-krb5bench.XXXXXX)
-NFS3D_PID=
-cleanup() {
-  [ -z "$NFS3D_PID" ] || { kill "$NFS3D_PID" 2>/dev/null || true; wait "$NFS3D_PID" 2>/dev/null || true; }
-  "$REPO/tests/fixtures/krb5-kdc.sh" stop "$D/kdc" >/dev/null 2>&1 || true
-  umount "$D/export" 2>/dev/null || true
-  rm -rf "$D"
-}
-trap cleanup EXIT
+bench_mode_args() { [ "$1" = sys ] || bench_krb5_args "$1"; }
 
-mkdir -p "$D/state" "$D/export"
-mount -t tmpfs tmpfs "$D/export"
-"$REPO/tests/fixtures/krb5-kdc.sh" start "$D/kdc" >/dev/null
-# shellcheck disable=SC1091
-. "$D/kdc/env"
-export KRB5_CONFIG
-echo "$D/export 127.0.0.1(rw,insecure,no_root_squash,sec=sys:krb5:krb5i:krb5p)" >"$D/exports"
-cat >"$D/nfs3d.conf" <<EOF
-[nfsd]
-port = 2049
-mountd_port = 20048
-portmapper = off
-[paths]
-state_dir = $D/state
-exports = $D/exports
-[kerberos]
-keytab = $D/kdc/nfs.keytab
-principal = *
-EOF
-"$NFS3D" --config "$D/nfs3d.conf" --foreground 2>"$D/nfs3d.log" &
-NFS3D_PID=$!
-for _ in $(seq 50); do
-  "$BENCH" run "127.0.0.1:$D/export" --port 2049 --mount-port 20048 --workload getattr \
-    --time 0.1 >/dev/null 2>&1 && break
-  sleep 0.2
-done
+bench_server_setup krb5bench
+bench_kdc_start
+bench_server_start "rw,insecure,no_root_squash,sec=sys:krb5:krb5i:krb5p" \
+  "$(printf '[kerberos]\nkeytab = %s\nprincipal = *' "$D/kdc/nfs.keytab")"
 
 CRYPTO_FLOOR=$("$FLOOR" 512)
 export CRYPTO_FLOOR NCPU=$(nproc)
 echo "# bench/krb5.sh: $ROUNDS rounds x ${TIME}s, $(nproc) CPUs, $(uptime | sed 's/.*load/load/')"
 echo "# ${NFS3D_KRB5_GSSAPI:+NFS3D_KRB5_GSSAPI=1 (MIT GSS-API per message) }nfs3d $NFS3D"
-for w in $WORKLOADS; do
-  args=(--workload "$w" --outstanding 16 --bs 1m)
-  [ "$w" = read ] && args+=(--file-size 128m)
-  [ "$w" = getattr ] && args=(--workload getattr --outstanding 32)
-  for round in $(seq "$ROUNDS"); do
-    for sec in $FLAVORS; do
-      extra=()
-      [ "$sec" = sys ] || extra=(--sec "$sec" --krb5-principal daemon
-                                 --krb5-keytab "$D/kdc/client.keytab" --krb5-target nfs@localhost)
-      "$BENCH" run "127.0.0.1:$D/export" --port 2049 --mount-port 20048 --time "$TIME" \
-        --server-pid "$NFS3D_PID" "${args[@]}" "${extra[@]}" 2>/dev/null |
-        grep '^{' | sed "s/^/$w $sec $round /"
-    done
-  done
-done | PYTHONPATH="$REPO/bench" python3 -c '
+bench_rows "$FLAVORS" | PYTHONPATH="$REPO/bench" python3 -c '
 import json, os, sys
 from mode_table import med, print_table, read_rows
 rows = read_rows(sys.stdin)
