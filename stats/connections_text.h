@@ -28,9 +28,10 @@ struct ConnectionRow {
   std::string subject;  // mTLS only
 };
 
-// At most this many bytes of a field are kept (a subject is escaped and
-// bounded before, so only a hostile page reaches it).
-inline constexpr size_t kConnectionFieldLimit = 1024;
+// At most this many bytes of a field are kept. nfs3d escapes at most 256
+// bytes of a subject (at most 4 x 256 + 3 then), so only a hostile page
+// reaches the limit.
+inline constexpr size_t kConnectionFieldLimit = 1536;
 
 std::string FormatConnections(const std::vector<ConnectionRow>& rows);
 // Lines that do not have seven fields are skipped.
