@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,7 @@
 #include "tests/integration/e2e_harness.h"
 #include "tests/integration/tls_client.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_certificate.h"
 
 namespace nfs3d::e2e {
 namespace {
@@ -129,6 +131,49 @@ TEST_F(TlsOpsE2eTest, CertificatesAboutToExpireAreLoggedAndExported) {
   const size_t from = server_.Log().size();
   ASSERT_EQ(kill(server_.pid(), SIGHUP), 0);
   EXPECT_TRUE(server_.WaitForLog("tls: server certificate CN=localhost (", from)) << server_.Log();
+}
+
+// A server certificate that has expired and a CA not valid yet (made
+// in-process with those dates): nfs3d still starts (a renewal is a reload
+// away) and says so as errors; the dates are in /metrics for the alerts.
+TEST_F(TlsOpsE2eTest, ExpiredOrNotYetValidCertificatesAreErrors) {
+  const absl::Time now = absl::Now();
+  const test_support::TestCertificate expired = test_support::MakeTestCertificate(
+      absl::ToTimeT(now - absl::Hours(24 * 90)), absl::ToTimeT(now - absl::Hours(24)), "old");
+  const test_support::TestCertificate early =
+      test_support::MakeTestCertificate(absl::ToTimeT(now + absl::Hours(24 * 3)),
+                                        absl::ToTimeT(now + absl::Hours(24 * 900)), "future-ca");
+  ASSERT_FALSE(expired.certificate_pem.empty());
+  const fs::path d = fs::path(dir_.path()) / "dates";
+  fs::create_directories(d / "export");
+  std::ofstream(d / "old.pem") << expired.certificate_pem;
+  std::ofstream(d / "old.key") << expired.key_pem;
+  std::ofstream(d / "future-ca.pem") << early.certificate_pem;
+  NfsdProcess server;
+  server.Configure(d / "server", absl::StrCat(d.string(), "/export *(rw,insecure)\n"),
+                   absl::StrCat("\n[tls]\ncertificate = ", (d / "old.pem").string(),
+                                "\nkey = ", (d / "old.key").string(),
+                                "\nca = ", (d / "future-ca.pem").string(), "\n"));
+  ASSERT_TRUE(server.Start()) << server.Log();
+  ASSERT_TRUE(server.WaitForLog("is not valid before")) << server.Log();
+  const std::string log = server.Log();
+  EXPECT_NE(log.find(absl::StrCat("ERROR: tls: server certificate CN=old (",
+                                  (d / "old.pem").string(), ") expired on ")),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find(": TLS clients refuse it"), std::string::npos) << log;
+  EXPECT_NE(log.find("ERROR: tls: ca certificate CN=future-ca ("), std::string::npos) << log;
+  EXPECT_NE(log.find("client certificates it issued do not verify (mtls)"), std::string::npos)
+      << log;
+  absl::StatusOr<std::string> page =
+      stats::HttpGet(stats::ControlSocketTarget((server.dir() / "state").string()), "/metrics");
+  ASSERT_TRUE(page.ok()) << page.status();
+  absl::StatusOr<std::vector<stats::Sample>> m = stats::ParsePrometheusText(*page);
+  ASSERT_TRUE(m.ok()) << m.status();
+  const double t = absl::ToDoubleSeconds(now - absl::UnixEpoch());
+  EXPECT_LT(Value(*m, "nfs3d_tls_certificate_not_after_seconds", {{"certificate", "server"}}), t);
+  EXPECT_GT(Value(*m, "nfs3d_tls_certificate_not_before_seconds", {{"certificate", "ca"}}), t);
+  EXPECT_TRUE(server.Stop());
 }
 
 TEST_F(TlsOpsE2eTest, ClientsShowTheirConnectionsTlsState) {
