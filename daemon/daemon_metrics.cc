@@ -37,12 +37,14 @@ stats::Family TlsConnectionsFamily(const std::vector<rpc::TcpConnectionView>& co
 }
 
 uint16_t PortOf(const sockaddr_storage& peer) {
-  if (peer.ss_family == AF_INET6) {
-    return ntohs(reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_port);
+  switch (peer.ss_family) {
+    case AF_INET6:
+      return ntohs(reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_port);
+    case AF_INET:
+      return ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
+    default:
+      return 0;
   }
-  if (peer.ss_family == AF_INET)
-    return ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
-  return 0;
 }
 
 }  // namespace
@@ -152,8 +154,9 @@ std::string Daemon::RenderMetrics(bool identities) const {
                           sync.fsyncs));
   extra.push_back(gauge("nfs3d_tcp_connections", "Open TCP connections.",
                         d.server ? d.server->open_connections() : 0));
-  if (d.certificate_watch && d.server)
+  if (d.certificate_watch && d.server) {  // [tls] is on
     extra.push_back(TlsConnectionsFamily(d.server->tcp_connections()));
+  }
   extra.push_back(gauge("nfs3d_exports", "Exports in force.", d.export_count.load()));
   extra.push_back({"nfs3d_config_reloads_total",
                    "Configuration reloads (SIGHUP) by result.",
