@@ -84,6 +84,8 @@ absl::StatusOr<std::unique_ptr<Daemon>> Daemon::Create(const conf::ServerConfig&
         rpc::tls::TlsCredentials::Load({config.tls_certificate, config.tls_key, config.tls_ca});
     if (!tls.ok()) return tls.status();
     impl->tls = std::move(*tls);
+    impl->certificate_watch = std::make_unique<CertificateWatch>(CertificateWatch::Options{});
+    impl->certificate_watch->Set(impl->tls->files());
   }
   impl->dispatcher = std::make_unique<rpc::Dispatcher>(dispatcher_options);
   impl->dispatcher->AddProgram(&impl->nfs_program);
@@ -307,6 +309,7 @@ void Daemon::Impl::ReloadTls(const conf::ServerConfig& config, conf::ServerConfi
   }
   tls = std::move(*loaded);
   if (server) server->SetTlsCredentials(tls);
+  if (certificate_watch) certificate_watch->Set(tls->files());
   applied->tls_certificate = config.tls_certificate;
   applied->tls_key = config.tls_key;
   applied->tls_ca = config.tls_ca;

@@ -76,6 +76,9 @@ class Daemon {
   // no per-client or per-user series (addresses, uids, principals): the TCP
   // page unless [metrics] tcp_per_client is on.
   std::string RenderMetrics(bool identities = true) const;
+  // GET /connections on the control socket: each open TCP connection's
+  // client and RPC-with-TLS state (stats/connections_text.h).
+  std::string RenderConnections() const;
 
  private:
   struct Impl;

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "common/log.h"
+#include "daemon/certificate_watch.h"
 #include "daemon/daemon.h"
 #include "daemon/early_answers.h"
 #include "daemon/exports_follower.h"
@@ -110,6 +111,8 @@ struct Daemon::Impl {
   std::unique_ptr<rpc::gss::GssServer> gss;
   // [tls]: RPC-with-TLS; null without a certificate.
   std::shared_ptr<const rpc::tls::TlsCredentials> tls;
+  // Warns before the certificates of `tls` lapse; null without [tls].
+  std::unique_ptr<CertificateWatch> certificate_watch;
   std::unique_ptr<rpc::Dispatcher> dispatcher;
   std::unique_ptr<FailFastService> late_service;  // outlives server
   std::unique_ptr<rpc::RpcServer> server;

@@ -1,7 +1,53 @@
 // /metrics and the control socket: what the daemon renders for them.
+#include <netinet/in.h>
+
+#include <map>
+#include <tuple>
+
 #include "daemon/daemon_impl.h"
+#include "stats/connections_text.h"
 
 namespace nfs3d::daemon {
+namespace {
+
+// nfs3d_tls_connections: TLS connections by mode, version, cipher and where
+// the records go. Every label comes from a short fixed set (GnuTLS's names
+// of what the priorities allow), never from the client: the series stay few.
+stats::Family TlsConnectionsFamily(const std::vector<rpc::TcpConnectionView>& connections) {
+  std::map<std::tuple<std::string, std::string, std::string, bool>, double> counts;
+  for (const rpc::TcpConnectionView& c : connections) {
+    const rpc::ConnectionSecurity& s = c.security;
+    if (s.mode == rpc::TransportSecurity::kNone) continue;
+    counts[{rpc::SecurityName(s.mode), s.version, s.cipher, s.kernel_records}] += 1;
+  }
+  stats::Family family{"nfs3d_tls_connections",
+                       "Open RPC-with-TLS connections by security (tls, mtls), TLS version, "
+                       "cipher and records (kernel: kTLS, user: the user-space relay).",
+                       "gauge",
+                       {}};
+  for (const auto& [key, n] : counts) {
+    const auto& [security, version, cipher, kernel] = key;
+    family.samples.emplace_back(
+        absl::StrCat("security=\"", security, "\",version=\"", stats::EscapeLabel(version),
+                     "\",cipher=\"", stats::EscapeLabel(cipher), "\",records=\"",
+                     kernel ? "kernel" : "user", "\""),
+        n);
+  }
+  return family;
+}
+
+uint16_t PortOf(const sockaddr_storage& peer) {
+  switch (peer.ss_family) {
+    case AF_INET6:
+      return ntohs(reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_port);
+    case AF_INET:
+      return ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
 
 absl::Status Daemon::StartMetrics() {
   Impl& d = *impl_;
@@ -17,9 +63,13 @@ absl::Status Daemon::StartMetrics() {
         return RenderMetrics(audience == stats::MetricsServer::Audience::kControlSocket ||
                              tcp_per_client);
       });
-  d.metrics->SetControl(
-      [this](std::string_view method, std::string_view target, std::string_view who,
-             const std::string& body) { return AnswerExportsCall(method, target, who, body); });
+  d.metrics->SetControl([this](std::string_view method, std::string_view target,
+                               std::string_view who, const std::string& body) {
+    if (method == "GET" && target == "/connections") {
+      return stats::MetricsServer::ControlAnswer{200, RenderConnections()};
+    }
+    return AnswerExportsCall(method, target, who, body);
+  });
   if (c.metrics) {
     uint16_t port = c.metrics_port;
     for (const std::string& address : c.metrics_listen) {
@@ -104,15 +154,33 @@ std::string Daemon::RenderMetrics(bool identities) const {
                           sync.fsyncs));
   extra.push_back(gauge("nfs3d_tcp_connections", "Open TCP connections.",
                         d.server ? d.server->open_connections() : 0));
+  if (d.certificate_watch && d.server) {  // [tls] is on
+    extra.push_back(TlsConnectionsFamily(d.server->tcp_connections()));
+  }
   extra.push_back(gauge("nfs3d_exports", "Exports in force.", d.export_count.load()));
   extra.push_back({"nfs3d_config_reloads_total",
                    "Configuration reloads (SIGHUP) by result.",
                    "counter",
                    {{"result=\"ok\"", static_cast<double>(d.reloads_ok.load())},
                     {"result=\"failed\"", static_cast<double>(d.reloads_failed.load())}}});
+  if (d.certificate_watch) d.certificate_watch->AppendMetrics(&extra);
   std::string page = stats::RenderPrometheus(d.stats.Take(), extra);
   if (d.origin_stats) d.origin_stats->AppendMetrics(&page, identities);
   return page;
+}
+
+std::string Daemon::RenderConnections() const {
+  const Impl& d = *impl_;
+  if (!d.server) return "";
+  std::vector<stats::ConnectionRow> rows;
+  for (const rpc::TcpConnectionView& c : d.server->tcp_connections()) {
+    const rpc::ConnectionSecurity& s = c.security;
+    const bool tls = s.mode != rpc::TransportSecurity::kNone;
+    rows.push_back({stats::ClientName(stats::ClientKey(c.peer)), PortOf(c.peer),
+                    rpc::SecurityName(s.mode), s.version, s.cipher,
+                    tls ? (s.kernel_records ? "kernel" : "user") : "", s.subject});
+  }
+  return stats::FormatConnections(rows);
 }
 
 }  // namespace nfs3d::daemon

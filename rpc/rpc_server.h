@@ -136,6 +136,8 @@ class RpcServer {
   }
 
   size_t open_connections() const { return tcp_context_.size(); }
+  // Each open TCP connection's client and RPC-with-TLS state.
+  std::vector<TcpConnectionView> tcp_connections() const { return tcp_context_.Connections(); }
   const InflightLimit& inflight() const { return inflight_; }
 
  private:

@@ -82,6 +82,22 @@ std::vector<std::shared_ptr<TcpConnection>> TcpContext::OpenConnections() const 
   return conns;
 }
 
+void TcpContext::SetSecurity(TcpConnection* conn, ConnectionSecurity security) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = open_.find(conn);
+  if (it != open_.end()) it->second.security = std::move(security);
+}
+
+std::vector<TcpConnectionView> TcpContext::Connections() const {
+  std::vector<TcpConnectionView> views;
+  std::lock_guard<std::mutex> lock(mu_);
+  views.reserve(open_.size());
+  // A connection in the table is alive: its destructor leaves the table
+  // first, under mu_.
+  for (const auto& [raw, open] : open_) views.push_back({raw->peer(), open.security});
+  return views;
+}
+
 TcpConnection::TcpConnection(Socket socket, TcpContext* context)
     : socket_(std::move(socket)),
       context_(context),

@@ -32,6 +32,7 @@
 #include "boost/asio/thread_pool.hpp"
 
 #include "rpc/call_context.h"
+#include "rpc/connection_security.h"
 #include "rpc/record_marker.h"
 #include "rpc/running_call.h"
 #include "rpc/service.h"
@@ -186,6 +187,10 @@ class TcpContext {
   // Closes every open connection. Only while no io thread runs.
   void CloseAllNow();
   std::vector<std::shared_ptr<TcpConnection>> OpenConnections() const;
+  // Records `conn`'s RPC-with-TLS state (at the end of its handshake).
+  void SetSecurity(TcpConnection* conn, ConnectionSecurity security);
+  // Every open connection's peer and TLS state, for operators.
+  std::vector<TcpConnectionView> Connections() const;
 
  private:
   RpcService* service_;
@@ -194,8 +199,9 @@ class TcpContext {
   InflightLimit* limit_;
   struct Open {
     std::weak_ptr<TcpConnection> weak;
-    uint64_t client = 0;    // TcpConnection::client()
-    size_t unfinished = 0;  // HoldUnfinished
+    uint64_t client = 0;          // TcpConnection::client()
+    size_t unfinished = 0;        // HoldUnfinished
+    ConnectionSecurity security;  // SetSecurity
   };
   // What the connections from one client address hold together.
   struct Client {
@@ -238,6 +244,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // The client address it counts against (the per-client bounds of
   // TcpContext and InflightLimit): InflightLimit::ClientOf its peer.
   uint64_t client() const { return client_; }
+  // The client's address and port: set when made, never changed.
+  const sockaddr_storage& peer() const { return info_.peer; }
 
   // Handing the connection to another process (rpc/tcp_handover.cc).
   // From any thread: no call is read any more (bytes already read stay).

@@ -109,6 +109,7 @@ void TcpConnection::OnHandshakeDone() {
   tls_deadline_->cancel();
   info_.security = tls_session_->security();
   const std::string described = tls_session_->Describe();
+  ConnectionSecurity security = tls_session_->Security();
   const absl::Status kernel = tls::EnableKernelTls(socket_.native_handle(), tls_session_->get());
   if (kernel.ok()) {
     kernel_tls_ = true;
@@ -145,6 +146,8 @@ void TcpConnection::OnHandshakeDone() {
     socket_.native_non_blocking(true, ec);
     NFS3D_LOG_DEBUG("tcp: TLS (%s), records in user space", described);
   }
+  security.kernel_records = kernel_tls_;
+  context_->SetSecurity(this, std::move(security));
   ReadMore();
 }
 

@@ -1,5 +1,7 @@
 #include "rpc/tls/tls_credentials.h"
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
@@ -34,6 +36,14 @@ absl::StatusOr<std::shared_ptr<const TlsCredentials>> TlsCredentials::Load(const
           "tls: CA file ", files.ca, ": ", rc < 0 ? gnutls_strerror(rc) : "no certificate"));
     }
     creds->verifies_clients_ = true;
+  }
+  for (const auto& [role, path] :
+       {std::pair<const char*, const std::string&>{"server", files.certificate},
+        {"ca", files.ca}}) {
+    if (path.empty()) continue;
+    absl::StatusOr<std::vector<CertificateDates>> dates = ReadCertificateDates(path);
+    if (!dates.ok()) return dates.status();
+    creds->files_.push_back({role, path, std::move(*dates)});
   }
   const char* where = nullptr;
   rc = gnutls_priority_init(&creds->priorities_, kPriorities, &where);

@@ -14,8 +14,11 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+
+#include "rpc/tls/certificate_dates.h"
 
 namespace nfs3d::rpc::tls {
 
@@ -39,12 +42,16 @@ class TlsCredentials {
   gnutls_priority_t priorities() const { return priorities_; }
   // A CA was given: clients are asked for a certificate, which must verify.
   bool verifies_clients() const { return verifies_clients_; }
+  // The dates of what was loaded: the certificate file ("server") and, with
+  // a CA, the CA file ("ca").
+  const std::vector<CertificateFile>& files() const { return files_; }
 
  private:
   TlsCredentials() = default;
   gnutls_certificate_credentials_t certificates_ = nullptr;
   gnutls_priority_t priorities_ = nullptr;
   bool verifies_clients_ = false;
+  std::vector<CertificateFile> files_;
 };
 
 }  // namespace nfs3d::rpc::tls

@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include <gnutls/x509.h>
 
+#include "rpc/tls/certificate_dates.h"
+
 namespace nfs3d::rpc::tls {
 
 namespace {
@@ -130,7 +132,7 @@ bool TlsSession::VerifyClient(std::string* error) {
     gnutls_datum_t dn{};
     if (gnutls_x509_crt_import(crt, &chain[0], GNUTLS_X509_FMT_DER) >= 0 &&
         gnutls_x509_crt_get_dn3(crt, &dn, 0) >= 0) {
-      peer_subject_.assign(reinterpret_cast<char*>(dn.data), dn.size);
+      peer_subject_ = PrintableSubject(std::string_view(reinterpret_cast<char*>(dn.data), dn.size));
       gnutls_free(dn.data);
     }
     gnutls_x509_crt_deinit(crt);
@@ -140,10 +142,21 @@ bool TlsSession::VerifyClient(std::string* error) {
 }
 
 std::string TlsSession::Describe() const {
-  std::string out = absl::StrCat(gnutls_protocol_get_name(gnutls_protocol_get_version(session_)),
-                                 " ", gnutls_cipher_get_name(gnutls_cipher_get(session_)));
+  const ConnectionSecurity s = Security();
+  std::string out = absl::StrCat(s.version, " ", s.cipher);
   if (security_ == TransportSecurity::kMtls) absl::StrAppend(&out, ", client ", peer_subject_);
   return out;
+}
+
+ConnectionSecurity TlsSession::Security() const {
+  ConnectionSecurity s;
+  s.mode = security_;
+  const char* version = gnutls_protocol_get_name(gnutls_protocol_get_version(session_));
+  const char* cipher = gnutls_cipher_get_name(gnutls_cipher_get(session_));
+  s.version = version != nullptr ? version : "?";
+  s.cipher = cipher != nullptr ? cipher : "?";
+  if (security_ == TransportSecurity::kMtls) s.subject = peer_subject_;
+  return s;
 }
 
 }  // namespace nfs3d::rpc::tls

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 
 #include "rpc/call_context.h"
+#include "rpc/connection_security.h"
 #include "rpc/tls/tls_credentials.h"
 
 namespace nfs3d::rpc::tls {
@@ -39,6 +40,9 @@ class TlsSession {
   TransportSecurity security() const { return security_; }
   // "TLS1.3 AES-256-GCM", and the client certificate's subject for mTLS.
   std::string Describe() const;
+  // After kDone: the mode, version, cipher and (mTLS) subject; the caller
+  // says where the records go.
+  ConnectionSecurity Security() const;
 
   gnutls_session_t get() const { return session_; }
   int fd() const { return fd_; }
@@ -59,7 +63,7 @@ class TlsSession {
   std::string early_;
   size_t early_used_ = 0;
   TransportSecurity security_ = TransportSecurity::kTls;
-  std::string peer_subject_;
+  std::string peer_subject_;  // escaped and bounded: it is the client's text
 };
 
 }  // namespace nfs3d::rpc::tls

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The per-origin views as an admin sees them: three clients (127.0.0.2-4,
 # different uids and exports) load nfs3d; `nfs3stat --clients/--exports/
-# --users` list them busiest first; `nfs3top` runs in a tmux pane, and the
-# test reads the screen, presses sort/toggle keys and q like a person would.
+# --users` list them busiest first (--clients with each client's TCP
+# connections); `nfs3top` runs in a tmux pane, and the test reads the
+# screen, presses sort/toggle keys and q like a person would.
 # usage: origin_views_test.sh NFS3D NFS3STAT NFS3TOP
 nfs3d=$1
 nfs3stat=$2
@@ -32,6 +33,12 @@ echo "$out" | grep -q '^127.0.0.4 ' || fail "127.0.0.4 missing"
 # Every tenth call of each load is a LOOKUP that fails.
 errors=$(echo "$out" | awk '$1=="127.0.0.2" {print $3}')
 [ "$errors" != 0 ] || fail "no errors counted for 127.0.0.2"
+# On the control socket: each client's open TCP connections (plain here)
+# in a TLS column, and one line per connection.
+echo "$out" | sed -n 1p | grep -q ' TLS$' || fail "no TLS column"
+echo "$out" | grep -q '^127.0.0.2 .* none$' || fail "127.0.0.2 is not shown as plain"
+echo "$out" | grep -q '^CONNECTION  *SECURITY' || fail "no connection table"
+echo "$out" | grep -q '^127.0.0.3:[0-9]*  *none ' || fail "127.0.0.3's connection missing"
 
 out=$("$nfs3stat" --server "$sock" --exports)
 echo "$out"
@@ -74,6 +81,11 @@ wait_screen "sort: p99"
 tmux -L "$tmux_sock" send-keys u
 wait_screen "^USER "
 screen | grep -q "^2000 " || fail "user 2000 not shown"
+tmux -L "$tmux_sock" send-keys t
+wait_screen "^CONNECTION .*SECURITY"
+wait_screen "^127.0.0.4:[0-9]*  *none "
+tmux -L "$tmux_sock" send-keys t
+wait_screen "^USER "
 tmux -L "$tmux_sock" send-keys +
 wait_screen "every 1.0s"
 tmux -L "$tmux_sock" send-keys q

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "common/version.h"
 #include "stats/metrics_server.h"
 #include "stats/prom_text.h"
+#include "tools/nfs3stat/connections.h"
 #include "tools/nfs3stat/origins.h"
 #include "tools/nfs3stat/print.h"
 #include "tools/nfs3stat/view.h"
@@ -95,14 +97,40 @@ bool Fetch(const Options& o, std::string* text, StatView* view,
   return true;
 }
 
+// --clients: the open TCP connections, from the control socket (its
+// TCP endpoint does not serve them, nor does an nfs3d older than this).
+std::optional<std::vector<stats::ConnectionRow>> FetchConnections(const Options& o) {
+  if (o.origin != "client") return std::nullopt;
+  absl::StatusOr<std::string> text = stats::HttpGet(o.server, "/connections");
+  if (!text.ok()) return std::nullopt;
+  return stats::ParseConnections(*text);
+}
+
+// The TLS column's summaries, when the connections are known.
+const std::map<std::string, std::string>* Summaries(
+    const std::optional<std::vector<stats::ConnectionRow>>& connections,
+    std::map<std::string, std::string>* storage) {
+  if (!connections) return nullptr;
+  *storage = SecurityByClient(*connections);
+  return storage;
+}
+
 // --clients/--exports/--users: totals, or one table of rates per interval.
 int RunOrigins(const Options& o) {
   StatView view;
   std::vector<OriginView> previous;
   if (!Fetch(o, nullptr, &view, &previous)) return 1;
+  std::map<std::string, std::string> summaries;
   if (o.interval <= 0) {
     SortOrigins(&previous, SortKey::kCalls);
-    std::fputs(FormatOrigins(previous, o.origin, 0, o.limit).c_str(), stdout);
+    const std::optional<std::vector<stats::ConnectionRow>> connections = FetchConnections(o);
+    std::fputs(
+        FormatOrigins(previous, o.origin, 0, o.limit, Summaries(connections, &summaries)).c_str(),
+        stdout);
+    if (connections) {
+      std::fputs(("\n" + FormatConnectionTable(*connections, static_cast<size_t>(o.limit))).c_str(),
+                 stdout);
+    }
     return 0;
   }
   auto last = std::chrono::steady_clock::now();
@@ -113,10 +141,10 @@ int RunOrigins(const Options& o) {
     auto now = std::chrono::steady_clock::now();
     std::vector<OriginView> delta = SubtractOrigins(current, previous);
     SortOrigins(&delta, SortKey::kCalls);
-    std::fputs(
-        FormatOrigins(delta, o.origin, std::chrono::duration<double>(now - last).count(), o.limit)
-            .c_str(),
-        stdout);
+    std::fputs(FormatOrigins(delta, o.origin, std::chrono::duration<double>(now - last).count(),
+                             o.limit, Summaries(FetchConnections(o), &summaries))
+                   .c_str(),
+               stdout);
     std::fputs("\n", stdout);
     std::fflush(stdout);
     previous = std::move(current);

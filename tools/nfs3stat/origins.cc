@@ -129,7 +129,8 @@ std::string Millis(double seconds) {
 }
 
 std::string FormatOrigins(const std::vector<OriginView>& rows, const std::string& kind,
-                          double seconds, size_t limit) {
+                          double seconds, size_t limit,
+                          const std::map<std::string, std::string>* security) {
   const bool rates = seconds > 0;
   int width = 16;
   for (const OriginView& r : rows) width = std::max(width, static_cast<int>(r.name.size()));
@@ -138,6 +139,7 @@ std::string FormatOrigins(const std::vector<OriginView>& rows, const std::string
       "%-*s %9s %8s %9s %9s %8s %8s %8s %8s\n", width, absl::AsciiStrToUpper(kind),
       rates ? "CALLS/s" : "CALLS", rates ? "ERR/s" : "ERRORS", rates ? "READ/s" : "READ",
       rates ? "WRITE/s" : "WRITE", rates ? "RETR/s" : "RETRANS", "MEAN", "P50", "P99");
+  if (security != nullptr) out.insert(out.size() - 1, " TLS");
   const double per = rates ? seconds : 1;
   size_t shown = 0;
   for (const OriginView& r : rows) {
@@ -151,6 +153,10 @@ std::string FormatOrigins(const std::vector<OriginView>& rows, const std::string
                               Short(r.retransmits / per), Millis(count > 0 ? r.seconds / count : 0),
                               Millis(BucketQuantile(r.buckets, 0.5)),
                               Millis(BucketQuantile(r.buckets, 0.99))));
+    if (security != nullptr) {
+      auto it = security->find(r.name);
+      out.insert(out.size() - 1, absl::StrCat(" ", it == security->end() ? "-" : it->second));
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #ifndef NFS3D_TOOLS_NFS3STAT_ORIGINS_H_
 #define NFS3D_TOOLS_NFS3STAT_ORIGINS_H_
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,8 +38,11 @@ enum class SortKey { kCalls, kErrors, kBytes, kLatency };
 void SortOrigins(std::vector<OriginView>* rows, SortKey key);
 
 // The table nfs3stat prints: totals since start (seconds <= 0) or rates.
+// With `security` (client -> SecurityByClient's summary) a TLS column
+// follows: "-" for a client without an open TCP connection.
 std::string FormatOrigins(const std::vector<OriginView>& rows, const std::string& kind,
-                          double seconds, size_t limit);
+                          double seconds, size_t limit,
+                          const std::map<std::string, std::string>* security = nullptr);
 
 // "12.3M"-style short numbers and byte sizes for narrow columns.
 std::string Short(double v);

@@ -75,6 +75,11 @@ bool Fetch(const std::string& server, Sample* out, std::string* error) {
   out->clients = nfs3stat::BuildOrigins(*samples, "client");
   out->exports = nfs3stat::BuildOrigins(*samples, "export");
   out->users = nfs3stat::BuildOrigins(*samples, "user");
+  // Served on the control socket only (and by an nfs3d that knows it).
+  absl::StatusOr<std::string> connections = stats::HttpGet(server, "/connections");
+  out->connections_known = connections.ok();
+  out->connections = connections.ok() ? stats::ParseConnections(*connections)
+                                      : std::vector<stats::ConnectionRow>{};
   return true;
 }
 
@@ -159,6 +164,10 @@ bool OnKey(int key, Frame* f, double* delay) {
       break;
     case 'u':
       f->show_users = !f->show_users;
+      f->show_connections = false;
+      break;
+    case 't':
+      f->show_connections = !f->show_connections;
       break;
     case '+':
       *delay = std::min(*delay * 2, 60.0);

@@ -1,6 +1,7 @@
 #include "tools/nfs3top/screen.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -43,18 +44,20 @@ std::vector<OriginView> ProcRows(const nfs3stat::StatView& view) {
   return rows;
 }
 
+// `security`: the clients' TLS column (nfs3stat::SecurityByClient), or null.
 void Section(std::string* out, const char* title, std::vector<OriginView> rows, const Frame& f,
-             size_t limit) {
+             size_t limit, const std::map<std::string, std::string>* security = nullptr) {
   nfs3stat::SortOrigins(&rows, f.sort);
   const bool rates = f.seconds > 0;
   const double per = rates ? f.seconds : 1;
-  // Names get what the figures leave of the line (export paths are long).
-  const int width = std::max(16, std::min(f.columns - 66, 60));
+  // Names get what the figures (and the TLS column, up to "none+tls+mtls")
+  // leave of the line (export paths are long).
+  const int width = std::max(16, std::min(f.columns - 66 - (security != nullptr ? 14 : 0), 60));
   absl::StrAppend(out,
                   absl::StrFormat(kRowFormat, width, title, rates ? "CALLS/s" : "CALLS",
                                   rates ? "ERR/s" : "ERRORS", rates ? "READ/s" : "READ",
                                   rates ? "WRITE/s" : "WRITE", "MEAN", "P50", "P99"),
-                  "\n");
+                  security != nullptr ? " TLS\n" : "\n");
   size_t shown = 0;
   for (const OriginView& r : rows) {
     if (shown >= limit) break;
@@ -66,11 +69,26 @@ void Section(std::string* out, const char* title, std::vector<OriginView> rows, 
                         Short(r.errors / per), ShortBytes(r.read_bytes / per),
                         ShortBytes(r.write_bytes / per), Millis(count > 0 ? r.seconds / count : 0),
                         Millis(nfs3stat::BucketQuantile(r.buckets, 0.5)),
-                        Millis(nfs3stat::BucketQuantile(r.buckets, 0.99))),
-        "\n");
+                        Millis(nfs3stat::BucketQuantile(r.buckets, 0.99))));
+    if (security != nullptr) {
+      auto it = security->find(r.name);
+      absl::StrAppend(out, " ", it == security->end() ? "-" : it->second);
+    }
+    absl::StrAppend(out, "\n");
     ++shown;
   }
   if (shown == 0) absl::StrAppend(out, "  (idle)\n");
+}
+
+// Lines cut to the terminal's width.
+std::string Cut(const std::string& text, int columns) {
+  std::string cut;
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  lines.pop_back();  // after the last "\n"
+  for (absl::string_view line : lines) {
+    absl::StrAppend(&cut, line.substr(0, static_cast<size_t>(columns)), "\n");
+  }
+  return cut;
 }
 
 }  // namespace
@@ -95,6 +113,8 @@ Sample Subtract(const Sample& after, const Sample& before) {
   d.clients = nfs3stat::SubtractOrigins(after.clients, before.clients);
   d.exports = nfs3stat::SubtractOrigins(after.exports, before.exports);
   d.users = nfs3stat::SubtractOrigins(after.users, before.users);
+  d.connections_known = after.connections_known;
+  d.connections = after.connections;
   return d;
 }
 
@@ -113,8 +133,8 @@ std::string Render(const Sample& s, const Frame& f) {
                             rates ? "/s" : "", ShortBytes(s.view.write_bytes / per),
                             rates ? "/s" : "", s.view.tcp_connections));
   absl::StrAppend(&out,
-                  "keys: c calls  e errors  b bytes  l p99  u users/exports  + - interval  "
-                  "q quit\n");
+                  "keys: c calls  e errors  b bytes  l p99  u users/exports  t connections  "
+                  "+ - interval  q quit\n");
   // What is left of the screen, shared among three sections (each has a
   // title line and a blank line before it).
   const int body = std::max(3, f.rows - 3 - 6);
@@ -122,8 +142,16 @@ std::string Render(const Sample& s, const Frame& f) {
   const size_t second = std::max(1, body * 3 / 10);
   const size_t procs = std::max(1, body - static_cast<int>(clients) - static_cast<int>(second));
   absl::StrAppend(&out, "\n");
-  Section(&out, "CLIENT", s.clients, f, clients);
+  std::map<std::string, std::string> security;
+  if (s.connections_known) security = nfs3stat::SecurityByClient(s.connections);
+  Section(&out, "CLIENT", s.clients, f, clients, s.connections_known ? &security : nullptr);
   absl::StrAppend(&out, "\n");
+  if (f.show_connections) {
+    absl::StrAppend(&out, s.connections_known ? nfs3stat::FormatConnectionTable(
+                                                    s.connections, second + procs, f.columns)
+                                              : "  (connections: only on the control socket)\n");
+    return Cut(out, f.columns);
+  }
   if (f.show_users) {
     Section(&out, "USER", s.users, f, second);
   } else {
@@ -131,14 +159,7 @@ std::string Render(const Sample& s, const Frame& f) {
   }
   absl::StrAppend(&out, "\n");
   Section(&out, "PROCEDURE", ProcRows(s.view), f, procs);
-
-  std::string cut;
-  std::vector<absl::string_view> lines = absl::StrSplit(out, '\n');
-  lines.pop_back();  // after the last "\n"
-  for (absl::string_view line : lines) {
-    absl::StrAppend(&cut, line.substr(0, static_cast<size_t>(f.columns)), "\n");
-  }
-  return cut;
+  return Cut(out, f.columns);
 }
 
 }  // namespace nfs3d::nfs3top

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "stats/connections_text.h"
+#include "tools/nfs3stat/connections.h"
 #include "tools/nfs3stat/origins.h"
 #include "tools/nfs3stat/view.h"
 
@@ -15,6 +17,10 @@ namespace nfs3d::nfs3top {
 struct Sample {
   nfs3stat::StatView view;
   std::vector<nfs3stat::OriginView> clients, exports, users;
+  // The open TCP connections (control socket only): a TLS column for the
+  // clients and the 't' view.
+  bool connections_known = false;
+  std::vector<stats::ConnectionRow> connections;
 };
 
 struct Frame {
@@ -23,6 +29,8 @@ struct Frame {
   double delay = 2;    // the refresh interval asked for (shown)
   nfs3stat::SortKey sort = nfs3stat::SortKey::kCalls;
   bool show_users = false;  // 'u' toggles users in place of exports
+  // 't' toggles the TCP connections and their TLS state in place of both.
+  bool show_connections = false;
   int rows = 24;
   int columns = 80;
   std::string clock;  // "14:03:59"
@@ -33,7 +41,7 @@ struct Frame {
 std::string Render(const Sample& delta, const Frame& frame);
 const char* SortName(nfs3stat::SortKey key);
 
-// Sample subtraction for rates.
+// Sample subtraction for rates (connections are after's).
 Sample Subtract(const Sample& after, const Sample& before);
 
 }  // namespace nfs3d::nfs3top
