@@ -119,7 +119,14 @@ std::vector<handover::TcpConnectionEntry> Daemon::Impl::ExportConnections(std::v
       continue;
     }
     pending_bytes += c.pending.size();
-    entries.push_back({static_cast<uint32_t>(fds->size()), std::move(c.pending)});
+    handover::TcpConnectionEntry& e = entries.emplace_back(
+        handover::TcpConnectionEntry{static_cast<uint32_t>(fds->size()), std::move(c.pending), {}});
+    if (c.tls.security != rpc::TransportSecurity::kNone) {
+      e.tls.push_back({c.tls.security == rpc::TransportSecurity::kMtls
+                           ? handover::TlsSecurity::kMtls
+                           : handover::TlsSecurity::kTls,
+                       std::move(c.tls.description)});
+    }
     fds->push_back(fd.get());
     handed_connections.push_back(std::move(fd));
   }
@@ -132,7 +139,14 @@ void Daemon::Impl::ImportConnections(const std::vector<handover::TcpConnectionEn
   for (const handover::TcpConnectionEntry& e : entries) {
     // A listener the configuration no longer names takes its connections
     // along: they are closed, their clients reconnect elsewhere.
-    absl::Status s = server->AdoptConnection((*fds)[e.fd_index].Release(), e.pending);
+    rpc::HandedTls tls;
+    if (!e.tls.empty()) {
+      tls.security = e.tls[0].security == handover::TlsSecurity::kMtls
+                         ? rpc::TransportSecurity::kMtls
+                         : rpc::TransportSecurity::kTls;
+      tls.description = e.tls[0].description;
+    }
+    absl::Status s = server->AdoptConnection((*fds)[e.fd_index].Release(), e.pending, tls);
     if (s.ok()) {
       ++adopted;
     } else {

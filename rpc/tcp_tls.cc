@@ -108,7 +108,8 @@ void TcpConnection::OnHandshakeDone() {
   tls_handshaking_ = false;
   tls_deadline_->cancel();
   info_.security = tls_session_->security();
-  const std::string described = tls_session_->Describe();
+  tls_description_ = tls_session_->Describe();
+  const std::string& described = tls_description_;
   const absl::Status kernel = tls::EnableKernelTls(socket_.native_handle(), tls_session_->get());
   if (kernel.ok()) {
     kernel_tls_ = true;
