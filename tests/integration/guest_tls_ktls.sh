@@ -3,7 +3,8 @@
 # guest: 8 MiB written (WRITEs spliced from the kTLS socket) and read back
 # after dropping the caches (READ replies by sendfile through kTLS), md5
 # compared; then nfs3d --takeover under a busy mount (busy_write, from
-# guest_tls_busy.sh); the servers' logs copied to $OUT.
+# guest_tls_busy.sh), and the client's close_notify at unmount read by the
+# successor; the servers' logs copied to $OUT.
 set -x
 dd if=/dev/urandom of="$OUT/data" bs=1M count=8 status=none
 want=$(md5sum < "$OUT/data" | cut -d' ' -f1)
@@ -51,6 +52,17 @@ cat "$OUT/ss-before" "$OUT/ss-after"
 sync
 echo 3 > /proc/sys/vm/drop_caches
 md5sum -c --quiet "$OUT/busy.md5"
+# A control record after the handover: unmounting, the kernel client ends
+# its TLS session with a close_notify alert before it closes the socket; the
+# successor reads it as the predecessor would have (EIO, then the record
+# type) and closes. The export is mounted again for mount-run's unmount.
+umount "$MNT"
+for _ in $(seq 1 50); do
+  grep -q "closing TLS connection" "$GUEST_DIR/nfs3d-successor.log" && break
+  sleep 0.2
+done
+source /lab/env
+mount -t nfs -o "$LAB_MOUNT_OPTS" "$LAB_SERVER:$LAB_EXPORT" "$MNT"
 cp "$GUEST_DIR/nfs3d.log" "$OUT/nfs3d.log"
 cp "$GUEST_DIR/nfs3d-successor.log" "$OUT/nfs3d-successor.log"
 echo done > "$OUT/done"

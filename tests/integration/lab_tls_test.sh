@@ -13,7 +13,8 @@
 # mounts it over 127.0.0.1: the records are the kernel's (sendfile READ,
 # spliced WRITE through kTLS), md5 checked; then an nfs3d --takeover in the
 # guest under a busy mount: the kTLS connection crosses (the same client
-# port before and after, the successor's log names it), md5 checked.
+# port before and after, the successor's log names it), md5 checked, and the
+# client's close_notify at unmount ends it in the successor.
 # Certificates are made for the run (tls_make_certs.sh).
 # Usage: lab_tls_test.sh NFS3D_BINARY
 TEST_NAME=lab_tls
@@ -181,6 +182,12 @@ run_ktls() {
   grep -h "took over the TLS connection" "$out/nfs3d-successor.log" >&2 \
     || { cat "$out/nfs3d-successor.log" >&2; fail "the successor took over no TLS connection"; }
   log "client connections to nfs3d before and after the handover: $(cat "$out/ss-before") / $(cat "$out/ss-after")"
+  # The client's close_notify (a control record, read through kTLS as EIO)
+  # after the handover: the successor ends the connection as the
+  # predecessor did.
+  grep -h "closing TLS connection: the client closed the TLS session (close_notify)" \
+      "$out/nfs3d-successor.log" >&2 \
+    || { grep -h "tcp:" "$out/nfs3d-successor.log" >&2; fail "the successor did not read the client's close_notify"; }
   grep -h "busy_write:" "$out.log" >&2 || true
   log "PASS kTLS in the guest, and its connection across nfs3d --takeover"
 }
