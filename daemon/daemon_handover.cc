@@ -119,7 +119,14 @@ std::vector<handover::TcpConnectionEntry> Daemon::Impl::ExportConnections(std::v
       continue;
     }
     pending_bytes += c.pending.size();
-    entries.push_back({static_cast<uint32_t>(fds->size()), std::move(c.pending)});
+    handover::TcpConnectionEntry& e = entries.emplace_back(
+        handover::TcpConnectionEntry{static_cast<uint32_t>(fds->size()), std::move(c.pending), {}});
+    if (c.tls.mode != rpc::TransportSecurity::kNone) {
+      e.tls.push_back({c.tls.mode == rpc::TransportSecurity::kMtls ? handover::TlsSecurity::kMtls
+                                                                   : handover::TlsSecurity::kTls,
+                       std::move(c.tls.version), std::move(c.tls.cipher),
+                       std::move(c.tls.subject)});
+    }
     fds->push_back(fd.get());
     handed_connections.push_back(std::move(fd));
   }
@@ -132,7 +139,15 @@ void Daemon::Impl::ImportConnections(const std::vector<handover::TcpConnectionEn
   for (const handover::TcpConnectionEntry& e : entries) {
     // A listener the configuration no longer names takes its connections
     // along: they are closed, their clients reconnect elsewhere.
-    absl::Status s = server->AdoptConnection((*fds)[e.fd_index].Release(), e.pending);
+    rpc::ConnectionSecurity tls;
+    if (!e.tls.empty()) {
+      tls.mode = e.tls[0].security == handover::TlsSecurity::kMtls ? rpc::TransportSecurity::kMtls
+                                                                   : rpc::TransportSecurity::kTls;
+      tls.version = e.tls[0].version;
+      tls.cipher = e.tls[0].cipher;
+      tls.subject = e.tls[0].subject;
+    }
+    absl::Status s = server->AdoptConnection((*fds)[e.fd_index].Release(), e.pending, tls);
     if (s.ok()) {
       ++adopted;
     } else {

@@ -198,12 +198,15 @@ bool HandoverServer::Serve(FdChannel channel) {
   if (!s.ok()) {
     NFS3D_LOG_WARNING("handover: the state did not reach the successor: %s", s.message());
   }
-  size_t unrun = 0;
-  for (const handover::TcpConnectionEntry& c : state.tcp) unrun += c.pending.size();
+  size_t unrun = 0, tls = 0;
+  for (const handover::TcpConnectionEntry& c : state.tcp) {
+    unrun += c.pending.size();
+    tls += c.tls.size();
+  }
   NFS3D_LOG_INFO(
-      "handed over to the successor (%d cached replies, %d locks, %d connections with %d bytes "
-      "read and not run)",
-      state.drc.size(), state.nlm.locks.size(), state.tcp.size(), unrun);
+      "handed over to the successor (%d cached replies, %d locks, %d connections (%d in kernel "
+      "TLS) with %d bytes read and not run)",
+      state.drc.size(), state.nlm.locks.size(), state.tcp.size(), tls, unrun);
   return true;
 }
 

@@ -22,8 +22,9 @@ namespace nfs3d::handover {
 inline constexpr uint32_t kMagic = 0x6e336864;  // "n3hd"
 // The format this nfs3d writes and the oldest it reads.
 // Format 3 added State.nlm_waiters, State.gss and State.tcp; a format-2
-// State is read as one without.
-inline constexpr uint32_t kFormat = 3;
+// State is read as one without. Format 4 added TcpConnectionEntry.tls; a
+// format-3 State is read as one whose connections are all plain.
+inline constexpr uint32_t kFormat = 4;
 inline constexpr uint32_t kOldestFormat = 2;
 
 inline constexpr uint32_t kMaxText = 1024;
@@ -283,12 +284,44 @@ inline constexpr uint32_t kMaxTcpConnections = 1 << 16;
 // largest record a server accepts) and what followed it in the read buffer.
 inline constexpr uint32_t kMaxTcpPending = 8 << 20;
 
+// RPC-with-TLS on a connection: a TLS session, or one whose client
+// certificate verified (rpc/call_context.h TransportSecurity).
+enum class TlsSecurity : uint32_t { kTls = 1, kMtls = 2 };
+inline xdr::EnumRange XdrRange(TlsSecurity) { return {1, 2}; }
+
+// The TLS session of a connection whose records are the kernel's (kTLS):
+// its keys and record sequence numbers are state of the socket and go along
+// with the descriptor; this is what nfs3d itself keeps of it (format 4).
+// What the connection comes to keep about its session (e.g. the version,
+// cipher and client subject apart, for statistics) goes here, as a new
+// format.
+struct TlsSessionEntry {
+  TlsSecurity security = TlsSecurity::kTls;  // the exports' xprtsec= checks it
+  std::string version;                       // "TLS1.3"
+  std::string cipher;                        // "AES-256-GCM"
+  std::string subject;                       // mTLS: the client certificate's, escaped
+};
+NFS3D_XDR(TlsSessionEntry) {
+  v(x.security, xdr::Bounded(x.version, kMaxText), xdr::Bounded(x.cipher, kMaxText),
+    xdr::Bounded(x.subject, kMaxText));
+}
+
 // An established TCP connection, handed over between two reads (format 3).
 struct TcpConnectionEntry {
-  uint32_t fd_index = 0;  // its socket, among the Descriptors frames' descriptors
-  std::string pending;    // stream bytes read and not run, record marks included
+  uint32_t fd_index = 0;             // its socket, among the Descriptors frames' descriptors
+  std::string pending;               // stream bytes read and not run, record marks included
+  std::vector<TlsSessionEntry> tls;  // at most one: the connection is in kTLS (format 4 on)
 };
-NFS3D_XDR(TcpConnectionEntry) { v(x.fd_index, xdr::Bounded(x.pending, kMaxTcpPending)); }
+NFS3D_XDR(TcpConnectionEntry) {
+  v(x.fd_index, xdr::Bounded(x.pending, kMaxTcpPending), xdr::Counted(x.tls, 1, 8));
+}
+
+// TcpConnectionEntry as format 3 wrote it.
+struct TcpConnectionEntryV3 {
+  uint32_t fd_index = 0;
+  std::string pending;
+};
+NFS3D_XDR(TcpConnectionEntryV3) { v(x.fd_index, xdr::Bounded(x.pending, kMaxTcpPending)); }
 
 // What is handed over once the predecessor stopped serving.
 struct State {
@@ -303,6 +336,22 @@ struct State {
   std::vector<TcpConnectionEntry> tcp;      // format 3 on
 };
 NFS3D_XDR(State) {
+  v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier,
+    xdr::Counted(x.nlm_waiters, kMaxLocks, 60), xdr::Counted(x.gss, kMaxGssContexts, 56),
+    xdr::Counted(x.tcp, kMaxTcpConnections, 12));
+}
+
+// State as format 3 wrote it.
+struct StateV3 {
+  std::vector<DrcEntry> drc;
+  NlmState nlm;
+  StatsState stats;
+  uint64_t cephfs_write_verifier = 0;
+  std::vector<NlmWaiterEntry> nlm_waiters;
+  std::vector<GssContextEntry> gss;
+  std::vector<TcpConnectionEntryV3> tcp;
+};
+NFS3D_XDR(StateV3) {
   v(xdr::Counted(x.drc, kMaxDrcEntries, 32), x.nlm, x.stats, x.cephfs_write_verifier,
     xdr::Counted(x.nlm_waiters, kMaxLocks, 60), xdr::Counted(x.gss, kMaxGssContexts, 56),
     xdr::Counted(x.tcp, kMaxTcpConnections, 8));
@@ -342,7 +391,22 @@ std::optional<T> DecodeFrame(Step step, std::string_view payload) {
 
 // The State frame as written in `format` (kOldestFormat..kFormat).
 inline std::optional<State> DecodeState(uint32_t format, std::string_view payload) {
-  if (format >= 3) return DecodeFrame<State>(Step::kState, payload);
+  if (format >= 4) return DecodeFrame<State>(Step::kState, payload);
+  if (format == 3) {
+    std::optional<StateV3> v3 = DecodeFrame<StateV3>(Step::kState, payload);
+    if (!v3) return std::nullopt;
+    State state;
+    state.drc = std::move(v3->drc);
+    state.nlm = std::move(v3->nlm);
+    state.stats = std::move(v3->stats);
+    state.cephfs_write_verifier = v3->cephfs_write_verifier;
+    state.nlm_waiters = std::move(v3->nlm_waiters);
+    state.gss = std::move(v3->gss);
+    for (TcpConnectionEntryV3& c : v3->tcp) {
+      state.tcp.push_back({c.fd_index, std::move(c.pending), {}});
+    }
+    return state;
+  }
   std::optional<StateV2> v2 = DecodeFrame<StateV2>(Step::kState, payload);
   if (!v2) return std::nullopt;
   State state;

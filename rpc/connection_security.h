@@ -21,6 +21,13 @@ struct ConnectionSecurity {
   bool kernel_records = false;  // kTLS; else the user-space relay
 };
 
+// "TLS1.3 AES-256-GCM[, client <subject>]": a session as the log names it.
+inline std::string DescribeSecurity(const ConnectionSecurity& s) {
+  std::string out = s.version + " " + s.cipher;
+  if (s.mode == TransportSecurity::kMtls) out += ", client " + s.subject;
+  return out;
+}
+
 // "none", "tls", "mtls": the names of exports(5)'s xprtsec=.
 inline const char* SecurityName(TransportSecurity s) {
   switch (s) {

@@ -120,9 +120,12 @@ class RpcServer {
   // before Stop.
   std::vector<HandedConnection> HandOverConnections(std::chrono::milliseconds bound);
   // A connection a predecessor handed over, served like an accepted one
-  // with `pending` read first. Takes the descriptor; closes it (an error)
-  // when no TCP listener here serves its local address and port.
-  absl::Status AdoptConnection(int fd, std::string_view pending);
+  // with `pending` read first, in the kernel TLS session `tls` names (if
+  // any). Takes the descriptor; closes it (an error) when no TCP listener
+  // here serves its local address and port, or when the socket's TLS is not
+  // what `tls` says.
+  absl::Status AdoptConnection(int fd, std::string_view pending,
+                               const ConnectionSecurity& tls = {});
 
   // Starts the io and worker threads and every listener.
   void Start();

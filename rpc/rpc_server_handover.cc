@@ -73,7 +73,8 @@ std::vector<HandedConnection> RpcServer::HandOverConnections(std::chrono::millis
   return handed;
 }
 
-absl::Status RpcServer::AdoptConnection(int fd, std::string_view pending) {
+absl::Status RpcServer::AdoptConnection(int fd, std::string_view pending,
+                                        const ConnectionSecurity& tls) {
   std::lock_guard<std::mutex> lock(mu_);
   sockaddr_storage local{};
   socklen_t len = sizeof(local);
@@ -99,12 +100,26 @@ absl::Status RpcServer::AdoptConnection(int fd, std::string_view pending) {
     close(fd);
     return absl::InvalidArgumentError(absl::StrCat("handed connection: ", ec.message()));
   }
+  const asio::ip::tcp::endpoint peer = socket.remote_endpoint(ec);
   auto conn = std::make_shared<TcpConnection>(std::move(socket), &tcp_context_);
+  if (absl::Status s = conn->SetHandedTls(tls); !s.ok()) {
+    conn->CloseNow();
+    return s;
+  }
   conn->SetPending(pending);
+  if (tls.mode != TransportSecurity::kNone) {
+    // Names the connection: tests and operators see the session crossed.
+    NFS3D_LOG_INFO(
+        "handover: took over the TLS connection from %s port %d (%s, records in the "
+        "kernel)",
+        peer.address().to_string(), peer.port(), DescribeSecurity(tls));
+  }
   if (!tcp_context_.Add(conn.get(), conn->client(), conn)) {
     conn->CloseNow();
     return absl::ResourceExhaustedError("handed connection: connection limit reached; closed");
   }
+  // The connection table shows the session (nfs3stat --clients, metrics).
+  if (tls.mode != TransportSecurity::kNone) conn->PublishSecurity();
   conn->Start();
   return absl::OkStatus();
 }

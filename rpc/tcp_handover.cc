@@ -2,16 +2,22 @@
 // daemon/handover.h): the connection stops reading calls, lets the ones it
 // read finish and their replies go out whole, then gives up its socket with
 // the bytes it read and did not run. The successor's connection reads those
-// first. The rest of the connection is in tcp_server.cc and tcp_splice.cc.
+// first. A connection in TLS goes along when the kernel keeps its records
+// (kTLS); one whose records a relay in this process keeps ends cleanly and
+// its client makes a new session with the successor. The rest of the
+// connection is in tcp_server.cc and tcp_splice.cc.
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "boost/asio/post.hpp"
 
 #include "common/log.h"
 #include "rpc/tcp_server.h"
+#include "rpc/tls/kernel_tls.h"
 
 namespace nfs3d::rpc {
 
@@ -37,9 +43,9 @@ void TcpConnection::StopReadingForHandover() {
 
 TcpConnection::HandOverStep TcpConnection::TryHandOver(HandedConnection* out) {
   if (closed_) return HandOverStep::kClosed;
-  // A TLS session's state is not handed over yet (the relay's lives in this
-  // process): the client reconnects and starts TLS with the successor.
-  if (tls_handshaking_ || info_.security != TransportSecurity::kNone) {
+  // A handshake half done lives in this process: the client starts TLS again
+  // with the successor.
+  if (tls_handshaking_) {
     DoClose();
     return HandOverStep::kClosed;
   }
@@ -52,6 +58,7 @@ TcpConnection::HandOverStep TcpConnection::TryHandOver(HandedConnection* out) {
     std::lock_guard<std::mutex> lock(write_mu_);
     if (writer_busy_ || !queue_.empty()) return HandOverStep::kNotYet;
   }
+  if (info_.security != TransportSecurity::kNone && !kernel_tls_) return EndRelayForHandover();
   if (eof_) {  // the client is done sending: nothing to hand over
     DoClose();
     return HandOverStep::kClosed;
@@ -78,7 +85,33 @@ TcpConnection::HandOverStep TcpConnection::TryHandOver(HandedConnection* out) {
   closed_ = true;
   context_->Remove(this);
   out->fd = fd;
+  // With kTLS the session is the socket's: what is left is what the
+  // connection knows of it. (A session is in the kernel only when GnuTLS
+  // had read no record past the handshake: nothing of it stays here.)
+  if (kernel_tls_) out->tls = tls_security_;
   return HandOverStep::kHanded;
+}
+
+TcpConnection::HandOverStep TcpConnection::EndRelayForHandover() {
+  // The relay's session (keys, sequence numbers, GnuTLS's buffers) is this
+  // process's memory and cannot go along. Every call read is answered and
+  // its reply is in the pair: shutting the plain end makes the relay send
+  // what it holds, then close_notify, then close the TCP connection. The
+  // client reconnects and makes a new session with the successor, and sends
+  // again what it sent after the last reply (never read here).
+  const int fd = socket_.native_handle();
+  if (!relay_ending_) {
+    relay_ending_ = true;
+    shutdown(fd, SHUT_WR);
+    return HandOverStep::kNotYet;
+  }
+  // The relay closed its end once done.
+  pollfd p{fd, POLLRDHUP, 0};
+  if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0) {
+    DoClose();
+    return HandOverStep::kClosed;
+  }
+  return HandOverStep::kNotYet;
 }
 
 void TcpConnection::PostTryHandOver(std::function<void(HandOverStep, HandedConnection)> done) {
@@ -87,6 +120,23 @@ void TcpConnection::PostTryHandOver(std::function<void(HandOverStep, HandedConne
     const HandOverStep step = self->TryHandOver(&handed);
     done(step, std::move(handed));
   });
+}
+
+absl::Status TcpConnection::SetHandedTls(const ConnectionSecurity& tls) {
+  const bool kernel = tls::HasKernelTls(socket_.native_handle());
+  if (kernel != (tls.mode != TransportSecurity::kNone)) {
+    // Served as TLS it would pass the exports' xprtsec= checks in clear
+    // text; served as plain RPC its records would fail every read.
+    return absl::InvalidArgumentError(
+        kernel ? "handed connection: a kernel TLS socket handed over as plain RPC"
+               : "handed connection: handed over as TLS, but the socket has no kernel TLS");
+  }
+  if (!kernel) return absl::OkStatus();
+  info_.security = tls.mode;
+  kernel_tls_ = true;
+  tls_security_ = tls;
+  tls_security_.kernel_records = true;
+  return absl::OkStatus();
 }
 
 void TcpConnection::SetPending(std::string_view pending) {

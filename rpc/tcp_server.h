@@ -136,9 +136,14 @@ class TcpConnection;
 // A connection given up for another process (nfs3d --takeover): its socket
 // and the bytes read from it that no call has run yet (the start of a record,
 // whole records not yet dispatched), as stream bytes with their record marks.
+// A connection in TLS crosses only when its records are the kernel's (kTLS):
+// the keys and sequence numbers are state of the socket and go with it;
+// `tls` is what the connection keeps of the session besides (mode kNone:
+// plain RPC).
 struct HandedConnection {
   int fd = -1;  // the receiver owns it
   std::string pending;
+  ConnectionSecurity tls;
 };
 
 // Everything connections share; owned by the server and outliving every
@@ -260,6 +265,13 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // Bytes a predecessor read from this socket and did not run: read before
   // the socket's. Before Start.
   void SetPending(std::string_view pending);
+  // The predecessor's TLS session on this socket, whose records the kernel
+  // keeps: served as after its handshake here. An error (the connection
+  // must be closed) when the socket has no kernel TLS. Before Start.
+  absl::Status SetHandedTls(const ConnectionSecurity& tls);
+  // Shows that session in the context's connection table, once Add put the
+  // connection there.
+  void PublishSecurity() { context_->SetSecurity(this, tls_security_); }
 
   // EarlyAnswerer: answers the call now through WorkerPools::late, on the
   // pool it runs on, and takes the rest of its metadata batch along.
@@ -376,6 +388,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   void DoClose();
   // On the strand: waits until the socket takes more, then WriteLoop.
   void WaitWritable();
+  // TryHandOver for a connection whose TLS records the relay keeps in this
+  // process: once idle, it is ended cleanly (rpc/tcp_handover.cc).
+  HandOverStep EndRelayForHandover();
 
   // ---- RPC-with-TLS, on the strand (rpc/tcp_tls.cc).
   // The record completed is an AUTH_TLS probe this connection takes: it is
@@ -455,6 +470,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   std::unique_ptr<boost::asio::steady_timer> tls_deadline_;
   bool tls_handshaking_ = false;
   bool kernel_tls_ = false;
+  ConnectionSecurity tls_security_;  // the session, kept for the table and a handover
+  bool relay_ending_ = false;        // EndRelayForHandover shut the plain end
   // Inline replies queued while the reader holds the writer's turn
   // (writer_busy_) for them; 0: it does not hold it.
   size_t held_inline_replies_ = 0;

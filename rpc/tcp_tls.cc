@@ -108,8 +108,8 @@ void TcpConnection::OnHandshakeDone() {
   tls_handshaking_ = false;
   tls_deadline_->cancel();
   info_.security = tls_session_->security();
-  const std::string described = tls_session_->Describe();
-  ConnectionSecurity security = tls_session_->Security();
+  tls_security_ = tls_session_->Security();
+  const std::string described = DescribeSecurity(tls_security_);
   const absl::Status kernel = tls::EnableKernelTls(socket_.native_handle(), tls_session_->get());
   if (kernel.ok()) {
     kernel_tls_ = true;
@@ -146,8 +146,8 @@ void TcpConnection::OnHandshakeDone() {
     socket_.native_non_blocking(true, ec);
     NFS3D_LOG_DEBUG("tcp: TLS (%s), records in user space", described);
   }
-  security.kernel_records = kernel_tls_;
-  context_->SetSecurity(this, std::move(security));
+  tls_security_.kernel_records = kernel_tls_;
+  context_->SetSecurity(this, tls_security_);
   ReadMore();
 }
 

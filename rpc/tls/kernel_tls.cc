@@ -5,8 +5,10 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 
@@ -98,6 +100,13 @@ absl::Status EnableKernelTls(int fd, gnutls_session_t session) {
   gnutls_memset(&tx, 0, sizeof(tx));
   gnutls_memset(&rx, 0, sizeof(rx));
   return status;
+}
+
+bool HasKernelTls(int fd) {
+  char ulp[16] = {};
+  socklen_t len = sizeof(ulp);
+  if (getsockopt(fd, SOL_TCP, TCP_ULP, ulp, &len) != 0) return false;
+  return std::string_view(ulp, strnlen(ulp, std::min<size_t>(len, sizeof(ulp)))) == "tls";
 }
 
 std::string DescribeControlRecord(int fd) {

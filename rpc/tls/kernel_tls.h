@@ -23,6 +23,11 @@ namespace nfs3d::rpc::tls {
 //     socket can serve neither way and must be closed.
 absl::Status EnableKernelTls(int fd, gnutls_session_t session);
 
+// Whether the socket's records are the kernel's: its upper layer protocol
+// (TCP_ULP) is "tls". A socket handed over by another process is checked
+// before it is served as a TLS session.
+bool HasKernelTls(int fd);
+
 // What a kTLS socket holds instead of data when a read failed with EIO: the
 // next record is not application data. Reads it (recvmsg with a control
 // buffer, TLS_GET_RECORD_TYPE) and describes it for the log: an alert

@@ -141,12 +141,7 @@ bool TlsSession::VerifyClient(std::string* error) {
   return true;
 }
 
-std::string TlsSession::Describe() const {
-  const ConnectionSecurity s = Security();
-  std::string out = absl::StrCat(s.version, " ", s.cipher);
-  if (security_ == TransportSecurity::kMtls) absl::StrAppend(&out, ", client ", peer_subject_);
-  return out;
-}
+std::string TlsSession::Describe() const { return DescribeSecurity(Security()); }
 
 ConnectionSecurity TlsSession::Security() const {
   ConnectionSecurity s;

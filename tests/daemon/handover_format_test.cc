@@ -1,6 +1,7 @@
 // The State frame across format numbers: what a format-2 predecessor
-// writes is read by this nfs3d (with no waiters and no GSS contexts), and
-// format 3's additions survive a round trip.
+// writes is read by this nfs3d (with no waiters and no GSS contexts), what a
+// format-3 one writes with its connections plain, and the additions of
+// formats 3 and 4 survive a round trip.
 #include "daemon/handover_format.h"
 
 #include "gtest/gtest.h"
@@ -74,6 +75,66 @@ TEST(HandoverFormatTest, OversizedGssFieldsAreRefused) {
   EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
   state.gss[0].handle = std::string(16, 'h');
   state.gss[0].keys.resize(2);  // one key set at most
+  EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
+}
+
+TEST(HandoverFormatTest, FormatThreeConnectionsAreReadAsPlain) {
+  StateV3 old;
+  old.tcp.push_back({5, "pending"});
+  const std::string frame = EncodeFrame(Step::kState, old);
+  std::optional<State> state = DecodeState(3, frame);
+  ASSERT_TRUE(state.has_value());
+  ASSERT_EQ(state->tcp.size(), 1u);
+  EXPECT_EQ(state->tcp[0].fd_index, 5u);
+  EXPECT_EQ(state->tcp[0].pending, "pending");
+  EXPECT_TRUE(state->tcp[0].tls.empty());
+  // Read as format 4 it is short: refused, not misread.
+  EXPECT_FALSE(DecodeState(4, frame).has_value());
+}
+
+State WithTlsConnections() {
+  State state;
+  state.tcp.push_back({0, "", {}});
+  state.tcp.push_back({1, "rec", {{TlsSecurity::kTls, "TLS1.3", "AES-256-GCM", ""}}});
+  state.tcp.push_back(
+      {2, "", {{TlsSecurity::kMtls, "TLS1.3", "AES-128-GCM", "CN=client.example"}}});
+  return state;
+}
+
+TEST(HandoverFormatTest, KernelTlsConnectionsRoundTrip) {
+  const State state = WithTlsConnections();
+  std::optional<State> back = DecodeState(kFormat, EncodeFrame(Step::kState, state));
+  ASSERT_TRUE(back.has_value());
+  ASSERT_EQ(back->tcp.size(), 3u);
+  EXPECT_TRUE(back->tcp[0].tls.empty());
+  ASSERT_EQ(back->tcp[1].tls.size(), 1u);
+  EXPECT_EQ(back->tcp[1].pending, "rec");
+  EXPECT_EQ(back->tcp[1].tls[0].security, TlsSecurity::kTls);
+  EXPECT_EQ(back->tcp[1].tls[0].version, "TLS1.3");
+  EXPECT_EQ(back->tcp[1].tls[0].cipher, "AES-256-GCM");
+  ASSERT_EQ(back->tcp[2].tls.size(), 1u);
+  EXPECT_EQ(back->tcp[2].tls[0].security, TlsSecurity::kMtls);
+  EXPECT_EQ(back->tcp[2].tls[0].cipher, "AES-128-GCM");
+  EXPECT_EQ(back->tcp[2].tls[0].subject, "CN=client.example");
+}
+
+// A successor that reads format 3 at most is refused by the predecessor
+// (daemon/handover.cc Greet); were a format-4 State read as format 3 anyway,
+// it is refused rather than taken for connections without TLS.
+TEST(HandoverFormatTest, FormatFourStateIsNotReadAsFormatThree) {
+  EXPECT_EQ(kFormat, 4u);
+  EXPECT_FALSE(DecodeState(3, EncodeFrame(Step::kState, WithTlsConnections())).has_value());
+}
+
+TEST(HandoverFormatTest, MalformedTlsEntriesAreRefused) {
+  State state = WithTlsConnections();
+  state.tcp[1].tls.push_back(state.tcp[1].tls[0]);  // one session at most
+  EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
+  state = WithTlsConnections();
+  state.tcp[1].tls[0].security = static_cast<TlsSecurity>(3);  // neither TLS nor mTLS
+  EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
+  state = WithTlsConnections();
+  state.tcp[1].tls[0].subject = std::string(kMaxText + 1, 'd');
   EXPECT_FALSE(DecodeState(kFormat, EncodeFrame(Step::kState, state)).has_value());
 }
 

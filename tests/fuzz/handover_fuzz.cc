@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace nfs3d::handover;
   nfs3d::fuzz::RoundTripOneOf<Hello, Answer, SocketEntry, Sockets, Ready, DrcEntry, StatsProcEntry,
                               StatsState, NlmWaiterEntry, GssKeysEntry, GssContextEntry,
-                              TcpConnectionEntry, State, StateV2>(data, size);
+                              TcpConnectionEntry, State, StateV2, TlsSessionEntry,
+                              TcpConnectionEntryV3, StateV3>(data, size);
   const std::string_view frame(reinterpret_cast<const char*>(data), size);
   (void)DecodeFrame<Hello>(Step::kHello, frame);
   (void)DecodeFrame<Answer>(Step::kAnswer, frame);

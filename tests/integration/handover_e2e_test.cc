@@ -114,6 +114,14 @@ TEST_F(HandoverE2eTest, SuccessorThatCannotReadTheFormatIsRefused) {
   EXPECT_TRUE(server_.Answers(rpc::Transport::kUdp));
   EXPECT_TRUE(RootAnswers());
   EXPECT_NE(server_.Log().find("handover refused"), std::string::npos) << server_.Log();
+  // An nfs3d of format 3 (before kTLS connections crossed) would take one
+  // for a plain connection: refused too.
+  status = server_.TakeOverUntilExit("NFS3D_TEST_HANDOVER_FORMAT=3", absl::Seconds(30));
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 1);
+  EXPECT_EQ(server_.pid(), old);
+  EXPECT_TRUE(RootAnswers());
+  EXPECT_NE(server_.Log().find("reads formats 3 to 3"), std::string::npos) << server_.Log();
   // A successor that reads it still can.
   ASSERT_TRUE(server_.TakeOver()) << server_.Log();
   EXPECT_TRUE(RootAnswers());

@@ -168,14 +168,48 @@ class TlsClient {
     return r;
   }
 
+  // Pipelining: a call sent without waiting for its reply; its xid (0 when
+  // the session ended).
+  uint32_t Send(uint32_t prog, uint32_t proc, const std::string& args) {
+    const uint32_t xid = next_xid_++;
+    const std::string record = Mark(CallMessage(xid, prog, proc, args));
+    if (gnutls_record_send(session_, record.data(), record.size()) !=
+        static_cast<ssize_t>(record.size())) {
+      return 0;
+    }
+    return xid;
+  }
+  // The next reply, of whichever call; nullopt when the session ended
+  // (closed_cleanly() then tells how).
+  std::optional<client::RpcReply> Receive() {
+    std::string head, body;
+    if (!Read(4, &head)) return std::nullopt;
+    uint32_t mark;
+    std::memcpy(&mark, head.data(), 4);
+    client::RpcReply r;
+    if (!Read(ntohl(mark) & 0x7fffffffu, &body) || !client::ParseReply(Span(body), &r)) {
+      last_recv_ = -1;  // a record cut short
+      return std::nullopt;
+    }
+    r.raw = body;
+    return r;
+  }
+  // The session ended with the server's close_notify, between two records:
+  // not a bare close, a reset or a record cut short.
+  bool closed_cleanly() const { return last_recv_ == 0; }
+
  private:
   bool Read(size_t n, std::string* out) {
     out->resize(n);
     size_t have = 0;
     while (have < n) {
       const ssize_t got = gnutls_record_recv(session_, out->data() + have, n - have);
-      if (got == GNUTLS_E_AGAIN || got == GNUTLS_E_INTERRUPTED) continue;
-      if (got <= 0) return false;
+      // GNUTLS_E_AGAIN: SO_RCVTIMEO passed; a test fails rather than hangs.
+      if (got == GNUTLS_E_INTERRUPTED) continue;
+      if (got <= 0) {
+        last_recv_ = have == 0 ? got : -1;
+        return false;
+      }
       have += static_cast<size_t>(got);
     }
     return true;
@@ -185,6 +219,7 @@ class TlsClient {
   gnutls_certificate_credentials_t creds_ = nullptr;
   gnutls_session_t session_ = nullptr;
   uint32_t next_xid_ = 0x10000;
+  ssize_t last_recv_ = 1;  // gnutls_record_recv's last result when not data
 };
 
 }  // namespace nfs3d::e2e

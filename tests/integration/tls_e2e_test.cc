@@ -11,6 +11,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -271,6 +273,95 @@ TEST_F(TlsE2eTest, ReloadPutsARenewedCertificateInForce) {
   EXPECT_TRUE(before->Call(nfs3::kProgram, nfs3::kNull, "").has_value());
   EXPECT_TRUE(after->Call(nfs3::kProgram, nfs3::kNull, "").has_value());
   EXPECT_TRUE(server.Stop());
+}
+
+// nfs3d --takeover under a TLS session with WRITEs pipelined. Where the
+// kernel keeps the records (kTLS) the connection crosses: the same session
+// is answered by the successor, which names it in its log. Where a relay in
+// the process keeps them (this host without the tls module) the session
+// ends cleanly: every call read is answered, then close_notify and EOF; the
+// client reconnects, makes a new session with the successor and sends again
+// what went unanswered. No data is lost either way.
+void TakeOverUnderTls(NfsdProcess& server, const fs::path& d, const std::string& ca) {
+  std::string fh;
+  {
+    std::unique_ptr<RawClient> plain = RawClient::Open(server.mount_port());
+    ASSERT_NE(plain, nullptr);
+    fh = Mount(*plain, (d / "export").string());
+    ASSERT_FALSE(fh.empty());
+  }
+  auto c = std::make_unique<TlsClient>(server.port());
+  ASSERT_EQ(c->Probe(), StartTlsReply(0x7150));
+  ASSERT_EQ(c->Handshake(ca), "");
+  const NfsReply looked = ToNfsReply(c->Call(nfs3::kProgram, nfs3::kLookup, DirOp(fh, "file")));
+  ASSERT_EQ(looked.status, 0u);
+  xdr::Decoder decoder(Span(looked.results));
+  decoder.U32();
+  const std::string file = Str(decoder.Opaque(64));
+  // 16 FILE_SYNC WRITEs of 4 KiB, each its own byte, sent before any reply
+  // is read; then the handover.
+  constexpr int kWrites = 16;
+  constexpr size_t kChunk = 4096;
+  auto write_args = [&](int i) {
+    return Args()
+        .Opaque(file)
+        .U64(i * kChunk)
+        .U32(kChunk)
+        .U32(2)
+        .Opaque(std::string(kChunk, static_cast<char>('a' + i)))
+        .str();
+  };
+  std::map<uint32_t, int> unanswered;  // xid -> chunk
+  for (int i = 0; i < kWrites; ++i) {
+    const uint32_t xid = c->Send(nfs3::kProgram, nfs3::kWrite, write_args(i));
+    ASSERT_NE(xid, 0u);
+    unanswered[xid] = i;
+  }
+  const size_t log_from = server.Log().size();
+  ASSERT_TRUE(server.TakeOver()) << server.Log();
+  while (!unanswered.empty()) {
+    std::optional<client::RpcReply> r = c->Receive();
+    if (!r) break;
+    EXPECT_EQ(ToNfsReply(r).status, 0u);
+    unanswered.erase(r->xid);
+  }
+  if (KernelHasTls()) {
+    EXPECT_TRUE(unanswered.empty());
+    EXPECT_TRUE(c->Call(nfs3::kProgram, nfs3::kNull, "").has_value());
+    EXPECT_TRUE(server.WaitForLog("took over the TLS connection", log_from)) << server.Log();
+  } else {
+    // The predecessor answered what it read before it ended the session.
+    EXPECT_FALSE(c->Receive().has_value());
+    EXPECT_TRUE(c->closed_cleanly());
+    c = std::make_unique<TlsClient>(server.port());
+    ASSERT_EQ(c->Probe(), StartTlsReply(0x7150));
+    ASSERT_EQ(c->Handshake(ca), "");
+    for (const auto& [xid, i] : unanswered) {
+      const NfsReply r = ToNfsReply(c->Call(nfs3::kProgram, nfs3::kWrite, write_args(i)));
+      EXPECT_EQ(r.status, 0u) << i;
+    }
+    EXPECT_EQ(server.Log().find("took over the TLS connection", log_from), std::string::npos);
+  }
+  std::ifstream in(d / "export" / "file", std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(content.size(), kWrites * kChunk);
+  for (int i = 0; i < kWrites; ++i) {
+    EXPECT_EQ(content.substr(i * kChunk, kChunk), std::string(kChunk, static_cast<char>('a' + i)))
+        << i;
+  }
+}
+
+TEST_F(TlsE2eTest, TakeoverCarriesKernelSessionsAndEndsRelayedOnesCleanly) {
+  NfsdProcess server;
+  const fs::path d = fs::path(dir_->path()) / "takeover";
+  fs::create_directories(d / "export");
+  std::ofstream(d / "export" / "file").flush();
+  server.Configure(d / "server",
+                   absl::StrCat(d.string(), "/export *(rw,insecure,no_root_squash,xprtsec=tls)\n"),
+                   TlsSection(""));
+  ASSERT_TRUE(server.Start()) << server.Log();
+  TakeOverUnderTls(server, d, Ca());
+  EXPECT_TRUE(server.Stop()) << server.Log();
 }
 
 // --check-exports (and the start) refuse an export that admits only TLS

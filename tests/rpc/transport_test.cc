@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 
 #include "rpc/record_marker.h"
@@ -793,6 +794,35 @@ TEST(RpcServerTest, ListenAfterStartAndManyClients) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(ok.load(), 400);
   server.Stop();
+}
+
+// A connection given up (HandOverConnections, as for nfs3d --takeover) and
+// adopted again is served as before. Adopted as a kernel TLS session while
+// its socket has no kernel TLS, it is closed instead: served, its calls
+// would pass the exports' xprtsec=tls checks in clear text.
+TEST_F(TransportTest, AdoptedConnectionMustHaveTheTlsItClaims) {
+  StartServer();
+  TcpClient c(AF_INET, tcp_port_);
+  ASSERT_TRUE(c.connected());
+  c.SendRecord(MakeCall(1, 0, "before"));
+  ASSERT_TRUE(c.ReadRecord().has_value());
+  std::vector<HandedConnection> handed = server_->HandOverConnections(std::chrono::seconds(30));
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_EQ(handed[0].tls.mode, TransportSecurity::kNone);
+  ASSERT_TRUE(server_->AdoptConnection(handed[0].fd, handed[0].pending).ok());
+  c.SendRecord(MakeCall(2, 0, "after"));
+  std::optional<std::string> r = c.ReadRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->substr(4), "after");
+  EXPECT_EQ(service_.last_info().security, TransportSecurity::kNone);
+
+  handed = server_->HandOverConnections(std::chrono::seconds(30));
+  ASSERT_EQ(handed.size(), 1u);
+  const absl::Status s = server_->AdoptConnection(
+      handed[0].fd, handed[0].pending,
+      ConnectionSecurity{TransportSecurity::kTls, "TLS1.3", "AES-256-GCM"});
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_TRUE(c.WaitClosed());
 }
 
 }  // namespace
