@@ -1,8 +1,10 @@
 # Runs in the lab guest (mount-run --script) after a line that sets MODE
 # (tls or mtls), SERVER, EXPORT_TLS and EXPORT_MTLS: with $MNT mounted with
-# xprtsec=$MODE, writes a file of random bytes and a marker file, copies a
-# tree with cp -a, checks everything read back after dropping the caches, and
-# checks that the server refuses what its xprtsec= policy does not admit.
+# xprtsec=$MODE (and `lock`: NLM beside it, in clear text as Linux's lockd
+# sends it), writes a file of random bytes and a marker file, copies a tree
+# with cp -a, takes a lock, checks everything read back after dropping the
+# caches, and checks that the server refuses what its xprtsec= policy does
+# not admit.
 set -x
 dd if=/dev/urandom of="$OUT/data" bs=1M count=8 status=none
 md5sum < "$OUT/data" | cut -d' ' -f1 > "$OUT/md5"
@@ -13,6 +15,10 @@ mkdir -p "$OUT/tree/a/b"
 echo one > "$OUT/tree/a/one"
 echo two > "$OUT/tree/a/b/two"
 cp -a "$OUT/tree" "$MNT/tree-$MODE"
+# A lock on the file (an NLM LOCK to the server): held, another process of
+# this client is refused it, and it is given back.
+flock -x "$MNT/big-$MODE" -c "! flock -n -x '$MNT/big-$MODE' true"
+flock -n -x "$MNT/big-$MODE" true
 sync
 echo 3 > /proc/sys/vm/drop_caches
 [ "$(md5sum < "$MNT/big-$MODE" | cut -d' ' -f1)" = "$(cat "$OUT/md5")" ]

@@ -58,7 +58,7 @@ run_one() {  # MODE
       "host 10.200.0.2 and tcp port 2049" 2>/dev/null &
   local cap=$!
   lab_mount_run "$out.log" --export "$export" --proto tcp --port 2049 --mountport 20048 \
-      --opts "xprtsec=$mode" --pre-mount "$DATA/pre-$mode.sh" --out-dir "$out" \
+      --opts "xprtsec=$mode,lock" --pre-mount "$DATA/pre-$mode.sh" --out-dir "$out" \
       --timeout 600 --script "$DATA/cmds-$mode.sh" \
     || { cat "$out.log" >&2; tail -50 "$WORK/nfs3d.log" >&2; fail "mount-run with xprtsec=$mode"; }
   grep -h "VM ran\|xprtsec" "$out.log" >&2 || true
