@@ -109,10 +109,8 @@ class AdmissionTest : public ::testing::Test {
  protected:
   // `extra`: configuration lines after [nfsd]'s (may open [tcp]).
   void StartServer(const std::string& extra = "") {
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-admission-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
-    server_.Configure(dir_, (dir_ / "export").string() + " 127.0.0.0/8(rw,insecure)\n", extra);
+    dir_ = FreshTestDir("admission");
+    server_.Configure(dir_, ExportLine(dir_, "127.0.0.0/8(rw,insecure)"), extra);
     ASSERT_TRUE(server_.Start()) << server_.Log();
     auto mnt = RawClient::Open(server_.mount_port(), {});
     ASSERT_NE(mnt, nullptr);

@@ -34,11 +34,8 @@ class LocalStateDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root (another uid owns the directory)";
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-local-state-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
-    server_.Configure(dir_,
-                      (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
+    dir_ = FreshTestDir("local-state");
+    server_.Configure(dir_, ExportLine(dir_));
   }
   void TearDown() override {
     server_.Stop();

@@ -38,7 +38,7 @@ class MetricsHostileTest : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
     metrics_port_ = FreePort();
-    server_.Configure(dir_, absl::StrCat((dir_ / "export").string(), " 127.0.0.0/8(rw,insecure)\n"),
+    server_.Configure(dir_, ExportLine(dir_, "127.0.0.0/8(rw,insecure)"),
                       absl::StrCat("[metrics]\nenable = on\nlisten = 127.0.0.1\nport = ",
                                    metrics_port_, "\n", metrics_extra));
     ASSERT_TRUE(server_.Start()) << server_.Log();

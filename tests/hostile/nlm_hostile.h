@@ -42,9 +42,7 @@ class NlmHostileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!PrivateLoopback()) GTEST_SKIP() << "needs a network namespace of its own (root)";
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-hostile-nlm-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
+    dir_ = FreshTestDir("hostile-nlm");
     const std::string exports = (dir_ / "export").string() + " " + kAddressA +
                                 "(rw,insecure,no_root_squash) " + kOtherClient + "(rw,insecure)\n";
     server_.Configure(dir_, exports);

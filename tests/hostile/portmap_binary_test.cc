@@ -42,10 +42,8 @@ std::string Encoded(const T& value) {
 class PortmapBinaryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-hostile-portmap-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
-    server_.Configure(dir_, (dir_ / "export").string() + " 127.0.0.1(rw)\n");
+    dir_ = e2e::FreshTestDir("hostile-portmap");
+    server_.Configure(dir_, e2e::ExportLine(dir_, "127.0.0.1(rw)"));
     // The harness turns the portmapper off; this test wants nfs3d's own.
     std::ifstream in(dir_ / "nfs3d.conf");
     std::stringstream conf;

@@ -61,8 +61,7 @@ class PrivilegeTest : public ::testing::Test {
                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
-    server_.Configure(dir_, absl::StrCat((dir_ / "export").string(),
-                                         " 127.0.0.0/8(rw,insecure,no_root_squash)\n"));
+    server_.Configure(dir_, ExportLine(dir_, "127.0.0.0/8(rw,insecure,no_root_squash)"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
     // This test may itself run without some (a container's bounding set):
     // nfs3d cannot keep what it never had.

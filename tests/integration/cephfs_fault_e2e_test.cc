@@ -72,9 +72,7 @@ class CephfsFaultTest : public ::testing::Test {
     const char* ceph = std::getenv("NFS3D_CEPH_DIR");
     if (ceph == nullptr) GTEST_SKIP() << "no cluster (run through ctest: fixture ceph)";
     ceph_ = ceph;
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephfault-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
+    dir_ = FreshTestDir("cephfault");
     local_ = (dir_ / "export").string();
     server_.Configure(dir_,
                       absl::StrCat("/ceph 127.0.0.1(rw,insecure,no_root_squash,cephfs=/)\n", local_,

@@ -20,9 +20,7 @@ namespace {
 class CrashE2eTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-crash-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
+    dir_ = FreshTestDir("crash");
 #ifdef NFS3D_CRASH_E2E_CEPHFS
     // The same test on a CephFS export of the shared test cluster (fixture
     // ceph): handles and acknowledged data survive kill -9 there too.

@@ -20,11 +20,8 @@ namespace {
 class DrcE2eTest : public ::testing::TestWithParam<rpc::Transport> {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-drc-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
-    server_.Configure(dir_,
-                      (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
+    dir_ = FreshTestDir("drc");
+    server_.Configure(dir_, ExportLine(dir_));
     ASSERT_TRUE(server_.Start()) << server_.Log();
     client_ = Open();
     ASSERT_NE(client_, nullptr);

@@ -34,6 +34,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "gtest/gtest.h"
 
 #include "client/rpc_client.h"
 #include "rpc/call_context.h"
@@ -121,6 +122,21 @@ inline void SkipWcc(xdr::Decoder& d) {
     for (int i = 0; i < 4; ++i) d.U32();
   }
   DecodePostOpAttr(d);
+}
+
+// A test's own directory, TempDir()/nfs3d-NAME-PID, emptied, with an empty
+// export/ in it: where most e2e fixtures start.
+inline fs::path FreshTestDir(const std::string& name) {
+  fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-", name, "-", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir / "export");
+  return dir;
+}
+
+// The exports line that gives `clients` (with their options) dir/export.
+inline std::string ExportLine(
+    const fs::path& dir, const std::string& clients = "127.0.0.1(rw,insecure,no_root_squash)") {
+  return absl::StrCat((dir / "export").string(), " ", clients, "\n");
 }
 
 // nfs3d as a child process, configured from a directory of its own.

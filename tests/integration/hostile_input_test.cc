@@ -31,11 +31,8 @@ std::string Mark(uint32_t len, bool last) {
 class HostileInputTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-hostile-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
-    server_.Configure(dir_,
-                      (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n");
+    dir_ = FreshTestDir("hostile");
+    server_.Configure(dir_, ExportLine(dir_));
     ASSERT_TRUE(server_.Start()) << server_.Log();
     tcp_ = Open(rpc::Transport::kTcp);
     udp_ = Open(rpc::Transport::kUdp);

@@ -56,11 +56,9 @@ class LoadTest : public ::testing::Test {
     setrlimit(RLIMIT_NOFILE, &rl);  // inherited by nfs3d
     getrlimit(RLIMIT_NOFILE, &rl);
     if (rl.rlim_cur < 2200) GTEST_SKIP() << "RLIMIT_NOFILE too small: " << rl.rlim_cur;
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-load-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
+    dir_ = FreshTestDir("load");
     std::ofstream(dir_ / "export/big") << std::string(1 << 20, 'b');
-    server_.Configure(dir_, (dir_ / "export").string() + " 127.0.0.1(rw,insecure)\n");
+    server_.Configure(dir_, ExportLine(dir_, "127.0.0.1(rw,insecure)"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
   }
   void TearDown() override {

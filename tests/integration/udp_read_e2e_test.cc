@@ -54,13 +54,11 @@ char Byte(size_t i) { return static_cast<char>((i * 7 + i / 509 + 3) & 0xff); }
 class UdpReadE2eTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-udpread-", getpid());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "export");
+    dir_ = FreshTestDir("udpread");
     std::string bytes(kFileSize, '\0');
     for (size_t i = 0; i < kFileSize; ++i) bytes[i] = Byte(i);
     std::ofstream(Path("file"), std::ios::binary) << bytes;
-    server_.Configure(dir_, (dir_ / "export").string() + " 127.0.0.1(rw,insecure,no_root_squash)\n",
+    server_.Configure(dir_, ExportLine(dir_),
                       absl::StrCat("[udp]\nrsize_max = ", kMaxUdpRead,
                                    "\nsendfile = ", GetParam() ? "on" : "off", "\n"));
     ASSERT_TRUE(server_.Start()) << server_.Log();
