@@ -409,13 +409,8 @@ chmod 666 "$WORK/export/ho-other"
 touch "$WORK/export/checked"
 log "10 handovers (nfs3d --takeover) with the lock held and fsync writes running"
 for i in $(seq 1 10); do
-  old=$NFS3D_PID
   hlog="$WORK/nfs3d-ho-$i.log"
-  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground --takeover 2> "$hlog" &
-  NFS3D_PID=$!
-  PIDS+=("$NFS3D_PID")
-  timeout 30 tail --pid="$old" -f /dev/null || fail "handover $i: the old nfs3d did not exit"
-  for t in $(seq 1 100); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
+  lab_takeover "$i"
   grep -q "lock manager: took over [1-9]" "$hlog" || { cat "$hlog" >&2; fail "handover $i: no locks"; }
   rc=0; tool held test >&2 || rc=$?
   [ "$rc" = 1 ] || fail "handover $i: the other host found the guest's lock free (status $rc)"

@@ -89,18 +89,10 @@ busy_files_beyond() {
 }
 busy_count() { find "$WORK/tls" -maxdepth 1 -name 'busy-*' | wc -l; }
 
-# takeover N: nfs3d --takeover in the lab namespace, its log in
-# $WORK/nfs3d-ho-N.log; waits until the old process exited and the new one
-# serves.
+# takeover N: lab_takeover N, then what the successor took over.
 takeover() {
-  local old=$NFS3D_PID hlog="$WORK/nfs3d-ho-$1.log"
-  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground --takeover 2> "$hlog" &
-  NFS3D_PID=$!
-  PIDS+=("$NFS3D_PID")
-  timeout 60 tail --pid="$old" -f /dev/null || fail "handover $1: the old nfs3d did not exit"
-  for _ in $(seq 1 100); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
-  grep -q "serving NFSv3" "$hlog" || { cat "$hlog" >&2; fail "handover $1: the successor does not serve"; }
-  grep -h "TCP connections\|TLS connection" "$hlog" >&2 || true
+  lab_takeover "$1"
+  grep -h "TCP connections\|TLS connection" "$WORK/nfs3d-ho-$1.log" >&2 || true
 }
 
 # Under a busy xprtsec=tls mount (4 MiB files written with fsync, one after

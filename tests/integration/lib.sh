@@ -182,3 +182,16 @@ client_id = admin
 fs_name = cephfs
 CONF
 }
+
+# lab_takeover N: $NFS3D --takeover on $WORK/nfs3d.conf in the lab namespace,
+# its log in $WORK/nfs3d-ho-N.log; waits until the old process ($NFS3D_PID)
+# exited and the successor serves, which is then $NFS3D_PID.
+lab_takeover() {
+  local old=$NFS3D_PID hlog="$WORK/nfs3d-ho-$1.log"
+  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground --takeover 2> "$hlog" &
+  NFS3D_PID=$!
+  PIDS+=("$NFS3D_PID")
+  timeout 60 tail --pid="$old" -f /dev/null || fail "handover $1: the old nfs3d did not exit"
+  for _ in $(seq 1 100); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
+  grep -q "serving NFSv3" "$hlog" || { cat "$hlog" >&2; fail "handover $1: the successor does not serve"; }
+}
