@@ -11,6 +11,8 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/support/build_paths.h"
+
 namespace nfs3d::conf {
 namespace {
 
@@ -79,7 +81,7 @@ TEST(ExportsTest, EmptyAndComments) {
 }
 
 TEST(ExportsTest, ShippedExampleParses) {
-  std::ifstream in(std::string(NFS3D_CONF_DIR) + "/exports");
+  std::ifstream in(std::string(nfs3d::test_support::SourceDir()) + "/conf/exports");
   std::stringstream ss;
   ss << in.rdbuf();
   ASSERT_FALSE(ss.str().empty());
@@ -571,7 +573,8 @@ bool HasWarning(const ExportTable& t, std::string_view text) {
 // Real-world knfsd lines (tests/conf/data/knfsd_exports): all parse, and
 // each option means what exports(5) says or is reported as having no effect.
 TEST(ExportsTest, RealWorldKnfsdLines) {
-  std::ifstream in(std::string(NFS3D_TEST_DATA_DIR) + "/knfsd_exports");
+  std::ifstream in(std::string(nfs3d::test_support::SourceDir()) +
+                   "/tests/conf/data/knfsd_exports");
   std::stringstream ss;
   ss << in.rdbuf();
   ASSERT_FALSE(ss.str().empty());

@@ -9,6 +9,8 @@
 
 #include "gtest/gtest.h"
 
+#include "tests/support/build_paths.h"
+
 namespace nfs3d::conf {
 namespace {
 
@@ -76,7 +78,7 @@ TEST(ServerConfigTest, EmptyAndCommentOnlyTextGiveDefaults) {
 }
 
 TEST(ServerConfigTest, ShippedFileParsesToDefaults) {
-  std::string text = ReadFile(std::string(NFS3D_CONF_DIR) + "/nfs3d.conf");
+  std::string text = ReadFile(std::string(nfs3d::test_support::SourceDir()) + "/conf/nfs3d.conf");
   ASSERT_FALSE(text.empty());
   EXPECT_EQ(ParseOk(text), DefaultServerConfig());
 }
@@ -84,7 +86,7 @@ TEST(ServerConfigTest, ShippedFileParsesToDefaults) {
 // The commented-out values in the shipped file are the documented defaults:
 // uncommenting all of them must not change anything.
 TEST(ServerConfigTest, ShippedFileDocumentsTheDefaults) {
-  std::string text = ReadFile(std::string(NFS3D_CONF_DIR) + "/nfs3d.conf");
+  std::string text = ReadFile(std::string(nfs3d::test_support::SourceDir()) + "/conf/nfs3d.conf");
   // Turn every "# key = value" line into "key = value".
   std::string uncommented;
   std::istringstream lines(text);

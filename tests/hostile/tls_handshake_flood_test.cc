@@ -15,6 +15,7 @@
 
 #include "tests/integration/e2e_harness.h"
 #include "tests/integration/tls_client.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace nfs3d::e2e {
@@ -27,8 +28,9 @@ TEST(TlsHandshakeFloodTest, StalledHandshakesCannotKeepAClientOut) {
   test_support::TempDir dir("nfs3d-tls-flood");
   const fs::path d = dir.path();
   const fs::path certs = d / "certs";
-  const std::string make = absl::StrCat(NFS3D_SOURCE_DIR, "/tests/integration/tls_make_certs.sh '",
-                                        certs.string(), "' >/dev/null 2>&1");
+  const std::string make =
+      absl::StrCat(test_support::SourceDir(), "/tests/integration/tls_make_certs.sh '",
+                   certs.string(), "' >/dev/null 2>&1");
   ASSERT_EQ(std::system(make.c_str()), 0);
   fs::create_directories(d / "export");
   NfsdProcess server;

@@ -28,6 +28,7 @@
 #include "gtest/gtest.h"
 
 #include "tests/integration/e2e_harness.h"
+#include "tests/support/build_paths.h"
 
 namespace nfs3d::e2e {
 namespace {
@@ -36,8 +37,8 @@ constexpr absl::Duration kHangGuard = absl::Seconds(60);
 
 // Runs tests/fixtures/ceph-cluster.sh VERB DIR DAEMON.
 bool Cluster(const char* verb, const std::string& dir, const char* daemon) {
-  const std::string cmd = absl::StrCat(NFS3D_SOURCE_DIR, "/tests/fixtures/ceph-cluster.sh ", verb,
-                                       " '", dir, "' ", daemon);
+  const std::string cmd = absl::StrCat(
+      test_support::SourceDir(), "/tests/fixtures/ceph-cluster.sh ", verb, " '", dir, "' ", daemon);
   return std::system(cmd.c_str()) == 0;
 }
 

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 
 #include "tests/integration/e2e_harness.h"
+#include "tests/support/build_paths.h"
 
 namespace nfs3d::e2e {
 namespace {
@@ -47,8 +48,9 @@ class CephfsLockTest : public ::testing::Test {
   // nlm_lock_tool's exit status against head i: 0 granted/free/unlocked,
   // 1 denied/held, 3 refused in a grace period. flags: e.g. --wait-grace.
   int Tool(int i, const std::string& name, const char* op, const char* flags = "") {
-    const std::string cmd = absl::StrCat(NFS3D_NLM_TOOL, " 127.0.0.1:", heads_[i].port(), " /ceph ",
-                                         name, " ", op, " ", flags);
+    const std::string cmd =
+        absl::StrCat(test_support::NlmLockTool(), " 127.0.0.1:", heads_[i].port(), " /ceph ", name,
+                     " ", op, " ", flags);
     int status = std::system(cmd.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }

@@ -38,6 +38,7 @@
 
 #include "client/rpc_client.h"
 #include "rpc/call_context.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/net.h"
 #include "xdr/buffer_chain.h"
 #include "xdr/decoder.h"
@@ -280,7 +281,7 @@ class NfsdProcess {
   // its exit status, and its stdout and stderr in `output`.
   int Command(const std::string& subcommand, const std::vector<std::string>& args,
               std::string* output = nullptr) const {
-    std::string cmd = absl::StrCat(NFS3D_BINARY, " ", subcommand, " --config '",
+    std::string cmd = absl::StrCat(test_support::Nfs3dBinary(), " ", subcommand, " --config '",
                                    (dir_ / "nfs3d.conf").string(), "'");
     for (const std::string& a : args) absl::StrAppend(&cmd, " '", a, "'");
     absl::StrAppend(&cmd, " 2>&1");
@@ -330,7 +331,7 @@ class NfsdProcess {
       std::vector<const char*> argv = {"nfs3d", "--config", config.c_str(), "--foreground"};
       argv.insert(argv.end(), extra.begin(), extra.end());
       argv.push_back(nullptr);
-      execv(NFS3D_BINARY, const_cast<char* const*>(argv.data()));
+      execv(test_support::Nfs3dBinary(), const_cast<char* const*>(argv.data()));
       _exit(127);
     }
   }

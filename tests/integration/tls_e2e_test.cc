@@ -24,6 +24,7 @@
 
 #include "tests/integration/e2e_harness.h"
 #include "tests/integration/tls_client.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 
 namespace nfs3d::e2e {
@@ -38,8 +39,8 @@ class TlsE2eTest : public ::testing::Test {
     const fs::path d = dir_->path();
     certs_ = d / "certs";
     const std::string make =
-        absl::StrCat(NFS3D_SOURCE_DIR, "/tests/integration/tls_make_certs.sh '", certs_.string(),
-                     "' >/dev/null 2>&1");
+        absl::StrCat(test_support::SourceDir(), "/tests/integration/tls_make_certs.sh '",
+                     certs_.string(), "' >/dev/null 2>&1");
     ASSERT_EQ(std::system(make.c_str()), 0) << make;
     for (const char* e : {"tls", "mtls", "both", "plain", "any"}) {
       fs::create_directories(d / e);

@@ -24,6 +24,7 @@
 #include "stats/prom_text.h"
 #include "tests/integration/e2e_harness.h"
 #include "tests/integration/tls_client.h"
+#include "tests/support/build_paths.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_certificate.h"
 
@@ -36,8 +37,8 @@ class TlsOpsE2eTest : public ::testing::Test {
     const fs::path d = dir_.path();
     certs_ = d / "certs";
     const std::string make =
-        absl::StrCat(NFS3D_SOURCE_DIR, "/tests/integration/tls_make_certs.sh '", certs_.string(),
-                     "' >/dev/null 2>&1");
+        absl::StrCat(test_support::SourceDir(), "/tests/integration/tls_make_certs.sh '",
+                     certs_.string(), "' >/dev/null 2>&1");
     ASSERT_EQ(std::system(make.c_str()), 0) << make;
     // A client certificate of the CA whose subject holds an escape sequence
     // and a newline: it must reach no terminal, log line or page as such.
@@ -73,7 +74,7 @@ class TlsOpsE2eTest : public ::testing::Test {
     return stats::ControlSocketTarget((server_.dir() / "state").string());
   }
   std::string Nfs3stat(const std::string& args) const {
-    const std::string cmd = absl::StrCat(NFS3STAT_BINARY, " --state-dir '",
+    const std::string cmd = absl::StrCat(test_support::Nfs3statBinary(), " --state-dir '",
                                          (server_.dir() / "state").string(), "' ", args, " 2>&1");
     std::FILE* p = popen(cmd.c_str(), "r");
     if (p == nullptr) return "";
