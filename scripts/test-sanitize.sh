@@ -3,7 +3,9 @@
 # the clang tree it shares with the fuzz targets (scripts/checks-tree.sh:
 # build-checks/) and runs every test except the lab VM ones and the style
 # checks (ctest -LE "lab|style", run by scripts/test.sh): unit tests and the
-# end-to-end tests of the binary, which then also runs instrumented.
+# end-to-end tests of the binary, which then also runs instrumented. Also left
+# out: build.layers, which reads the sources' includes and runs no binary
+# (scripts/test.sh runs it).
 #   scripts/test-sanitize.sh [extra ctest arguments, e.g. -R drc]
 #   scripts/test-sanitize.sh --build-only   (what .ci/run makes during the lab tests)
 # Environment: CHECKS_BUILD_DIR (default <repo>/build-checks), JOBS (default 2).
@@ -19,4 +21,4 @@ ninja -C "$BUILD" -j"$JOBS"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$BUILD"
-ctest --output-on-failure -j"$JOBS" -LE "lab|style" --timeout 600 "$@"
+ctest --output-on-failure -j"$JOBS" -LE "lab|style" -E '^build\.layers$' --timeout 600 "$@"
