@@ -116,6 +116,18 @@ lab_gss_starved() {
   grep -q "MOUNT FAILED" "$1" && grep -q "requires stronger authentication" "$1"
 }
 
+# lab_note_kernel LOG: logs (once per test) the line in LOG, a mount-run's
+# output, where nfs-lab names the kernel the guest booted; bench/kernels.sh
+# shows it.
+LAB_KERNEL_NOTED=0
+lab_note_kernel() {
+  local line
+  [ "$LAB_KERNEL_NOTED" = 0 ] || return 0
+  line=$(grep -m1 "^nfs-lab: guest: kernel" "$1" 2>/dev/null) || return 0
+  LAB_KERNEL_NOTED=1
+  log "${line%%, mount *}"
+}
+
 # lab_mount_run LOG ARGS...: `$LAB mount-run ARGS` with its output in LOG. If
 # it failed because the guest was starved (lab_nic_stalled,
 # lab_gss_starved), it says so and runs once more
@@ -132,7 +144,23 @@ lab_mount_run() {
     rc=0
     "$LAB" mount-run "$@" > "$log_file" 2>&1 || rc=$?
   fi
+  lab_note_kernel "$log_file"
   return $rc
+}
+
+# The guest kernel of the lab tests: NFS_LAB_KERNEL (6.1, 5.10 or 6.12), read
+# by nfs-lab itself; 6.1 when unset.
+lab_kernel() { echo "${NFS_LAB_KERNEL:-6.1}"; }
+
+# lab_kernel_has_udp WHAT: true if the guest kernel's NFS client speaks UDP
+# (only the lab's 6.1 has UDP-enabled modules; Debian builds 5.10 and 6.12
+# with CONFIG_NFS_DISABLE_UDP_SUPPORT). If not, it says loudly that WHAT is
+# skipped and why, so a TCP-only run never passes in silence.
+lab_kernel_has_udp() {
+  [ "$(lab_kernel)" = 6.1 ] && return 0
+  log "SKIPPED: $1 over UDP: guest kernel $(lab_kernel) has no NFS over UDP" \
+    "(CONFIG_NFS_DISABLE_UDP_SUPPORT; only the lab's 6.1 modules have it)"
+  return 1
 }
 
 # make_lab_export: WORK with state/ and export/, exported to the lab subnet.
