@@ -8,19 +8,21 @@
 # the test skipped (UDP on the TCP-only 5.10 and 6.12). Exit status 1 if any
 # run failed; the logs of failed runs are kept.
 #   bench/kernels.sh [--kernels 5.10,6.1,6.12]
-#                    [--tests mount,acl,lock,permissions,kill,heads]
+#                    [--tests mount,acl,lock,permissions,kill,heads,open_trunc]
 #                    [--nfs3d BIN] [--lock-tool BIN] [--keep]
 # heads needs the CephFS build, keepalived and the Ceph fixture (a cluster
-# per run, several minutes each). Needs root and the lab; takes the lab's
+# per run, several minutes each). open_trunc pins how each kernel truncates
+# a file at open (CREATE with size=0 on 6.12, SETATTR before). Needs root and the lab; takes the lab's
 # lock (NFS_LAB_LOCK) for each run.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 TEST_NAME=kernels
 source "$REPO/tests/integration/lib.sh"
 KERNELS=5.10,6.1,6.12
-TESTS=mount,acl,lock,permissions,kill,heads
+TESTS=mount,acl,lock,permissions,kill,heads,open_trunc
 NFS3D=$REPO/build/daemon/nfs3d
 TOOL=$REPO/build/tests/nlm/nlm_lock_tool
+NFS3STAT=$REPO/build/tools/nfs3stat/nfs3stat
 KEEP=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -43,7 +45,8 @@ test_command() {
     mount) echo "$IT/lab_mount_test.sh $NFS3D own" ;;
     acl | permissions | kill) echo "$IT/lab_$1_test.sh $NFS3D" ;;
     lock | heads) echo "$IT/lab_$1_test.sh $NFS3D $TOOL" ;;
-    *) fail "unknown test '$1' (mount, acl, lock, permissions, kill, heads)" ;;
+    open_trunc) echo "$IT/lab_open_trunc_test.sh $NFS3D $NFS3STAT" ;;
+    *) fail "unknown test '$1' (mount, acl, lock, permissions, kill, heads, open_trunc)" ;;
   esac
 }
 IFS=, read -r -a kernels <<< "$KERNELS"
