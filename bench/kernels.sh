@@ -70,12 +70,21 @@ for t in "${tests[@]}"; do
     status=PASS
     # shellcheck disable=SC2046  # test_command's words are the arguments
     NFS_LAB_KERNEL=$k $(test_command "$t") > "$run_log" 2>&1 8>&- || status=FAIL
+    # A guest starved by this host (not a server fault: see lab_nic_stalled
+    # and lab_boot_starved in lib.sh) gets one more run, and the table says so.
+    if [ "$status" = FAIL ] && { lab_nic_stalled "$run_log" || lab_boot_starved "$run_log"; }; then
+      log "$t on $k: the guest was starved by this host (NIC stall or boot timer panic); once more"
+      mv "$run_log" "$run_log.starved"
+      start=$(date +%s)
+      status="PASS (2nd run, 1st starved)"
+      NFS_LAB_KERNEL=$k $(test_command "$t") > "$run_log" 2>&1 8>&- || status="FAIL (2nd run, 1st starved)"
+    fi
     secs=$(($(date +%s) - start))
     exec 8>&-
     kver=$(grep -m1 -o "nfs-lab: guest: kernel [^ ]*" "$run_log" | awk '{ print $4 }' || true)
     skipped=$(grep -c "SKIPPED:" "$run_log" || true)
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$k" "$status" "$secs" "${kver:--}" "$skipped" >> "$RESULTS"
-    if [ "$status" = FAIL ]; then
+    if [ "${status%% *}" = FAIL ]; then
       failed=$((failed + 1))
       log "$t on $k FAILED: $(grep -m1 "FAIL:" "$run_log" || true)"
     fi
