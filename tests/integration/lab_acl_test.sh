@@ -8,6 +8,7 @@
 #   3. cp -a of a tree with access and default ACLs keeps them.
 #   4. an export with no_acl: getfacl shows the mode bits, setfacl fails with
 #      "Operation not supported", and plain file work goes on.
+# TCP only, so it runs on every guest kernel (NFS_LAB_KERNEL, 6.1 by default).
 # Usage: lab_acl_test.sh NFS3D_BINARY
 TEST_NAME=lab_acl
 source "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 NFS3D=$1
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
 command -v getfacl > /dev/null || fail "getfacl is not installed (apt-get install acl)"
-export NFS_LAB_NS=nfs3d-acl NFS_LAB_TAP=nfs3dacl0
+export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-acl} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dacl0}
 
 trap lab_cleanup EXIT
 make_lab_export

@@ -38,6 +38,7 @@
 # The longest call of each phase is logged ("pause"); with PAUSE_FILE set,
 # the longest, 99th percentile and median call of each phase are appended
 # there (bench/failover.sh reads it).
+# TCP only, so it runs on every guest kernel (NFS_LAB_KERNEL, 6.1 by default).
 # Usage: lab_heads_test.sh NFS3D_BINARY [NLM_LOCK_TOOL]
 TEST_NAME=lab_heads
 source "$(dirname "$0")/lib.sh"
@@ -49,9 +50,15 @@ TOOL=${2:-$(dirname "$NFS3D")/../tests/nlm/nlm_lock_tool}
 command -v nfs-cp > /dev/null || fail "libnfs-utils is not installed"
 command -v keepalived > /dev/null || fail "keepalived is not installed"
 NOTIFY=$REPO/conf/keepalived-notify
-export NFS_LAB_NS=nfs3d-heads NFS_LAB_TAP=nfs3dhd0
+export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-heads} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dhd0}
 BRIDGE_IP=10.200.0.1
-MACHINES=(nfs3d-hd1 nfs3d-hd2 nfs3d-hd3)
+# The machines' namespaces are named after the lab's, so a second lab
+# (bench/kernels.sh) has machines of its own.
+if [ "$NFS_LAB_NS" = nfs3d-heads ]; then
+  MACHINES=(nfs3d-hd1 nfs3d-hd2 nfs3d-hd3)
+else
+  MACHINES=("$NFS_LAB_NS-hd1" "$NFS_LAB_NS-hd2" "$NFS_LAB_NS-hd3")
+fi
 FIXED=(10.200.0.11 10.200.0.12 10.200.0.13)
 FLOATS=(10.200.0.21 10.200.0.22 10.200.0.23)
 # VRRP priorities: PRIO[m][n] of machine m for head n. Head n's own machine
@@ -392,6 +399,7 @@ mark checked
 
 rc=0
 wait "$run_pid" || rc=$?
+lab_note_kernel "$out.log"
 grep -h "HEADTEST\|LOCKTEST\|VM ran" "$out.log" >&2 || true
 [ "$rc" = 0 ] && grep -q "HEADTEST DONE" "$out.log" \
   || { cat "$out.log" >&2; tail -30 "$WORK/head1.log" >&2; fail "guest workload (status $rc)"; }

@@ -8,6 +8,7 @@
 #      directory in it, with and without a default ACL on the parent: the new
 #      directory has S_ISGID and the parent's group (drwxrwsr-x), and a file,
 #      FIFO and symlink made there get the parent's group.
+# TCP only, so it runs on every guest kernel (NFS_LAB_KERNEL, 6.1 by default).
 # Usage: lab_permissions_test.sh NFS3D_BINARY
 TEST_NAME=lab_permissions
 source "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 NFS3D=$1
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
 command -v setfacl > /dev/null || fail "setfacl is not installed (apt-get install acl)"
-export NFS_LAB_NS=nfs3d-perm NFS_LAB_TAP=nfs3dperm0
+export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-perm} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dperm0}
 
 trap lab_cleanup EXIT
 make_lab_export

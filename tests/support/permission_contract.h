@@ -488,6 +488,59 @@ inline void CheckWriteClearsSetuid(vfs::Backend& backend, const vfs::FileHandle&
   }
 }
 
+// CREATE UNCHECKED of a name that exists (RFC 1813 §3.3.8), as Linux 6.12
+// sends it for open(O_CREAT) of a file it has not looked up: the mode of a
+// new file, and size 0 with O_TRUNC. On an existing regular file only the
+// size is applied (as knfsd does), with the permission a truncation needs;
+// nothing is opened, so a caller that may only write (or, without size, do
+// nothing) to the file still succeeds. Mode and owner never change.
+inline void CheckCreateOfExistingFile(vfs::Backend& backend, const vfs::FileHandle& scratch) {
+  using namespace permission_contract;
+  const vfs::Cred other{3004, 3004, {3004}};
+  struct Case {
+    uint32_t mode;
+    const vfs::Cred* who;
+    bool trunc;
+    int error;  // 0: success
+  };
+  const Case cases[] = {
+      {0602, &other, true, 0},  {0602, &other, false, 0},    {0644, &other, true, EACCES},
+      {0640, &other, false, 0}, {0600, &kRootCred, true, 0},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat("mode ", ModeString(c.mode), c.trunc ? " with" : " without",
+                              " size 0, by uid ", c.who->uid));
+    const std::string name = absl::StrCat("exists", i++);
+    std::optional<vfs::FileHandle> fh = MakeFile(backend, scratch, name, "0123456789");
+    ASSERT_TRUE(fh.has_value());
+    Own(backend, *fh, kOwner, kGroup, c.mode);
+    vfs::SetAttributes attrs;
+    attrs.mode = 0644;
+    if (c.trunc) attrs.size = 0;
+    vfs::Wcc wcc;
+    auto created =
+        backend.Create(*c.who, scratch, name, vfs::CreateMode::kUnchecked, attrs, {}, &wcc);
+    EXPECT_EQ(vfs::ErrnoOf(created.status()), c.error) << created.status();
+    if (created.ok()) EXPECT_TRUE(created->handle == *fh);
+    auto after = backend.GetAttr(kRootCred, *fh);
+    ASSERT_TRUE(after.ok()) << after.status();
+    EXPECT_EQ(after->size, c.trunc && c.error == 0 ? 0u : 10u);
+    EXPECT_EQ(after->mode, c.mode) << ModeString(after->mode);
+    EXPECT_EQ(after->uid, kOwner);
+  }
+  std::optional<vfs::FileHandle> dir = MakeDir(backend, kRootCred, scratch, "exists-dir", 0777);
+  ASSERT_TRUE(dir.has_value());
+  vfs::SetAttributes trunc;
+  trunc.size = 0;
+  vfs::Wcc wcc;
+  EXPECT_EQ(
+      vfs::ErrnoOf(
+          backend.Create(other, scratch, "exists-dir", vfs::CreateMode::kUnchecked, trunc, {}, &wcc)
+              .status()),
+      EEXIST);
+}
+
 // The owner may give its file any group it is a member of, by primary or by
 // supplementary gid, and no other group.
 inline void CheckChownToOwnGroups(vfs::Backend& backend, const vfs::FileHandle& scratch) {

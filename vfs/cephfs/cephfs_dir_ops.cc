@@ -31,11 +31,28 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
   return impl->MakeEntry(
       cred, dir, name, dir_wcc, "create", apply, /*regular=*/true,
       [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
-        const int flags = O_CREAT | O_RDWR | (mode == CreateMode::kUnchecked ? 0 : O_EXCL);
+        // Always O_EXCL: an existing file is never opened (an open needs read
+        // or write permission that the caller may lack, e.g. on a file it may
+        // only write, and UNCHECKED asks for neither).
+        const int flags = O_CREAT | O_EXCL | O_RDWR;
         const mode_t perms = mode == CreateMode::kExclusive ? 0600 : attrs.mode.value_or(0600);
         Fh* fh = nullptr;
         struct ceph_statx stx;
         int rc = ceph_ll_create(cm, parent, n, perms, flags, in, &fh, &stx, kWantAttrs, 0, perm);
+        if (rc == -EEXIST && mode == CreateMode::kUnchecked) {
+          // UNCHECKED on an existing regular file applies only the size (as
+          // knfsd does): Linux 6.12 opens with O_TRUNC this way. Finish
+          // reads rest after this returns.
+          rc = ceph_ll_lookup(cm, parent, n, in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm);
+          if (rc < 0) return rc;
+          if (!S_ISREG(stx.stx_mode)) {
+            ceph_ll_put(cm, *in);
+            return -EEXIST;
+          }
+          rest = SetAttributes{};
+          rest.size = attrs.size;
+          return 0;
+        }
         if (rc == -EEXIST && mode == CreateMode::kExclusive) {
           // A retransmission finds its own verifier: same file, success.
           rc = ceph_ll_lookup(cm, parent, n, in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm);

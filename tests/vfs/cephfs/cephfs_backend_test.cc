@@ -781,6 +781,10 @@ TEST_F(CephfsBackendTest, PermissionContractChownToOwnGroups) {
   ::nfs3d::test_support::CheckChownToOwnGroups(*backend_, dir_);
 }
 
+TEST_F(CephfsBackendTest, PermissionContractCreateOfExistingFile) {
+  ::nfs3d::test_support::CheckCreateOfExistingFile(*backend_, dir_);
+}
+
 TEST_F(CephfsBackendTest, PermissionContractRenameMovesDirectoryLinks) {
   ::nfs3d::test_support::CheckRenameMovesDirectoryLinks(*backend_, dir_);
 }

@@ -60,6 +60,10 @@ TEST_F(PosixPermissionTest, ChownToOwnGroups) {
   test_support::CheckChownToOwnGroups(*backend_, scratch_);
 }
 
+TEST_F(PosixPermissionTest, CreateOfExistingFile) {
+  test_support::CheckCreateOfExistingFile(*backend_, scratch_);
+}
+
 TEST_F(PosixPermissionTest, RenameMovesDirectoryLinks) {
   test_support::CheckRenameMovesDirectoryLinks(*backend_, scratch_);
 }
