@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -125,21 +126,34 @@ class Checker {
   // the call in flight, as a client does that never saw their replies (a
   // reply lost with the machine). The duplicate request cache died with
   // the server, so each runs again: REMOVE answers NOENT, and so on; those
-  // answers are reported. An acknowledged CREATE EXCLUSIVE must answer OK
-  // with its own file, whose verifier the server keeps with it (RFC 1813
-  // 3.3.8): a resent one is checked if its name still names the file it
-  // made. One in flight is only reported: the cut may fall between making
-  // the file and storing the verifier (docs/durability.md).
+  // answers are reported. Of each kind the last call whose names no later
+  // call (nor the call in flight) used, so that the answers do not depend
+  // on one another. An acknowledged CREATE EXCLUSIVE must answer OK with
+  // its own file, whose verifier the server keeps with it (RFC 1813 3.3.8);
+  // one in flight is only reported: the cut may fall between making the
+  // file and storing the verifier (docs/durability.md).
   absl::Status CheckRetransmissions(const Model& state) {
+    std::set<std::string> used_later;
+    auto use = [&](const SentCall& c) {
+      if (c.op == "chmod") return;  // changes no name (nor a verifier)
+      used_later.insert(c.name);
+      if (!c.to.empty()) used_later.insert(c.to);
+    };
+    if (r_.in_flight_call) use(*r_.in_flight_call);
     std::map<std::string, const SentCall*> last;
-    for (const SentCall& c : r_.acked_calls) {
-      if (c.op == "chmod") continue;  // SETATTR without a guard: harmless again
-      auto it = state.names.find(c.name);
-      if (c.op == "xcreate" && (it == state.names.end() || it->second != c.name)) continue;
-      last[c.op] = &c;
+    for (auto it = r_.acked_calls.rbegin(); it != r_.acked_calls.rend(); ++it) {
+      const SentCall& c = *it;
+      const bool untouched = !used_later.count(c.name) && !used_later.count(c.to);
+      auto named = state.names.find(c.name);
+      const bool own = c.op != "xcreate" || (named != state.names.end() && named->second == c.name);
+      // SETATTR without a guard: harmless again.
+      if (c.op != "chmod" && untouched && own && !last.count(c.op)) last[c.op] = &c;
+      use(c);
     }
     for (const auto& [op, call] : last) {
-      const uint64_t fileid = op == "xcreate" ? state.objects.at(call->name).fileid : 0;
+      const std::optional<uint64_t> fileid =
+          op == "xcreate" ? std::optional<uint64_t>(state.objects.at(call->name).fileid)
+                          : std::nullopt;
       if (absl::Status st = ResendOne(*call, op, fileid); !st.ok()) return st;
     }
     if (r_.in_flight_call && r_.in_flight_call->op != "chmod") {

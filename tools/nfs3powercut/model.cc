@@ -132,6 +132,7 @@ absl::Status ParseSent(const Line& line, const Line* pending, std::optional<Sent
   }
   c.op = (*pending)[1];
   c.name = (*pending)[2];
+  if ((c.op == "rename" || c.op == "link") && pending->size() > 3) c.to = (*pending)[3];
   c.args = line[3];
   *sent = std::move(c);
   return absl::OkStatus();

@@ -74,6 +74,7 @@ class Model {
 struct SentCall {
   std::string op;    // create, xcreate (EXCLUSIVE), rename, link, chmod, remove
   std::string name;  // the name it created, renamed, linked, changed or removed
+  std::string to;    // rename's and link's new name
   uint32_t xid = 0;
   uint32_t proc = 0;
   std::string args;  // hex
