@@ -164,7 +164,7 @@ absl::StatusOr<Replay> ReplayJournal(const std::vector<Line>& lines) {
       }
       if (absl::Status s = r.acked.Apply(line, true); !s.ok()) return s;
       if (line[1] == "write" || line[1] == "commit") r.last_verf = line.back();
-      if (sent) r.acked_calls.push_back(*std::move(sent));
+      if (sent) r.acked_calls.push_back(*sent);
       pending = nullptr;
       sent.reset();
     } else {
@@ -172,7 +172,7 @@ absl::StatusOr<Replay> ReplayJournal(const std::vector<Line>& lines) {
     }
   }
   if (pending != nullptr) {
-    r.in_flight_call = std::move(sent);
+    r.in_flight_call = sent;
     r.with_pending = r.acked;
     if (absl::Status s = r.with_pending->Apply(*pending, false); !s.ok()) return s;
   }
