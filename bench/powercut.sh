@@ -8,7 +8,9 @@
 # the same image, nfs3d starts, and the checker compares the server with the
 # journal; the next writer then runs on the same boot. Workloads take turns:
 # FILE_SYNC writes, UNSTABLE writes + COMMIT, namespace changes (create,
-# rename, link, chmod, remove), and all three mixed.
+# exclusive create, rename, link, chmod, remove), and all three mixed. The
+# checker also sends namespace calls again with their xid, as a client that
+# never saw the reply does, and a table shows the answers.
 # --fs cephfs (or --cephfs) cuts an NFS head serving a CephFS export
 # (cephfs=/pc) instead: the project's one-node cluster
 # (tests/fixtures/ceph-cluster.sh) runs beside the VM in the lab namespace
