@@ -184,5 +184,15 @@ if [ "$CEPH_BESIDE" = 1 ]; then
     2>/dev/null | grep -c 'ended the session of the previous instance' || true) in $CUTS boots after a cut;" \
     "addresses the MDS blocklisted: $("$LAB" exec -- ceph -c "$OUT/ceph/ceph.conf" -k "$OUT/ceph/keyring" \
       -n client.admin --connect-timeout 20 osd blocklist ls 2>/dev/null | grep -c '^10\.200\.0\.2:' || true)"
+  # nfs3d's own start in each boot after a cut (ending the sessions
+  # included): its first log line to "serving", from the guest's logs.
+  for f in "$OUT"/cephfs.boot*.log.out/nfs3d.log; do
+    [ "$f" = "$OUT/cephfs.boot0.log.out/nfs3d.log" ] || cat "$f"
+  done 2>/dev/null | awk '
+    function ms(t, a) { split(t, a, ":"); return ((a[1] * 60 + a[2]) * 60 + a[3]) * 1000 }
+    / starting: / { s = ms($2) }
+    /serving NFSv3/ && s { d = ms($2) - s; s = 0; n++
+      if (!min || d < min) min = d; if (d > max) max = d }
+    END { if (n) printf "nfs3d start to serving after a cut: %d to %d ms (%d boots)\n", min, max, n }'
 fi
 [ "$LOSS" = 0 ] || { echo "acknowledged data or namespace changes were LOST (logs in $OUT)"; exit 1; }
