@@ -4,7 +4,11 @@
 // has changed, so a client resends what it wrote UNSTABLE and never
 // committed. (COMMIT reporting a failed fsync is covered with a failing
 // backend in tests/nfsd CommitFailureIsReported; PosixBackend returns the
-// fsync error and rotates the verifier.)
+// fsync error and rotates the verifier.) A call retransmitted with its xid
+// after the restart finds the duplicate request cache empty (it lives in
+// memory, as knfsd's): a REMOVE runs again and answers NOENT, while a
+// CREATE EXCLUSIVE succeeds on the same file through its verifier, which
+// is stored with the file (RFC 1813 3.3.8).
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -100,6 +104,45 @@ TEST_F(CrashE2eTest, VerifierChangesOnEveryRestartAndDataSurvives) {
     EXPECT_TRUE(seen.insert(v).second) << "verifier reused after restart " << restart;
     EXPECT_EQ(Write(fh, 16, "x", nfs3::UNSTABLE, &committed), v);
   }
+}
+
+TEST_F(CrashE2eTest, RetransmissionAfterARestart) {
+  const std::string pid = absl::StrCat(getpid());
+  const std::string victim = absl::StrCat("victim", pid), mine = absl::StrCat("excl", pid);
+  ASSERT_EQ(Nfs(*c_, nfs3::kCreate, CreateArgs(root_, victim)).status, nfs3::NFS3_OK);
+  const std::string verifier = "\x01\x02\x03\x04\x05\x06\x07\x08";
+  const std::string excl =
+      Args().Opaque(root_).String(mine).U32(nfs3::EXCLUSIVE).Raw(verifier).str();
+  const std::string remove = DirOp(root_, victim);
+  const uint32_t excl_xid = 0x46000001u, remove_xid = 0x46000002u;
+  NfsReply created = ToNfsReply(c_->Call(excl_xid, nfs3::kProgram, 3, nfs3::kCreate, excl));
+  ASSERT_EQ(created.status, nfs3::NFS3_OK);
+  const LookupResult made = Lookup(*c_, root_, mine);
+  ASSERT_EQ(made.status, nfs3::NFS3_OK);
+  ASSERT_EQ(ToNfsReply(c_->Call(remove_xid, nfs3::kProgram, 3, nfs3::kRemove, remove)).status,
+            nfs3::NFS3_OK);
+  // Before the restart the cache answers the retransmission: OK again.
+  EXPECT_EQ(ToNfsReply(c_->Call(remove_xid, nfs3::kProgram, 3, nfs3::kRemove, remove)).status,
+            nfs3::NFS3_OK);
+
+  Restart();
+  // The cache is empty: the REMOVE runs again and finds nothing.
+  EXPECT_EQ(ToNfsReply(c_->Call(remove_xid, nfs3::kProgram, 3, nfs3::kRemove, remove)).status,
+            nfs3::NFS3ERR_NOENT);
+  // The exclusive create finds its own verifier: the same file, OK, with
+  // the retransmission's xid or any other.
+  NfsReply again = ToNfsReply(c_->Call(excl_xid, nfs3::kProgram, 3, nfs3::kCreate, excl));
+  ASSERT_EQ(again.status, nfs3::NFS3_OK);
+  const LookupResult found = Lookup(*c_, root_, mine);
+  ASSERT_EQ(found.status, nfs3::NFS3_OK);
+  EXPECT_EQ(found.attr.fileid, made.attr.fileid);
+  const std::string fh = NewHandle(again);
+  if (!fh.empty()) EXPECT_EQ(fh, found.fh);
+  EXPECT_EQ(Nfs(*c_, nfs3::kCreate, excl).status, nfs3::NFS3_OK);
+  // Another client's verifier on that name: EXIST.
+  const std::string other =
+      Args().Opaque(root_).String(mine).U32(nfs3::EXCLUSIVE).Raw("otherver").str();
+  EXPECT_EQ(Nfs(*c_, nfs3::kCreate, other).status, nfs3::NFS3ERR_EXIST);
 }
 
 }  // namespace

@@ -198,10 +198,11 @@ make_lab_data() {
 
 # CephFS in the lab: lab_start_ceph starts the project's one-node cluster
 # (tests/fixtures/ceph-cluster.sh) in $WORK/ceph inside the lab namespace (the lab
-# must be up); lab_stop_ceph stops it, for a cleanup trap; ceph_conf_section
-# CONF appends the [ceph] section that points nfs3d at it.
+# must be up; its arguments go to the fixture's start); lab_stop_ceph stops it, for a cleanup trap; ceph_conf_section
+# CONF [DIR] appends the [ceph] section that points nfs3d at it (or at the
+# cluster in DIR).
 lab_start_ceph() {
-  "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" >/dev/null \
+  "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" "$@" >/dev/null \
     || fail "the Ceph cluster did not start in the lab namespace"
   log "Ceph cluster up in the lab namespace"
 }
@@ -209,11 +210,12 @@ lab_stop_ceph() {
   [ -z "$WORK" ] || "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" stop "$WORK/ceph" >/dev/null 2>&1 || true
 }
 ceph_conf_section() {
+  local dir=${2:-$WORK/ceph}
   cat >> "$1" <<CONF
 
 [ceph]
-conf = $WORK/ceph/ceph.conf
-keyring = $WORK/ceph/keyring
+conf = $dir/ceph.conf
+keyring = $dir/keyring
 client_id = admin
 fs_name = cephfs
 CONF

@@ -3,7 +3,8 @@
 # namespaces (the power cuts themselves need the lab: integration.lab_powercut,
 # bench/powercut.sh). The writer runs its mixed workload while nfs3d is
 # killed with SIGKILL (the page cache survives that, so nothing may be
-# lost); nfs3d starts again and the checker must find everything. Then an
+# lost); nfs3d starts again and the checker must find everything, and
+# answers to calls it sends again as before the kill. Then an
 # acknowledged byte and an acknowledged name are taken away on the server:
 # the checker must report both and exit 1.
 # Usage: nfs3powercut_smoke.sh NFS3POWERCUT NFS3D
@@ -46,6 +47,12 @@ log "$(cat "$WORK/check")"
 grep -q ' stable_bytes_lost=0 .* namespace_lost=0 ' "$WORK/check" || fail "loss reported"
 ! grep -q '^bytes_verified=0 ' "$WORK/check" || fail "no byte verified"
 ! grep -q ' namespace_changes=0 ' "$WORK/check" || fail "no namespace change verified"
+# Calls sent again with their xid after the restart: the duplicate request
+# cache is empty, so a REMOVE runs again (NOENT); an exclusive create finds
+# its verifier (OK).
+grep -q ' exclusive_failed=0' "$WORK/check" || fail "an exclusive create resent failed"
+grep -q ' resent_remove=NFS3ERR_NOENT' "$WORK/check" || fail "no REMOVE resent, or not NOENT"
+grep -q ' resent_xcreate=NFS3_OK' "$WORK/check" || fail "no CREATE EXCLUSIVE resent, or not OK"
 
 # Take an acknowledged byte and an acknowledged name away: both reported.
 byte=$(od -An -tu1 -j100 -N1 "$WORK/export/c1/d0" | tr -d ' ')

@@ -79,6 +79,31 @@ TEST(PowercutModelTest, CreateInFlightHasNoKnownFileid) {
   EXPECT_EQ(r->with_pending->objects.at("m0").fileid, 0u);
 }
 
+// Each namespace call's "sent" line (xid, procedure, arguments) goes with
+// the call begun before it: kept for an acknowledged call, and for the one
+// in flight.
+TEST(PowercutModelTest, SentLinesGoWithTheirCalls) {
+  absl::StatusOr<Replay> r = ReplayJournal(
+      Lines({"begin xcreate m0 600 0102030405060708", "sent 77 8 00aa",
+             "done xcreate m0 600 20 aa 0102030405060708", "begin link m0 m1", "sent 78 15 00bb",
+             "done link m0 m1", "begin remove m1", "sent 79 12 00cc"}));
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->acked.objects.at("m0").exclusive);
+  EXPECT_EQ(r->acked.objects.at("m0").fileid, 20u);
+  ASSERT_EQ(r->acked_calls.size(), 2u);
+  EXPECT_EQ(r->acked_calls[0].op, "xcreate");
+  EXPECT_EQ(r->acked_calls[0].name, "m0");
+  EXPECT_EQ(r->acked_calls[0].xid, 77u);
+  EXPECT_EQ(r->acked_calls[0].proc, 8u);
+  EXPECT_EQ(r->acked_calls[0].args, "00aa");
+  EXPECT_EQ(r->acked_calls[1].to, "m1");
+  ASSERT_TRUE(r->in_flight_call.has_value());
+  EXPECT_EQ(r->in_flight_call->op, "remove");
+  EXPECT_EQ(r->in_flight_call->xid, 79u);
+  // A sent line needs its call's begin line.
+  EXPECT_FALSE(ReplayJournal(Lines({"sent 1 12 00"})).ok());
+}
+
 TEST(PowercutModelTest, MalformedLinesAreErrors) {
   EXPECT_FALSE(ReplayJournal(Lines({"done write d2 0 x 0 aaaa"})).ok());
   EXPECT_FALSE(ReplayJournal(Lines({"done rename m0 m1"})).ok());  // no m0

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 #include "tools/nfs3bench/pattern.h"
 #include "tools/nfs3powercut/journal.h"
@@ -73,6 +76,8 @@ class Checker {
         FhFromHex(r_.acked.objects.at(r_.acked.data.begin()->first).fh, &fh)) {
       if (absl::StatusOr<std::string> now = VerifierNow(fh); !now.ok()) return now.status();
     }
+    // Last: these change what the server holds.
+    if (absl::Status st = CheckRetransmissions(*state); !st.ok()) return st;
     return report_;
   }
 
@@ -113,6 +118,76 @@ class Checker {
             "handle of ", key,
             " does not resolve: ", attrs.ok() ? "another file" : attrs.status().message()));
       }
+    }
+    return absl::OkStatus();
+  }
+
+  // Sends again, with its xid, the last acknowledged call of each kind and
+  // the call in flight, as a client does that never saw their replies (a
+  // reply lost with the machine). The duplicate request cache died with
+  // the server, so each runs again: REMOVE answers NOENT, and so on; those
+  // answers are reported. Of each kind the last call whose names no later
+  // call (nor the call in flight) used, so that the answers do not depend
+  // on one another. An acknowledged CREATE EXCLUSIVE must answer OK with
+  // its own file, whose verifier the server keeps with it (RFC 1813 3.3.8);
+  // one in flight is only reported: the cut may fall between making the
+  // file and storing the verifier (docs/durability.md).
+  absl::Status CheckRetransmissions(const Model& state) {
+    std::set<std::string> used_later;
+    auto use = [&](const SentCall& c) {
+      if (c.op == "chmod") return;  // changes no name (nor a verifier)
+      used_later.insert(c.name);
+      if (!c.to.empty()) used_later.insert(c.to);
+    };
+    if (r_.in_flight_call) use(*r_.in_flight_call);
+    std::map<std::string, const SentCall*> last;
+    for (auto it = r_.acked_calls.rbegin(); it != r_.acked_calls.rend(); ++it) {
+      const SentCall& c = *it;
+      const bool untouched = !used_later.count(c.name) && !used_later.count(c.to);
+      auto named = state.names.find(c.name);
+      const bool own = c.op != "xcreate" || (named != state.names.end() && named->second == c.name);
+      // SETATTR without a guard: harmless again.
+      if (c.op != "chmod" && untouched && own && !last.count(c.op)) last[c.op] = &c;
+      use(c);
+    }
+    for (const auto& [op, call] : last) {
+      const std::optional<uint64_t> fileid =
+          op == "xcreate" ? std::optional<uint64_t>(state.objects.at(call->name).fileid)
+                          : std::nullopt;
+      if (absl::Status st = ResendOne(*call, op, fileid); !st.ok()) return st;
+    }
+    if (r_.in_flight_call && r_.in_flight_call->op != "chmod") {
+      return ResendOne(*r_.in_flight_call, "inflight_" + r_.in_flight_call->op, std::nullopt);
+    }
+    return absl::OkStatus();
+  }
+
+  // fileid: the file an exclusive create must answer with; none for one in
+  // flight, whose answer is only reported.
+  absl::Status ResendOne(const SentCall& call, const std::string& kind,
+                         std::optional<uint64_t> fileid) {
+    absl::StatusOr<client::RpcReply> reply = Resend(s_, call.xid, call.proc, call.args);
+    if (!reply.ok()) return reply.status();
+    xdr::Decoder d(absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(reply->results.data()),
+                                       reply->results.size()));
+    if (reply->reply_stat != 0 || reply->accept_stat != 0 || reply->results.size() < 4) {
+      return absl::DataLossError(absl::StrCat(kind, " resent: the call was not accepted"));
+    }
+    const auto status = static_cast<nfs3::nfsstat3>(d.U32());
+    report_.resent.push_back(absl::StrCat(kind, "=", nfs3::StatusName(status)));
+    if (call.op != "xcreate" || !fileid) return absl::OkStatus();
+    std::string why;
+    if (status != nfs3::NFS3_OK) {
+      why = nfs3::StatusName(status);
+    } else if (absl::StatusOr<Found> f = LookupName(s_, dir_, call.name); !f.ok()) {
+      return f.status();
+    } else if (!f->exists || f->attrs.fileid != *fileid) {
+      why = f->exists ? absl::StrCat("another file (fileid ", f->attrs.fileid, ")") : "no file";
+    }
+    if (!why.empty()) {
+      ++report_.exclusive_failed;
+      report_.problems.push_back(
+          absl::StrCat("CREATE EXCLUSIVE of ", call.name, " sent again after the cut: ", why));
     }
     return absl::OkStatus();
   }
@@ -198,7 +273,9 @@ std::string CheckReport::Summary() const {
       " uncommitted_bytes=", uncommitted_bytes, " uncommitted_present=", uncommitted_present,
       " verifier_changes=", verifier_changes, " namespace_changes=", namespace_changes,
       " namespace_lost=", namespace_lost, " handles_checked=", handles_checked,
-      " handles_stale=", handles_stale, " in_flight_applied=", in_flight_applied ? 1 : 0);
+      " handles_stale=", handles_stale, " in_flight_applied=", in_flight_applied ? 1 : 0,
+      " exclusive_failed=", exclusive_failed, resent.empty() ? "" : " resent_",
+      absl::StrJoin(resent, " resent_"));
 }
 
 absl::StatusOr<CheckReport> RunCheck(bench::Session& session, const Replay& replay) {

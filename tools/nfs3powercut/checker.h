@@ -26,9 +26,17 @@ struct CheckReport {
   uint64_t handles_checked = 0;
   uint64_t handles_stale = 0;      // handles of live objects that no longer resolve
   bool in_flight_applied = false;  // the server holds the call in flight at the cut
+  // Namespace calls sent again with their xid after the cut, as a client
+  // that never saw the reply would: "KIND=STATUS" (KIND the journal's op,
+  // "inflight_" before the call in flight at the cut).
+  std::vector<std::string> resent;
+  uint64_t exclusive_failed = 0;  // acknowledged CREATE EXCLUSIVE resent: not its file
   std::vector<std::string> problems;
 
-  bool ok() const { return stable_bytes_lost == 0 && namespace_lost == 0 && handles_stale == 0; }
+  bool ok() const {
+    return stable_bytes_lost == 0 && namespace_lost == 0 && handles_stale == 0 &&
+           exclusive_failed == 0;
+  }
   std::string Summary() const;  // key=value pairs on one line
 };
 

@@ -93,13 +93,15 @@ absl::Status Model::ApplyCommit(const Line& line, bool acked) {
   return absl::OkStatus();
 }
 
-// create NAME MODE [FILEID FH], rename FROM TO, link FROM TO, chmod NAME
-// MODE, remove NAME.
+// create NAME MODE [FILEID FH], xcreate NAME MODE [FILEID FH] VERF (CREATE
+// EXCLUSIVE), rename FROM TO, link FROM TO, chmod NAME MODE, remove NAME.
 absl::Status Model::ApplyNamespace(const Line& line, bool acked) {
   const std::string& op = line[1];
   const std::string& name = line[2];
-  if (op == "create" && line.size() == (acked ? 6u : 4u)) {
+  if ((op == "create" && line.size() == (acked ? 6u : 4u)) ||
+      (op == "xcreate" && line.size() == (acked ? 7u : 5u))) {
     Object o;
+    o.exclusive = op == "xcreate";
     if (!ParseMode(line[3], &o.mode)) return Malformed(line);
     if (acked) {
       if (!absl::SimpleAtoi(line[4], &o.fileid) || o.fileid == 0) return Malformed(line);
@@ -121,11 +123,31 @@ absl::Status Model::ApplyNamespace(const Line& line, bool acked) {
   return absl::OkStatus();
 }
 
+// sent XID PROC ARGS, after the begin line of the call.
+absl::Status ParseSent(const Line& line, const Line* pending, std::optional<SentCall>* sent) {
+  SentCall c;
+  if (pending == nullptr || line.size() != 4 || !absl::SimpleAtoi(line[1], &c.xid) ||
+      !absl::SimpleAtoi(line[2], &c.proc)) {
+    return Malformed(line);
+  }
+  c.op = (*pending)[1];
+  c.name = (*pending)[2];
+  if ((c.op == "rename" || c.op == "link") && pending->size() > 3) c.to = (*pending)[3];
+  c.args = line[3];
+  *sent = std::move(c);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Replay> ReplayJournal(const std::vector<Line>& lines) {
   Replay r;
   std::set<std::string> mentioned;
   const Line* pending = nullptr;
+  std::optional<SentCall> sent;  // the pending call's
   for (const Line& line : lines) {
+    if (!line.empty() && line[0] == "sent") {
+      if (absl::Status s = ParseSent(line, pending, &sent); !s.ok()) return s;
+      continue;
+    }
     if (line.size() == 2 && line[0] == "seed") {
       if (!absl::SimpleAtoi(line[1], &r.seed)) return Malformed(line);
     } else if (line.size() == 2 && line[0] == "dir") {
@@ -137,16 +159,20 @@ absl::StatusOr<Replay> ReplayJournal(const std::vector<Line>& lines) {
       if ((line[1] == "rename" || line[1] == "link") && line.size() >= 4) mentioned.insert(line[3]);
       if (line[0] == "begin") {
         pending = &line;
+        sent.reset();
         continue;
       }
       if (absl::Status s = r.acked.Apply(line, true); !s.ok()) return s;
       if (line[1] == "write" || line[1] == "commit") r.last_verf = line.back();
+      if (sent) r.acked_calls.push_back(*sent);
       pending = nullptr;
+      sent.reset();
     } else {
       return Malformed(line);
     }
   }
   if (pending != nullptr) {
+    r.in_flight_call = sent;
     r.with_pending = r.acked;
     if (absl::Status s = r.with_pending->Apply(*pending, false); !s.ok()) return s;
   }

@@ -19,7 +19,8 @@
 namespace nfs3d::powercut {
 
 struct Object {
-  uint64_t fileid = 0;  // 0: created by the call in flight, not known
+  uint64_t fileid = 0;     // 0: created by the call in flight, not known
+  bool exclusive = false;  // made by CREATE EXCLUSIVE
   uint32_t mode = 0;
   std::string fh;  // hex, as CREATE returned it
 };
@@ -69,6 +70,16 @@ class Model {
   absl::Status ApplyNamespace(const Line& line, bool acked);
 };
 
+// A namespace call as its "sent" line recorded it, to be sent again.
+struct SentCall {
+  std::string op;    // create, xcreate (EXCLUSIVE), rename, link, chmod, remove
+  std::string name;  // the name it created, renamed, linked, changed or removed
+  std::string to;    // rename's and link's new name
+  uint32_t xid = 0;
+  uint32_t proc = 0;
+  std::string args;  // hex
+};
+
 // The journal replayed: its header, the acknowledged state, and that state
 // with the call in flight applied (when one was).
 struct Replay {
@@ -79,6 +90,8 @@ struct Replay {
   Model acked;
   std::optional<Model> with_pending;
   std::vector<std::string> all_names;  // every name the journal mentions
+  std::vector<SentCall> acked_calls;   // acknowledged namespace calls, in order
+  std::optional<SentCall> in_flight_call;
 };
 absl::StatusOr<Replay> ReplayJournal(const std::vector<Line>& lines);
 

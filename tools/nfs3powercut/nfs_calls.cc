@@ -5,10 +5,55 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "common/auth_flavor.h"
 #include "tools/nfs3powercut/journal.h"
 #include "xdr/nfs3_client_codec.h"
 
 namespace nfs3d::powercut {
+
+absl::Status SendJournaled(bench::Session& s, JournalWriter& journal, uint32_t proc,
+                           const std::string& args, absl::FunctionRef<bool(xdr::Decoder&)> decode) {
+  bool done = false;
+  absl::Status result;
+  const auto bytes =
+      absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(args.data()), args.size());
+  const uint32_t xid = s.rpc().Start(
+      nfs3::kProgram, nfs3::kVersion, proc, [&](xdr::Encoder& e) { e.FixedOpaque(bytes); },
+      [&](const absl::Status& st, absl::Span<const uint8_t> results) {
+        done = true;
+        if (!st.ok()) {
+          result = absl::UnavailableError(st.message());
+          return;
+        }
+        xdr::Decoder d(results);
+        if (!decode(d)) result = absl::DataLossError("malformed results");
+      });
+  if (absl::Status st = journal.Append({"sent", absl::StrCat(xid), absl::StrCat(proc), Hex(bytes)});
+      !st.ok()) {
+    return st;
+  }
+  absl::Status drained = s.rpc().Drain(absl::Now() + s.options().timeout);
+  if (!done) return absl::UnavailableError(drained.message());
+  return result;
+}
+
+absl::StatusOr<client::RpcReply> Resend(const bench::Session& s, uint32_t xid, uint32_t proc,
+                                        const std::string& args_hex) {
+  std::vector<uint8_t> args;
+  if (!FromHex(args_hex, &args)) return absl::DataLossError("bad arguments in a sent line");
+  client::RpcClientOptions o;
+  o.transport = s.options().transport;
+  o.timeout = s.options().timeout;
+  o.cred.flavor = kAuthSys;
+  o.cred.machine = "nfs3powercut";
+  o.cred.uid = s.options().uid;
+  o.cred.gid = s.options().gid;
+  o.cred.gids = {s.options().gid};
+  absl::StatusOr<std::unique_ptr<client::RpcClient>> c =
+      client::RpcClient::Connect(s.target().host, s.nfs_port(), o);
+  if (!c.ok()) return c.status();
+  return (*c)->CallWithXid(xid, nfs3::kProgram, nfs3::kVersion, proc, args);
+}
 
 absl::Status NfsFailure(const char* proc, nfs3::nfsstat3 status, const std::string& what) {
   return absl::FailedPreconditionError(

@@ -122,7 +122,7 @@ class Writer {
     return Journal({"done", "commit", name, Hex(res.verf)});
   }
 
-  absl::Status Create(const std::string& name, uint32_t mode);
+  absl::Status Create(const std::string& name, uint32_t mode, bool exclusive = false);
   absl::Status MetaStep();
   absl::Status Namespace(const Line& op);
 
@@ -137,30 +137,46 @@ class Writer {
   uint64_t calls_ = 0;
 };
 
-absl::Status Writer::Create(const std::string& name, uint32_t mode) {
-  const std::string mode_text = absl::StrFormat("%o", mode);
-  if (absl::Status st = Journal({"begin", "create", name, mode_text}); !st.ok()) return st;
+// CREATE GUARDED with mode, or EXCLUSIVE with a seeded verifier (the
+// server picks the mode: nfs3d 0600; a client would SETATTR next).
+absl::Status Writer::Create(const std::string& name, uint32_t mode, bool exclusive) {
   nfs3::CREATE3args args;
   args.where = {dir_, name};
-  args.mode = nfs3::GUARDED;
+  args.mode = exclusive ? nfs3::EXCLUSIVE : nfs3::GUARDED;
   args.obj_attributes.mode = mode;
+  for (uint8_t& b : args.verf) b = exclusive ? static_cast<uint8_t>(Pick(256)) : 0;
+  const Line verf = exclusive ? Line{Hex(args.verf)} : Line{};
+  Line begin = {"begin", exclusive ? "xcreate" : "create", name,
+                absl::StrFormat("%o", exclusive ? 0600 : mode)};
+  begin.insert(begin.end(), verf.begin(), verf.end());
+  if (absl::Status st = Journal(begin); !st.ok()) return st;
   nfs3::CREATE3res res;
-  if (absl::Status st = Call(s_, nfs3::kCreate, args, &res); !st.ok()) return st;
+  if (absl::Status st = CallJournaled(s_, journal_, nfs3::kCreate, args, &res); !st.ok()) {
+    return st;
+  }
   if (res.status != nfs3::NFS3_OK) return NfsFailure("CREATE", res.status, name);
   absl::StatusOr<Found> found = LookupName(s_, dir_, name);
   if (!found.ok()) return found.status();
   if (!found->exists) return absl::DataLossError(absl::StrCat("CREATE ", name, ": not found"));
   // The mode the server gave it (its umask may have applied).
-  return Journal({"done", "create", name, absl::StrFormat("%o", found->attrs.mode & 07777),
-                  absl::StrCat(found->attrs.fileid), FhHex(res.obj ? *res.obj : found->fh)});
+  Line done = {"done",
+               begin[1],
+               name,
+               absl::StrFormat("%o", found->attrs.mode & 07777),
+               absl::StrCat(found->attrs.fileid),
+               FhHex(res.obj ? *res.obj : found->fh)};
+  done.insert(done.end(), verf.begin(), verf.end());
+  return Journal(done);
 }
 
-// create, rename, link, chmod or remove, on the metadata objects that exist.
+// create, rename, link, chmod, remove or an exclusive create, on the
+// metadata objects that exist.
 absl::Status Writer::MetaStep() {
   const std::vector<std::string> live = model_.MetaNames();
-  const uint32_t op = live.size() < 2 ? 0 : Pick(5);
+  const uint32_t op = live.size() < 2 ? 0 : Pick(6);
   const std::string fresh = absl::StrCat("m", next_name_++);
   if (op == 0) return Create(fresh, 0640);
+  if (op == 5) return Create(fresh, 0600, /*exclusive=*/true);
   const std::string& name = live[Pick(live.size())];
   if (op == 1) return Namespace({"rename", name, fresh});
   if (op == 2) return Namespace({"link", name, fresh});
@@ -181,11 +197,13 @@ absl::Status Writer::Namespace(const Line& op) {
   absl::Status st;
   if (op[0] == "rename") {
     nfs3::RENAME3res res;
-    st = Call(s_, nfs3::kRename, nfs3::RENAME3args{{dir_, op[1]}, {dir_, op[2]}}, &res);
+    st = CallJournaled(s_, journal_, nfs3::kRename, nfs3::RENAME3args{{dir_, op[1]}, {dir_, op[2]}},
+                       &res);
     status = res.status;
   } else if (op[0] == "link") {
     nfs3::LINK3res res;
-    st = Call(s_, nfs3::kLink, nfs3::LINK3args{HandleOf(op[1]), {dir_, op[2]}}, &res);
+    st = CallJournaled(s_, journal_, nfs3::kLink, nfs3::LINK3args{HandleOf(op[1]), {dir_, op[2]}},
+                       &res);
     status = res.status;
   } else if (op[0] == "chmod") {
     nfs3::SETATTR3args args;
@@ -194,11 +212,11 @@ absl::Status Writer::Namespace(const Line& op) {
     absl::numbers_internal::safe_strtou32_base(op[2], &mode, 8);
     args.new_attributes.mode = mode;
     nfs3::SETATTR3res res;
-    st = Call(s_, nfs3::kSetattr, args, &res);
+    st = CallJournaled(s_, journal_, nfs3::kSetattr, args, &res);
     status = res.status;
   } else {
     nfs3::REMOVE3res res;
-    st = Call(s_, nfs3::kRemove, nfs3::REMOVE3args{{dir_, op[1]}}, &res);
+    st = CallJournaled(s_, journal_, nfs3::kRemove, nfs3::REMOVE3args{{dir_, op[1]}}, &res);
     status = res.status;
   }
   if (!st.ok()) return st;

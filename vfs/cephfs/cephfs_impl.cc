@@ -267,8 +267,20 @@ absl::Status Impl::SetModeAfterChown(const Cred& cred, const Node& node, const A
   if (now->mode == mode) return absl::OkStatus();
   struct ceph_statx stx = {};
   stx.stx_mode = static_cast<uint16_t>(mode);
-  int rc = ceph_ll_setattr(cm_, node.inode.get(), &stx, CEPH_SETATTR_MODE, ceph_mount_perms(cm_));
-  return rc < 0 ? CephError(rc, "setting the mode after chown") : absl::OkStatus();
+  return SetattrDurably(node.inode.get(), &stx, CEPH_SETATTR_MODE, ceph_mount_perms(cm_),
+                        "setting the mode after chown");
+}
+
+absl::Status Impl::SetattrDurably(Inode* in, struct ceph_statx* stx, int mask, UserPerm* perm,
+                                  const char* what) {
+  int rc = ceph_ll_setattr(cm_, in, stx, mask, perm);
+  if (rc < 0) return CephError(rc, what);
+  // libcephfs keeps a change it holds the capability for (the mode under
+  // Ax, times under Fx) in its cache and tells the MDS later: this
+  // machine's crash before then would lose a change the reply called done
+  // (the power-cut matrix lost a chmod so). Flush it and wait for the MDS.
+  rc = ceph_ll_sync_inode(cm_, in, 0);
+  return rc < 0 ? CephError(rc, absl::StrCat(what, ": flushing it to the MDS")) : absl::OkStatus();
 }
 
 absl::Status Impl::RefreshDirectory(Inode* in) {
@@ -341,8 +353,7 @@ absl::Status Impl::ApplyAttrs(const Cred& cred, Inode* in, const SetAttributes& 
            CEPH_SETATTR_MTIME_NOW);
   if (mask == 0) return absl::OkStatus();
   Perm perm(cred);
-  int rc = ceph_ll_setattr(cm_, in, &stx, mask, perm.get());
-  return rc < 0 ? CephError(rc, "setattr") : absl::OkStatus();
+  return SetattrDurably(in, &stx, mask, perm.get(), "setattr");
 }
 
 absl::Status Impl::DirOp(const Node& dir, Wcc* wcc, const std::function<absl::Status()>& op) {

@@ -232,8 +232,12 @@ class CephfsBackend::Impl {
   // One gathered fsync of the file; a failure changes the verifier.
   absl::Status Sync(OpenFile& file);
 
-  // Applies attrs as cred (libcephfs and the MDS check permissions).
+  // Applies attrs as cred (libcephfs and the MDS check permissions), in
+  // the MDS before it returns (SetattrDurably).
   absl::Status ApplyAttrs(const Cred& cred, Inode* in, const SetAttributes& attrs);
+  // ceph_ll_setattr, then the change flushed to the MDS.
+  absl::Status SetattrDurably(Inode* in, struct ceph_statx* stx, int mask, UserPerm* perm,
+                              const char* what);
 
   // Runs a directory-changing op with wcc around it.
   absl::Status DirOp(const Node& dir, Wcc* wcc, const std::function<absl::Status()>& op);

@@ -822,6 +822,32 @@ TEST_F(CephfsBackendTest, EvictedSessionIsReplacedByANewOne) {
   EXPECT_EQ(again.handle, fh);
 }
 
+// A SETATTR is in the MDS when it returns: libcephfs would keep a mode
+// change under the capabilities it holds (Ax) and tell the MDS later, and
+// this head's crash before then lost acknowledged chmods in the power-cut
+// matrix (docs/durability.md). Eviction drops what the session had not
+// sent, as the crash does.
+TEST_F(CephfsBackendTest, SetAttrReachesTheMdsBeforeItReturns) {
+  FileHandle fh = CreateFile("chmodded");
+  SetAttributes mode;
+  mode.mode = 0604;
+  Wcc wcc;
+  ASSERT_TRUE(backend_->SetAttr(kRoot, fh, mode, std::nullopt, &wcc).ok());
+  const uint64_t evicted = backend_->session_id();
+  const std::string cmd = "ceph -c '" + ClusterDir() + "/ceph.conf' -k '" + ClusterDir() +
+                          "/keyring' -n client.admin --connect-timeout 20 tell mds.a session " +
+                          "evict id=" + std::to_string(evicted) + " >/dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  bool served = false;
+  for (int i = 0; i < 300 && !served; ++i) {
+    served = backend_->session_id() != evicted && backend_->GetAttr(kRoot, fh).ok();
+    if (!served) usleep(100 * 1000);
+  }
+  ASSERT_TRUE(served);
+  ASSERT_OK_AND_ASSIGN(a, backend_->GetAttr(kRoot, fh));
+  EXPECT_EQ(a.mode & 07777, 0604u);
+}
+
 TEST(CephfsConnectTest, UnreachableClusterNamesClusterAndStep) {
   const std::string dir = std::filesystem::temp_directory_path() /
                           ("nfs3d-cephfs-unreachable-" + std::to_string(getpid()));
