@@ -80,11 +80,14 @@ flock 8
 OUT=$(mktemp -d /var/tmp/nfs3d-powercut.XXXXXX)
 chmod 755 "$OUT"
 WORK=$OUT  # lib.sh's Ceph helpers keep the cluster in $WORK/ceph
+# The logs stay when anything failed, a setup step included (a boot that
+# never served removed them before: LOSS was still 0).
 cleanup() {
+  local status=$?
   pc_cut
   [ "$CEPH_BESIDE" = 0 ] || lab_stop_ceph
   "$LAB" down > /dev/null 2>&1 || true
-  if [ "$KEEP" = 0 ] && [ "${LOSS:-1}" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
+  if [ "$KEEP" = 0 ] && [ "${LOSS:-1}" = 0 ] && [ "$status" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
 }
 trap cleanup EXIT
 cp "$NFS3POWERCUT" "$OUT/nfs3powercut"
