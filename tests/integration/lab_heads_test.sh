@@ -6,8 +6,9 @@
 #    inside the lab namespace, which also holds the guest's tap and the
 #    one-node Ceph cluster (on the bridge address);
 #  - each machine runs keepalived (the Debian package) in a mount namespace
-#    of its own, with the shipped notify script (conf/keepalived-notify): one
-#    VRRP instance per head, the head's own machine with the highest priority;
+#    of its own, with the shipped notify script (conf/keepalived-notify)
+#    reading its notify FIFO: one VRRP instance per head (nfs3d_headN), the
+#    head's own machine with the highest priority;
 #    whichever machine is MASTER for head N runs head N's instance; the
 #    notify script's start and stop commands run nfs3d directly here (no
 #    systemd), with that machine's own state directory;
@@ -172,7 +173,17 @@ EOF
   local -a prio
   read -r -a prio <<< "${PRIO[$m]}"
   {
-    printf 'global_defs {\n  router_id hd%d\n  script_user root\n  enable_script_security\n}\n' "$m"
+    # The shipped form (conf/keepalived.conf): every transition through one
+    # FIFO, read by one run of the notify script, in keepalived's order.
+    cat <<EOF
+global_defs {
+  router_id hd$m
+  script_user root
+  enable_script_security
+  vrrp_notify_fifo $dir/run/notify.fifo
+  vrrp_notify_fifo_script "$NOTIFY --conf $dir/notify.conf --fifo"
+}
+EOF
     for n in 0 1 2; do
       cat <<EOF
 vrrp_instance nfs3d_head$((n + 1)) {
@@ -187,7 +198,6 @@ $peers  }
   virtual_ipaddress {
     ${FLOATS[$n]}/24 dev hd$m
   }
-  notify "$NOTIFY --conf $dir/notify.conf head$((n + 1))"
 }
 EOF
     done
@@ -339,7 +349,8 @@ log "failback: ${MACHINES[0]} comes back (a new network stack, keepalived starte
 mark failback
 sleep 2   # the guest sees the mark (actimeo=1) before the address moves
 machine_up 0
-rm -f "$WORK/hd0/"*.pid   # the machine rebooted: its processes are gone
+# The machine rebooted: its processes are gone, and its /run with them.
+rm -f "$WORK/hd0/"*.pid "$WORK/hd0/run/"*
 notified=$(wc -l < "$WORK/notify.log")
 start_keepalived 0
 t_back=$(date +%s.%N)
