@@ -64,7 +64,7 @@ tree_loop() {
     else
       echo "TREE ERROR $i cp: $(grep -v -- ' -> ' /tmp/cp.log | head -3 | tr '\n' ' ')"
     fi
-    stdbuf -oL rm -rv "$d" 2>&1 | sed -u 's/^/TREE rm /' || echo "TREE ERROR $i rm"
+    stdbuf -oL rm -rfv "$d" 2>&1 | sed -u 's/^/TREE rm /' || echo "TREE ERROR $i rm"
   done
 }
 
