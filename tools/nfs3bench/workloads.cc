@@ -283,9 +283,7 @@ class IoRun {
         pipe_.Fail(absl::StrCat("WRITE ", where, ": asked stable=", stable,
                                 ", server committed=", res.committed));
       } else {
-        // Only UNSTABLE data depends on the verifier: a FILE_SYNC reply is
-        // final, whatever verifier a restarted server gives it.
-        if (res.committed == nfs3::UNSTABLE) CheckVerf(res.verf, "WRITE");
+        CheckVerf(res.verf, "WRITE");
         done_ += count;
       }
     }
