@@ -12,6 +12,12 @@
 #   reboot    the client VM killed while a process holds an NLM lock, booted
 #             again; the lock must then be free for another host
 #             (tests/nlm/nlm_lock_tool in the lab namespace)
+#   pause     with --cephfs: the MDS or the OSD of the one-node Ceph cluster
+#             (tests/fixtures/ceph-cluster.sh, in the lab namespace) stopped
+#             with SIGSTOP for 10-40 s, then SIGCONT
+# --cephfs exports the root of that cluster's file system (cephfs=/) instead
+# of the ext4 image; its events default to kill9,takeover,netem,pause,reboot
+# (no enospc: it fills the ext4 image).
 # Clients, all checking what they read:
 #   - the Linux kernel client in the lab VM (hard TCP mount with NLM):
 #     tests/chaos/fsx_lite.py on one file, a tree copy loop (cp -a, md5sum -c,
@@ -23,7 +29,7 @@
 #     write verifier fails an UNSTABLE run. Such a run counts as interrupted
 #     when a kill -9 or ENOSPC was under way, as an error otherwise.
 #   bench/chaos.sh [--minutes 30] [--seed S] [--events kill9,takeover,netem,enospc,reboot]
-#                  [--nfs3d BIN] [--nfs3bench BIN] [--nlm-tool BIN] [--keep]
+#                  [--cephfs] [--nfs3d BIN] [--nfs3bench BIN] [--nlm-tool BIN] [--keep]
 # Prints the table (bench/chaos_table.py): per event type the count and the
 # longest pause a client saw; calls, bytes verified, application errors
 # (ENOSPC while the export was full counted apart), retransmissions, the
@@ -35,7 +41,8 @@ TEST_NAME=chaos
 source "$REPO/tests/integration/lib.sh"
 MINUTES=30
 SEED=1
-EVENTS=kill9,takeover,netem,enospc,reboot
+EVENTS=""
+CEPHFS=0
 KEEP=0
 NFS3D=$REPO/build/daemon/nfs3d
 NFS3BENCH=$REPO/build/tools/nfs3bench/nfs3bench
@@ -46,6 +53,7 @@ while [ $# -gt 0 ]; do
     --minutes) MINUTES=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
     --events) EVENTS=$2; shift 2 ;;
+    --cephfs) CEPHFS=1; shift ;;
     --nfs3d) NFS3D=$2; shift 2 ;;
     --nfs3bench) NFS3BENCH=$2; shift 2 ;;
     --nlm-tool) TOOL=$2; shift 2 ;;
@@ -53,6 +61,12 @@ while [ $# -gt 0 ]; do
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
+if [ -z "$EVENTS" ]; then
+  EVENTS=kill9,takeover,netem,enospc,reboot
+  [ "$CEPHFS" = 0 ] || EVENTS=kill9,takeover,netem,pause,reboot
+fi
+[ "$CEPHFS" = 1 ] || [[ ,$EVENTS, != *,pause,* ]] || fail "pause needs --cephfs"
+[ "$CEPHFS" = 0 ] || [[ ,$EVENTS, != *,enospc,* ]] || fail "enospc fills the ext4 export: not with --cephfs"
 [ -x "$NFS3D" ] && [ -x "$NFS3BENCH" ] && [ -x "$TOOL" ] || fail "build nfs3d, nfs3bench, nlm_lock_tool"
 export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-chaos} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dch0}
 STATE_DIR=/run/nfs-lab/$NFS_LAB_NS
@@ -69,6 +83,7 @@ cleanup() {
   rm -f "$OUT/full"
   [ -z "${STREAM_PIDS:-}" ] || wait $STREAM_PIDS 2> /dev/null || true
   stop_started
+  [ "$CEPHFS" = 0 ] || lab_stop_ceph
   "$LAB" down > /dev/null 2>&1 || true
   mountpoint -q "$WORK/export" 2> /dev/null && umount "$WORK/export"
   rm -rf "$WORK"
@@ -76,13 +91,21 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The export: a small ext4 file system of its own, so it can be filled.
+# The export: a small ext4 file system of its own, so it can be filled, or
+# (--cephfs) the root of the cluster's file system.
 make_lab_export
-truncate -s 512M "$OUT/export.img"
-mkfs.ext4 -q -m 0 -F "$OUT/export.img"
-mount -o loop "$OUT/export.img" "$WORK/export"
-chmod 777 "$WORK/export"
+EXPORT=$WORK/export
+if [ "$CEPHFS" = 1 ]; then
+  EXPORT=/ceph
+  echo "/ceph 10.200.0.0/24(rw,no_root_squash,insecure,cephfs=/)" > "$WORK/exports"
+else
+  truncate -s 512M "$OUT/export.img"
+  mkfs.ext4 -q -m 0 -F "$OUT/export.img"
+  mount -o loop "$OUT/export.img" "$WORK/export"
+  chmod 777 "$WORK/export"
+fi
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" on
+[ "$CEPHFS" = 0 ] || ceph_conf_section "$WORK/nfs3d.conf"
 printf '\n[nlm]\ngrace_period = 15\n' >> "$WORK/nfs3d.conf"
 
 # The tree the guest copies: seeded files and their MD5SUMS.
@@ -106,13 +129,19 @@ PY
 chmod -R a+rX "$DATA"
 
 "$LAB" up --no-rpcbind > /dev/null
+[ "$CEPHFS" = 0 ] || lab_start_ceph
 NFS3D_PID=""
 start_nfs3d() {
   "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2>> "$OUT/nfs3d.log" &
   NFS3D_PID=$!
   PIDS+=("$NFS3D_PID")
-  wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 || wait_for "$LAB" exec -- \
-    rpcinfo -T tcp 127.0.0.1 100003 3 || { tail "$OUT/nfs3d.log" >&2; fail "nfs3d did not come up"; }
+  # Up to 2 min: with --cephfs a paused MDS or OSD delays the start.
+  local i
+  for i in $(seq 1 12); do
+    ! wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 || return 0
+  done
+  tail "$OUT/nfs3d.log" >&2
+  fail "nfs3d did not come up"
 }
 start_nfs3d
 
@@ -140,7 +169,7 @@ echo "statd state now \$(od -An -td4 /var/lib/nfs/state | tr -d ' ')"
 PRE
     pre=(--pre-mount "$OUT/premount$BOOT.sh")
   fi
-  "$LAB" mount-run --export "$WORK/export" --proto tcp --port 2049 --mountport 20048 \
+  "$LAB" mount-run --export "$EXPORT" --proto tcp --port 2049 --mountport 20048 \
     --opts "hard,lock" "${pre[@]}" --timeout $((SECONDS_TOTAL + 1800)) \
     --cmd-timeout $((SECONDS_TOTAL + 1200)) --out-dir "$OUT/boot$BOOT" \
     -- "bash $REPO/tests/chaos/guest_soak.sh $DATA $SEED $BOOT" 2>&1 | stamp > "$OUT/guest$BOOT.log" &
@@ -163,12 +192,12 @@ stream_loop() {
     n=$((n + 1))
     t0=$(now)
     rc=0
-    "$LAB" exec -- "$NFS3BENCH" run "10.200.0.1:$WORK/export" --proto "$proto" --port 2049 \
+    "$LAB" exec -- "$NFS3BENCH" run "10.200.0.1:$EXPORT" --proto "$proto" --port 2049 \
       --mount-port 20048 --workload write,read --size 8m --bs 64k --outstanding 4 \
       --stable "$stable" --timeout 60 --seed "$((SEED * 100000 + n))" --dir "s-$proto-$n" \
       > "$OUT/streams/$proto.$n.out" 2>&1 || rc=$?
     printf '%s\t%s\t%s\t%s\t%s\n' "$t0" "$(now)" "$proto" "$n" "$rc" >> "$OUT/streams.tsv"
-    [ "$rc" = 0 ] || { rm -rf "$WORK/export/s-$proto-$n"; sleep 1; }
+    [ "$rc" = 0 ] || { [ "$CEPHFS" = 1 ] || rm -rf "$WORK/export/s-$proto-$n"; sleep 1; }
   done
 }
 
@@ -195,7 +224,7 @@ takeover() {
     event takeover "$t0" "$(now)" "FAILED: the old nfs3d did not exit"
     return
   fi
-  for _ in $(seq 1 600); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
+  for _ in $(seq 1 1200); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
   if grep -q "serving NFSv3" "$hlog"; then
     event takeover "$t0" "$(now)" "handover $HANDOVERS"
   else
@@ -245,12 +274,27 @@ enospc() {
   sleep 1
   log "export full: $(df --output=avail -B1 "$WORK/export" | tail -1) bytes left"
 }
+PAUSE_T0=""
+PAUSED=""
+# pause mds|osd|off: SIGSTOP to a Ceph daemon, or SIGCONT to the one stopped.
+pause() {
+  local cluster=$REPO/tests/fixtures/ceph-cluster.sh
+  if [ "$1" = off ]; then
+    "$cluster" resume-daemon "$WORK/ceph" "$PAUSED"
+    event pause "$PAUSE_T0" "$(now)" "$PAUSED"
+    PAUSED=""
+  else
+    PAUSE_T0=$(now)
+    PAUSED=$1
+    "$cluster" pause-daemon "$WORK/ceph" "$PAUSED"
+  fi
+}
 reboot_vm() {
   local t0 lock=chaos-lock.$BOOT held free=none
   # The lock must be held now (by the guest), refused to another host.
   for _ in $(seq 1 300); do grep -q ' LOCK saved statd' "$OUT/guest$BOOT.log" && break; sleep 0.2; done
   held=0
-  "$LAB" exec -- "$TOOL" 10.200.0.1 "$WORK/export" "$lock" test > /dev/null 2>&1 || held=$?
+  "$LAB" exec -- "$TOOL" 10.200.0.1 "$EXPORT" "$lock" test > /dev/null 2>&1 || held=$?
   t0=$(now)
   kill -KILL "$(cat "$STATE_DIR/qemu.pid")"
   wait "$VM_PID" 2> /dev/null || true
@@ -261,10 +305,10 @@ reboot_vm() {
   t1=$(now)
   for _ in $(seq 1 90); do
     rc=0
-    "$LAB" exec -- "$TOOL" 10.200.0.1 "$WORK/export" "$lock" lock > /dev/null 2>&1 || rc=$?
+    "$LAB" exec -- "$TOOL" 10.200.0.1 "$EXPORT" "$lock" lock > /dev/null 2>&1 || rc=$?
     if [ "$rc" = 0 ]; then
       free=$(awk -v a="$t1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-      "$LAB" exec -- "$TOOL" 10.200.0.1 "$WORK/export" "$lock" unlock > /dev/null 2>&1 || true
+      "$LAB" exec -- "$TOOL" 10.200.0.1 "$EXPORT" "$lock" unlock > /dev/null 2>&1 || true
       break
     fi
     sleep 1
@@ -295,6 +339,8 @@ while read -r at action arg; do
     netem-off) netem off ;;
     enospc-on) enospc on ;;
     enospc-off) enospc off ;;
+    pause-on) pause "$arg" ;;
+    pause-off) pause off ;;
     reboot) reboot_vm ;;
   esac
 done < "$SCHEDULE"

@@ -5,9 +5,9 @@ seed, the length and the event types: one line per action,
 OFFSET_S from the start of the soak. Actions: kill9 DOWN_S (kill -9 nfs3d,
 restart it DOWN_S later), takeover, netem-on SPEC (SPEC with '_' for spaces),
 netem-off, enospc-on, enospc-off, reboot (the client VM killed while it holds
-a lock, booted again). First each type alone, in the order given, with quiet
+a lock, booted again), pause-on mds|osd, pause-off (a Ceph daemon stopped). First each type alone, in the order given, with quiet
 time around it; then, until a minute before the end, the types mixed: a new
-event every 10-40 s, netem and ENOSPC lasting 20-90 s, so that kills,
+event every 10-40 s, netem and ENOSPC lasting 20-90 s, pauses 10-40 s, so that kills,
 handovers and reboots fall into them.
 usage: chaos_schedule.py SEED SECONDS TYPES(comma-separated)
 """
@@ -18,8 +18,9 @@ NETEM = ["loss_3%", "loss_10%", "duplicate_10%", "delay_3ms_reorder_25%_50%",
          "delay_1ms_loss_2%_duplicate_5%_reorder_10%"]
 # How long a type keeps the soak busy when alone (seconds after its start
 # before the next one may come), and its weight when mixed.
-ALONE_GAP = {"kill9": 40, "takeover": 60, "netem": 80, "enospc": 60, "reboot": 180}
-WEIGHT = {"kill9": 3, "takeover": 3, "netem": 2, "enospc": 1, "reboot": 1}
+ALONE_GAP = {"kill9": 40, "takeover": 60, "netem": 80, "enospc": 60, "reboot": 180, "pause": 70}
+WEIGHT = {"kill9": 3, "takeover": 3, "netem": 2, "enospc": 1, "reboot": 1, "pause": 2}
+DURATION = {"netem": (20, 90), "enospc": (15, 45), "pause": (10, 40)}
 MIN_REBOOT_GAP = 300  # a reboot costs a boot of the emulated VM
 
 
@@ -27,7 +28,7 @@ def main():
     seed, seconds, types = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
     rng = random.Random(seed)
     plan = []
-    busy_until = {"netem": -1.0, "enospc": -1.0}
+    busy_until = {"netem": -1.0, "enospc": -1.0, "pause": -1.0}
     last_reboot = -1e9
 
     def add(t, kind):
@@ -39,8 +40,12 @@ def main():
             if kind == "reboot":
                 last_reboot = t
         else:
-            dur = rng.uniform(20, 90) if kind == "netem" else rng.uniform(15, 45)
-            arg = rng.choice(NETEM) if kind == "netem" else "-"
+            dur = rng.uniform(*DURATION[kind])
+            arg = "-"
+            if kind == "netem":
+                arg = rng.choice(NETEM)
+            elif kind == "pause":
+                arg = rng.choice(["mds", "osd"])
             plan.append((t, f"{kind}-on", arg))
             plan.append((t + dur, f"{kind}-off", "-"))
             busy_until[kind] = t + dur

@@ -203,7 +203,7 @@ def main():
     print()
     print(f"{'event':<10} {'count':>5}  {'longest pause s: kernel client':>30}  "
           f"{'nfs3bench':>14}  notes")
-    for kind in ("kill9", "takeover", "netem", "enospc", "reboot"):
+    for kind in ("kill9", "takeover", "netem", "enospc", "pause", "reboot"):
         if kind not in longest:
             continue
         ev = longest[kind]
@@ -215,6 +215,8 @@ def main():
             notes = f"{n - len(bad)} completed, {len(bad)} failed"
         elif kind == "netem":
             notes = "; ".join(sorted(set(details)))
+        elif kind == "pause":
+            notes = ", ".join(f"{d} {details.count(d)}" for d in sorted(set(details)))
         elif kind == "reboot":
             notes = " | ".join(details)
             problems += [f"reboot: {d}" for d in details
