@@ -11,9 +11,13 @@ timestamps them to measure pauses) and one DONE line:
   FSX ops=N bytes_verified=B errors=E enospc=X mismatches=M
 ENOSPC is counted apart from other errors: the soak fills the export on
 purpose. After any error the file is rewritten from the shadow copy (the
-page cache may hold writes the server refused). A mismatch stops the run,
-writes the last operations to --log, and exits 1; other errors exit 1 at
-the end.
+page cache may hold writes the server refused). A write(2) into the page
+cache succeeds even if the server later refuses the WRITE with NFS3ERR_NOSPC:
+the Linux client then drops its cached pages (a read shows the server's
+older data) and reports ENOSPC at the next fsync or close. So a mismatch
+followed by an fsync that fails with ENOSPC counts as ENOSPC (the write was
+refused, not lost); any other mismatch stops the run, writes the last
+operations to --log, and exits 1; other errors exit 1 at the end.
 """
 import argparse
 import errno
@@ -33,6 +37,7 @@ class Fsx:
         self.ops = self.verified = self.errors = self.enospc = self.mismatches = 0
         self.history = []
         self.last_print = 0.0
+        self.mismatch = ""
 
     def open(self):
         self.fd = os.open(self.a.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -55,11 +60,10 @@ class Fsx:
         if len(data) != len(want) or data != want:
             bad = next((i for i in range(min(len(data), len(want))) if data[i] != want[i]),
                        min(len(data), len(want)))
-            self.mismatches += 1
             self.note(f"MISMATCH {what} offset={offset} len={len(data)} want_len={len(want)} "
                       f"first_bad={offset + bad}")
-            print(f"FSX MISMATCH op={self.ops} {what} offset={offset} got={len(data)} bytes "
-                  f"want={len(want)} first difference at file offset {offset + bad}", flush=True)
+            self.mismatch = (f"{what} offset={offset} got={len(data)} bytes want={len(want)} "
+                             f"first difference at file offset {offset + bad}")
             return False
         self.verified += len(data)
         return True
@@ -107,9 +111,7 @@ class Fsx:
         self.open()
         size = os.fstat(self.fd).st_size
         if size != len(self.shadow):
-            self.mismatches += 1
-            print(f"FSX MISMATCH op={self.ops} size after reopen {size}, want {len(self.shadow)}",
-                  flush=True)
+            self.mismatch = f"size after reopen {size}, want {len(self.shadow)}"
             return False
         return self.compare(0, os.pread(self.fd, size + 1, 0), "reopen-read")
 
@@ -125,6 +127,17 @@ class Fsx:
             return self.compare(0, bytes(buf[:got]), "direct-read")
         finally:
             os.close(fd)
+
+    def refused_write(self):
+        """After a mismatch: whether fsync reports that the server refused a
+        write (ENOSPC), which explains it."""
+        try:
+            os.fsync(self.fd)
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT):
+                return True
+            self.note(f"fsync after the mismatch: {e}")
+        return False
 
     def resync(self):
         # After an error the page cache may hold data the server refused:
@@ -165,7 +178,14 @@ class Fsx:
             self.ops += 1
             try:
                 if op() is False:
-                    return self.finish()
+                    if not self.refused_write():
+                        self.mismatches += 1
+                        print(f"FSX MISMATCH op={self.ops} {self.mismatch}", flush=True)
+                        return self.finish()
+                    self.enospc += 1
+                    print(f"FSX ENOSPC op={self.ops} {self.history[-1]}: mismatch ({self.mismatch})"
+                          " after a write the server refused (fsync: ENOSPC)", flush=True)
+                    self.resync()
             except OSError as e:
                 if e.errno in (errno.ENOSPC, errno.EDQUOT):
                     self.enospc += 1
