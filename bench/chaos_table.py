@@ -12,7 +12,9 @@ checked or removed), the end of every good nfs3bench run (8 MiB written,
 read back and read again). An event's pause is the longest gap between two
 marks of one client that overlaps the event (from its start to 5 s after its
 end); gaps across a client reboot count only for the reboot (from the kill to
-fsx's first progress line in the new boot).
+fsx's first progress line in the new boot). The "alone" columns take only the
+events whose window overlaps no other event's, and only pauses that began at
+most 3 s before the event: what that fault alone costs.
 """
 import glob
 import json
@@ -154,14 +156,17 @@ class Streams:
                                              f"{why}")
 
 
-def longest_gap(marks, s, e, kernel):
+def longest_gap(marks, s, e, kernel, since=None):
     """The longest gap between two marks of one client (kernel client's or
-    nfs3bench's) that overlaps [s, e]: (seconds, client)."""
+    nfs3bench's) that overlaps [s, e] (and starts after `since`):
+    (seconds, client)."""
     best = (0.0, "-")
     for client, ts in marks.items():
         if client.startswith("nfs3bench") == kernel:
             continue
         for a, b in zip(ts, ts[1:]):
+            if since is not None and a < since:
+                continue
             if overlaps(a, b, s, e) and b - a > best[0]:
                 best = (b - a, client.split("#")[0])
     return best
@@ -173,6 +178,8 @@ def pauses(events, marks, first_fsx):
     longest = {}
     for ev in events:
         s, e = ev["start"], ev["end"] + SLACK
+        alone = not any(o is not ev and overlaps(o["start"], o["end"] + SLACK, s, e)
+                        for o in events)
         kernel = longest_gap(marks, s, e, True)
         if ev["type"] == "reboot":
             after = [t for t in first_fsx.values() if t > ev["start"]]
@@ -180,8 +187,16 @@ def pauses(events, marks, first_fsx):
                 kernel = (min(after) - ev["start"], "boot")
         streams = longest_gap(marks, s, e, False)
         cur = longest.setdefault(ev["type"], dict(n=0, details=[], kernel=(0.0, "-"),
-                                                  streams=(0.0, "-")))
+                                                  streams=(0.0, "-"), alone=0,
+                                                  alone_kernel=0.0, alone_streams=0.0))
         cur["n"] += 1
+        if alone:  # and only pauses that began at most 3 s before it
+            cur["alone"] += 1
+            since = s - 3
+            k = kernel[0] if ev["type"] == "reboot" else longest_gap(marks, s, e, True, since)[0]
+            cur["alone_kernel"] = max(cur["alone_kernel"], k)
+            cur["alone_streams"] = max(cur["alone_streams"],
+                                       longest_gap(marks, s, e, False, since)[0])
         cur["details"].append(ev["detail"])
         cur["kernel"] = max(cur["kernel"], kernel)
         cur["streams"] = max(cur["streams"], streams)
@@ -204,8 +219,9 @@ def main():
           f"events {p['events']}, {p['boots']} boot(s) of the client VM")
     print(f"replay: bench/chaos.sh {p['args']}")
     print()
-    print(f"{'event':<10} {'count':>5}  {'longest pause s: kernel client':>30}  "
-          f"{'nfs3bench':>14}  notes")
+    print(f"{'':<16} {'longest pause s, all':>31}  {'alone':>17}")
+    print(f"{'event':<10} {'count':>5}  {'kernel client':>16}  {'nfs3bench':>12}  {'count':>5} "
+          f"{'kernel':>6} {'nfs3b.':>6}  notes")
     for kind in ("kill9", "takeover", "netem", "enospc", "pause", "reboot"):
         if kind not in longest:
             continue
@@ -221,12 +237,17 @@ def main():
         elif kind == "pause":
             notes = ", ".join(f"{d} {details.count(d)}" for d in sorted(set(details)))
         elif kind == "reboot":
-            notes = " | ".join(details)
+            held = sum("before: 1 " in d for d in details)
+            secs = [float(m.group(1)) for d in details
+                    for m in [re.search(r"another host ([0-9.]+) s", d)] if m]
+            notes = (f"lock held at the kill {held}/{n}, free for another host after the new "
+                     f"boot {len(secs)}/{n}"
+                     + (f" ({min(secs):.1f}-{max(secs):.1f} s after its clients started)" if secs else ""))
             problems += [f"reboot: {d}" for d in details
                          if "free for another host none" in d or "before: 1 " not in d]
         k, st_ = ev["kernel"], ev["streams"]
-        print(f"{kind:<10} {n:>5}  {k[0]:>22.1f} ({k[1]:>5})  {st_[0]:>8.1f} ({st_[1][10:]:>3})  "
-              f"{notes}")
+        print(f"{kind:<10} {n:>5}  {k[0]:>8.1f} ({k[1]:>5})  {st_[0]:>6.1f} ({st_[1][10:]:>3})  "
+              f"{ev['alone']:>5} {ev['alone_kernel']:>6.1f} {ev['alone_streams']:>6.1f}  {notes}")
     print()
 
     windows = [(ev["start"], ev["end"] + ENOSPC_GRACE) for ev in events if ev["type"] == "enospc"]
