@@ -61,6 +61,7 @@ while [ $# -gt 0 ]; do
     *) echo "usage: see the head of $0" >&2; exit 2 ;;
   esac
 done
+[[ $MINUTES =~ ^[1-9][0-9]*$ ]] || fail "--minutes wants a whole number"
 if [ -z "$EVENTS" ]; then
   EVENTS=kill9,takeover,netem,enospc,reboot
   [ "$CEPHFS" = 0 ] || EVENTS=kill9,takeover,netem,pause,reboot
