@@ -136,10 +136,12 @@ start_nfs3d() {
   "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2>> "$OUT/nfs3d.log" &
   NFS3D_PID=$!
   PIDS+=("$NFS3D_PID")
-  # Up to 2 min: with --cephfs a paused MDS or OSD delays the start.
+  # Up to 2 min: with --cephfs a paused MDS or OSD delays the start (and
+  # is resumed here once its time is up: the schedule waits for this).
   local i
   for i in $(seq 1 12); do
     ! wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 || return 0
+    pause_due
   done
   tail "$OUT/nfs3d.log" >&2
   fail "nfs3d did not come up"
@@ -225,7 +227,11 @@ takeover() {
     event takeover "$t0" "$(now)" "FAILED: the old nfs3d did not exit"
     return
   fi
-  for _ in $(seq 1 1200); do grep -q "serving NFSv3" "$hlog" && break; sleep 0.1; done
+  for i in $(seq 1 1200); do
+    grep -q "serving NFSv3" "$hlog" && break
+    [ $((i % 50)) != 0 ] || pause_due
+    sleep 0.1
+  done
   if grep -q "serving NFSv3" "$hlog"; then
     event takeover "$t0" "$(now)" "handover $HANDOVERS"
   else
@@ -277,18 +283,29 @@ enospc() {
 }
 PAUSE_T0=""
 PAUSED=""
+PAUSE_END=""
 # pause mds|osd|off: SIGSTOP to a Ceph daemon, or SIGCONT to the one stopped.
 pause() {
   local cluster=$REPO/tests/fixtures/ceph-cluster.sh
   if [ "$1" = off ]; then
+    [ -n "$PAUSED" ] || return 0  # resumed already by pause_due
     "$cluster" resume-daemon "$WORK/ceph" "$PAUSED"
     event pause "$PAUSE_T0" "$(now)" "$PAUSED"
     PAUSED=""
   else
     PAUSE_T0=$(now)
     PAUSED=$1
+    PAUSE_END=$(awk -v t="$2" '$1 > t && $2 == "pause-off" { print $1; exit }' "$SCHEDULE")
     "$cluster" pause-daemon "$WORK/ceph" "$PAUSED"
   fi
+}
+# pause_due: ends a pause whose scheduled end has passed (while a kill -9 or
+# handover waits for nfs3d, which waits for the paused daemon).
+pause_due() {
+  [ -n "$PAUSED" ] || return 0
+  awk -v t0="$T0" -v e="$PAUSE_END" -v n="$(now)" 'BEGIN { exit !(n >= t0 + e) }' || return 0
+  log "the pause of the $PAUSED ends on time, during the wait for nfs3d"
+  pause off
 }
 reboot_vm() {
   local t0 lock=chaos-lock.$BOOT held free=none
@@ -340,7 +357,7 @@ while read -r at action arg; do
     netem-off) netem off ;;
     enospc-on) enospc on ;;
     enospc-off) enospc off ;;
-    pause-on) pause "$arg" ;;
+    pause-on) pause "$arg" "$at" ;;
     pause-off) pause off ;;
     reboot) reboot_vm ;;
   esac
