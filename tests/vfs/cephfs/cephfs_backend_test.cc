@@ -802,10 +802,7 @@ TEST_F(CephfsBackendTest, EvictedSessionIsReplacedByANewOne) {
                           StableHow::kFileSync, &wcc)
                   .ok());
   const uint64_t evicted = backend_->session_id();
-  const std::string cmd = "ceph -c '" + ClusterDir() + "/ceph.conf' -k '" + ClusterDir() +
-                          "/keyring' -n client.admin --connect-timeout 20 tell mds.a session " +
-                          "evict id=" + std::to_string(evicted) + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_EQ(EvictSession(evicted), 0) << "ceph tell mds.a session evict id=" << evicted;
   // Served again within a few probes, from a new session.
   bool served = false;
   for (int i = 0; i < 300 && !served; ++i) {
@@ -834,10 +831,7 @@ TEST_F(CephfsBackendTest, SetAttrReachesTheMdsBeforeItReturns) {
   Wcc wcc;
   ASSERT_TRUE(backend_->SetAttr(kRoot, fh, mode, std::nullopt, &wcc).ok());
   const uint64_t evicted = backend_->session_id();
-  const std::string cmd = "ceph -c '" + ClusterDir() + "/ceph.conf' -k '" + ClusterDir() +
-                          "/keyring' -n client.admin --connect-timeout 20 tell mds.a session " +
-                          "evict id=" + std::to_string(evicted) + " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_EQ(EvictSession(evicted), 0) << "ceph tell mds.a session evict id=" << evicted;
   bool served = false;
   for (int i = 0; i < 300 && !served; ++i) {
     served = backend_->session_id() != evicted && backend_->GetAttr(kRoot, fh).ok();

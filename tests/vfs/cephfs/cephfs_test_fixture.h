@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -23,6 +24,16 @@ inline const Cred kCephRoot{0, 0, {}};
 inline std::string ClusterDir() {
   const char* dir = std::getenv("NFS3D_CEPH_DIR");
   return dir ? dir : "";
+}
+
+// Has the MDS evict the client session `id` (`ceph tell mds.a session
+// evict`), as it does to a head paused past the session timeout; 0 when the
+// command succeeded.
+inline int EvictSession(uint64_t id) {
+  const std::string cmd = "ceph -c '" + ClusterDir() + "/ceph.conf' -k '" + ClusterDir() +
+                          "/keyring' -n client.admin --connect-timeout 20 tell mds.a session " +
+                          "evict id=" + std::to_string(id) + " >/dev/null 2>&1";
+  return std::system(cmd.c_str());
 }
 
 // Options for a backend on the test cluster as client.admin.
