@@ -11,23 +11,39 @@
 
 namespace nfs3d::powercut {
 
+namespace {
+
+// The reply handler of a call made here and drained at once: marks it done,
+// turns a transport failure into UNAVAILABLE, and hands the results to
+// `decode`, which sets *result when they are not what it wants. `decode`
+// must outlive the call (a named local of the caller, which drains it).
+auto OnReply(bool* done, absl::Status* result,
+             absl::FunctionRef<void(xdr::Decoder&, absl::Status*)> decode) {
+  return [done, result, decode](const absl::Status& st, absl::Span<const uint8_t> results) {
+    *done = true;
+    if (!st.ok()) {
+      *result = absl::UnavailableError(st.message());
+      return;
+    }
+    xdr::Decoder d(results);
+    decode(d, result);
+  };
+}
+
+}  // namespace
+
 absl::Status SendJournaled(bench::Session& s, JournalWriter& journal, uint32_t proc,
                            const std::string& args, absl::FunctionRef<bool(xdr::Decoder&)> decode) {
   bool done = false;
   absl::Status result;
   const auto bytes =
       absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(args.data()), args.size());
+  const auto check = [&](xdr::Decoder& d, absl::Status* r) {
+    if (!decode(d)) *r = absl::DataLossError("malformed results");
+  };
   const uint32_t xid = s.rpc().Start(
       nfs3::kProgram, nfs3::kVersion, proc, [&](xdr::Encoder& e) { e.FixedOpaque(bytes); },
-      [&](const absl::Status& st, absl::Span<const uint8_t> results) {
-        done = true;
-        if (!st.ok()) {
-          result = absl::UnavailableError(st.message());
-          return;
-        }
-        xdr::Decoder d(results);
-        if (!decode(d)) result = absl::DataLossError("malformed results");
-      });
+      OnReply(&done, &result, check));
   if (absl::Status st = journal.Append({"sent", absl::StrCat(xid), absl::StrCat(proc), Hex(bytes)});
       !st.ok()) {
     return st;
@@ -85,24 +101,18 @@ absl::Status ReadAt(bench::Session& s, const nfs3::nfs_fh3& fh, uint64_t offset,
                     std::string* data) {
   bool done = false;
   absl::Status result;
+  const auto take = [&](xdr::Decoder& d, absl::Status* r) {
+    nfs3::READ3res res;
+    if (!xdr::Decode(d, &res)) {
+      *r = absl::DataLossError("READ: malformed reply");
+    } else if (res.status != nfs3::NFS3_OK) {
+      *r = NfsFailure("READ", res.status, absl::StrCat("at ", offset));
+    } else {
+      data->assign(reinterpret_cast<const char*>(res.data.data()), res.data.size());
+    }
+  };
   s.rpc().StartCall(nfs3::kProgram, nfs3::kVersion, nfs3::kRead, nfs3::READ3args{fh, offset, count},
-                    [&](const absl::Status& st, absl::Span<const uint8_t> results) {
-                      done = true;
-                      if (!st.ok()) {
-                        result = absl::UnavailableError(st.message());
-                        return;
-                      }
-                      xdr::Decoder d(results);
-                      nfs3::READ3res res;
-                      if (!xdr::Decode(d, &res)) {
-                        result = absl::DataLossError("READ: malformed reply");
-                      } else if (res.status != nfs3::NFS3_OK) {
-                        result = NfsFailure("READ", res.status, absl::StrCat("at ", offset));
-                      } else {
-                        data->assign(reinterpret_cast<const char*>(res.data.data()),
-                                     res.data.size());
-                      }
-                    });
+                    OnReply(&done, &result, take));
   absl::Status drained = s.rpc().Drain(absl::Now() + s.options().timeout);
   if (!done) return absl::UnavailableError(absl::StrCat("READ: ", drained.message()));
   return result;
