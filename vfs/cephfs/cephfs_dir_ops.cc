@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "vfs/backend_helpers.h"
 #include "vfs/cephfs/cephfs_acl.h"
+#include "vfs/cephfs/cephfs_exclusive_create.h"
 #include "vfs/cephfs/cephfs_impl.h"
 #include "vfs/cephfs/cephfs_quota.h"
 #include "vfs/posix_permission.h"
@@ -31,11 +32,14 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
   return impl->MakeEntry(
       cred, dir, name, dir_wcc, "create", apply, /*regular=*/true,
       [&](Inode* parent, const char* n, UserPerm* perm, Inode** in) {
+        if (mode == CreateMode::kExclusive) {
+          return CreateExclusive(cm, parent, n, verifier, cred.uid, perm, in);
+        }
         // Always O_EXCL: an existing file is never opened (an open needs read
         // or write permission that the caller may lack, e.g. on a file it may
         // only write, and UNCHECKED asks for neither).
         const int flags = O_CREAT | O_EXCL | O_RDWR;
-        const mode_t perms = mode == CreateMode::kExclusive ? 0600 : attrs.mode.value_or(0600);
+        const mode_t perms = attrs.mode.value_or(0600);
         Fh* fh = nullptr;
         struct ceph_statx stx;
         int rc = ceph_ll_create(cm, parent, n, perms, flags, in, &fh, &stx, kWantAttrs, 0, perm);
@@ -53,24 +57,9 @@ absl::StatusOr<CreateResult> CephfsBackend::Create(const Cred& cred, const FileH
           rest.size = attrs.size;
           return 0;
         }
-        if (rc == -EEXIST && mode == CreateMode::kExclusive) {
-          // A retransmission finds its own verifier: same file, success.
-          rc = ceph_ll_lookup(cm, parent, n, in, &stx, kWantAttrs, AT_SYMLINK_NOFOLLOW, perm);
-          if (rc < 0) return rc;
-          uint8_t stored[8];
-          int len = ceph_ll_getxattr(cm, *in, kVerifierXattr, stored, sizeof(stored),
-                                     ceph_mount_perms(cm));
-          if (len == 8 && std::memcmp(stored, verifier.data(), 8) == 0) return 0;
-          ceph_ll_put(cm, *in);
-          return -EEXIST;
-        }
         if (rc < 0) return rc;
         if (fh) ceph_ll_close(cm, fh);
-        if (mode != CreateMode::kExclusive) return 0;
-        rc = ceph_ll_setxattr(cm, *in, kVerifierXattr, verifier.data(), verifier.size(), 0,
-                              ceph_mount_perms(cm));
-        if (rc < 0) ceph_ll_put(cm, *in);
-        return rc;
+        return 0;
       });
 }
 
