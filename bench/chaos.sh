@@ -139,11 +139,12 @@ start_nfs3d() {
   # Up to 2 min after any pause ended: with --cephfs a paused MDS or OSD
   # delays the start, and is resumed here as soon as its time is up (the
   # schedule waits for this), not after a round of waiting.
-  local deadline=$((SECONDS + 120)) paused
+  local deadline=$((SECONDS + 120))
   until "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 > /dev/null 2>&1; do
-    paused=$PAUSED
-    pause_due
-    [ "$PAUSED" = "$paused" ] || deadline=$((SECONDS + 120))
+    if [ -n "${PAUSED:-}" ]; then  # (set by pause, below)
+      pause_due
+      [ -n "$PAUSED" ] || deadline=$((SECONDS + 120))
+    fi
     if [ "$SECONDS" -ge "$deadline" ]; then
       tail "$OUT/nfs3d.log" >&2
       fail "nfs3d did not come up"
