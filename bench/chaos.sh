@@ -136,15 +136,21 @@ start_nfs3d() {
   "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2>> "$OUT/nfs3d.log" &
   NFS3D_PID=$!
   PIDS+=("$NFS3D_PID")
-  # Up to 2 min: with --cephfs a paused MDS or OSD delays the start (and
-  # is resumed here once its time is up: the schedule waits for this).
-  local i
-  for i in $(seq 1 12); do
-    ! wait_for "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 || return 0
-    pause_due
+  # Up to 2 min after any pause ended: with --cephfs a paused MDS or OSD
+  # delays the start, and is resumed here as soon as its time is up (the
+  # schedule waits for this), not after a round of waiting.
+  local deadline=$((SECONDS + 120))
+  until "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 > /dev/null 2>&1; do
+    if [ -n "${PAUSED:-}" ]; then  # (set by pause, below)
+      pause_due
+      [ -n "$PAUSED" ] || deadline=$((SECONDS + 120))
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      tail "$OUT/nfs3d.log" >&2
+      fail "nfs3d did not come up"
+    fi
+    sleep 0.2
   done
-  tail "$OUT/nfs3d.log" >&2
-  fail "nfs3d did not come up"
 }
 start_nfs3d
 

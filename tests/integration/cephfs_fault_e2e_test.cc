@@ -9,6 +9,10 @@
 //  - the OSD stops answering: a COMMIT is answered JUKEBOX, and as its
 //    sync's outcome is unknown the write verifier changes, so the client
 //    resends; the data then survives a kill -9 and restart;
+//  - nfs3d killed (kill -9) while the MDS is stopped and started again: the
+//    new one waits for the MDS to end its predecessor's session, says so in
+//    its log, and serves once the MDS is back, with the data acknowledged
+//    before (the chaos soak's restart during an MDS pause);
 //  - a cluster that cannot be reached at start: nfs3d exits non-zero with a
 //    message naming the cluster and the step that failed.
 // Timing is printed, never asserted; the 60 s bounds only guard against a
@@ -267,6 +271,45 @@ TEST_F(CephfsFaultTest, StoppedOsdMakesCommitJukeboxAndChangesTheVerifier) {
   EXPECT_EQ(VerifierOf(commit(), false), after);
   std::printf("OSD resumed: COMMIT answered again after %.1f s, with a new verifier\n",
               SecondsSince(resumed));
+  EXPECT_NE(ReadAfterRestart(fh).find(data), std::string::npos);
+}
+
+TEST_F(CephfsFaultTest, RestartWhileMdsStoppedSaysWhatItWaitsForAndServesOnceItIsBack) {
+  const std::string fh = CreateOnCeph(absl::StrCat("restart-", getpid()));
+  ASSERT_FALSE(fh.empty());
+  const std::string data = "acknowledged before the MDS stopped and nfs3d was killed";
+  ASSERT_EQ(StatusOf(Write(fh, data, nfs3::FILE_SYNC)), 0u);
+
+  Pause("mds");
+  server_.Kill9();
+  const size_t log_from = server_.Log().size();
+  // The new nfs3d waits for the MDS to end the killed one's session: it must
+  // say so (after the [ceph] timeout, 3 s here). The MDS is resumed once it
+  // did, or when the log wait gave up (the test then fails).
+  bool said = false;
+  absl::Time resumed;
+  std::thread resumer([&] {
+    said = server_.WaitForLog("still waiting after", log_from);
+    Resume();
+    resumed = absl::Now();
+  });
+  const bool started = server_.Start();
+  resumer.join();
+  ASSERT_TRUE(started) << server_.Log().substr(log_from);
+  const double serving_seconds = SecondsSince(resumed);
+  const std::string log = server_.Log().substr(log_from);
+  EXPECT_TRUE(said) << log;
+  EXPECT_NE(log.find("ending the previous instance's session"), std::string::npos) << log;
+  EXPECT_NE(log.find("MDS_SLOW_METADATA_IO"), std::string::npos) << log;
+  EXPECT_NE(log.find("the MDS answered after"), std::string::npos) << log;
+  // The predecessor's session was ended, not skipped: its clients' locks
+  // and opens are released before this head grants any.
+  EXPECT_NE(log.find("ended the session of the previous instance"), std::string::npos) << log;
+  std::printf("nfs3d restarted while the MDS was stopped: served %.1f s after the MDS resumed\n",
+              serving_seconds);
+
+  c_ = Client();
+  EXPECT_EQ(StatusOf(Retry([&] { return Call(nfs3::kGetattr, Args().Opaque(fh).str()); })), 0u);
   EXPECT_NE(ReadAfterRestart(fh).find(data), std::string::npos);
 }
 

@@ -5,8 +5,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -16,6 +18,7 @@
 #include "vfs/cephfs/malloc_settings.h"
 #include "vfs/cephfs/object_cache_settings.h"
 #include "vfs/cephfs/shared_handle_key.h"
+#include "vfs/cephfs/stall_report.h"
 #include "vfs/siphash.h"
 #include "vfs/vfs_error.h"
 
@@ -73,6 +76,14 @@ absl::StatusOr<ceph_mount_info*> Connect(const CephfsOptions& options, const std
   return cm;
 }
 
+// Logs while a call waiting for the MDS (`what`) has not returned: first
+// after the [ceph] timeout, then every minute (or timeout, if longer).
+StallReport ReportStall(const CephfsOptions& options, const std::string& cluster,
+                        std::string what) {
+  const absl::Duration timeout = absl::Seconds(options.timeout_seconds);
+  return StallReport(cluster, std::move(what), timeout, std::max(timeout, absl::Minutes(1)));
+}
+
 // This head's CephFS session id: the same after a restart (host name, state
 // directory and its secret), another for every other head, also for heads
 // that share the handle key.
@@ -94,9 +105,14 @@ absl::Status EndSession(const CephfsOptions& options, const std::string& cluster
                         const std::string& uuid) {
   absl::StatusOr<ceph_mount_info*> reclaimer = Connect(options, cluster);
   if (!reclaimer.ok()) return reclaimer.status();
-  int rc = ceph_start_reclaim(*reclaimer, uuid.c_str(), CEPH_RECLAIM_RESET);
+  int rc;
+  {
+    StallReport stall = ReportStall(options, cluster,
+                                    absl::StrCat("ending the previous instance's session ", uuid));
+    rc = ceph_start_reclaim(*reclaimer, uuid.c_str(), CEPH_RECLAIM_RESET);
+    if (rc == 0) ceph_finish_reclaim(*reclaimer);
+  }
   if (rc == 0) {
-    ceph_finish_reclaim(*reclaimer);
     NFS3D_LOG_INFO("%s: ended the session of the previous instance (%s)", cluster.c_str(),
                    uuid.c_str());
   } else if (rc != -ENOENT) {
@@ -119,7 +135,12 @@ absl::StatusOr<ceph_mount_info*> OpenSession(const CephfsOptions& options,
   absl::StatusOr<ceph_mount_info*> cm = Connect(options, cluster);
   if (!cm.ok()) return cm.status();
   ceph_set_uuid(*cm, uuid.c_str());
-  int rc = ceph_mount(*cm, root.c_str());
+  int rc;
+  {
+    StallReport stall = ReportStall(
+        options, cluster, absl::StrCat("opening session ", uuid, " (mounting ", root, ")"));
+    rc = ceph_mount(*cm, root.c_str());
+  }
   if (rc < 0) {
     ceph_shutdown(*cm);
     std::string hint;

@@ -23,7 +23,11 @@
 //    options.timeout_seconds, and libcephfs's "timed out"/"not connected"
 //    errors become kErrJukebox. Requests to an MDS or OSD that stops
 //    answering wait until it is back: the daemon bounds them by calling this
-//    backend through a DeadlineBackend (vfs/deadline_backend.h).
+//    backend through a DeadlineBackend (vfs/deadline_backend.h). Opening a
+//    session and ending a previous instance's (at start, and when an evicted
+//    session is replaced) wait for the MDS unbounded, as they must finish
+//    before anything is served; from the timeout on, the log says what they
+//    wait for (stall_report.h).
 //  - A session the cluster ended (an eviction: every call of that mount
 //    fails from then on) is replaced by a new mount with the same exports
 //    and handles (session_watch.h).
