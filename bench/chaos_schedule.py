@@ -5,7 +5,9 @@ seed, the length and the event types: one line per action,
 OFFSET_S from the start of the soak. Actions: kill9 DOWN_S (kill -9 nfs3d,
 restart it DOWN_S later), takeover, netem-on SPEC (SPEC with '_' for spaces),
 netem-off, enospc-on, enospc-off, reboot (the client VM killed while it holds
-a lock, booted again), pause-on mds|osd, pause-off (a Ceph daemon stopped). First each type alone, in the order given, with quiet
+a lock, booted again), pause-on mds|osd, pause-off (a Ceph daemon stopped),
+failover DOWN_S (head1's machine killed, booted again DOWN_S later). First
+each type alone, in the order given, with quiet
 time around it; then, until a minute before the end, the types mixed: a new
 event every 10-40 s, netem and ENOSPC lasting 20-90 s, pauses 10-40 s, so that kills,
 handovers and reboots fall into them.
@@ -18,8 +20,10 @@ NETEM = ["loss_3%", "loss_10%", "duplicate_10%", "delay_3ms_reorder_25%_50%",
          "delay_1ms_loss_2%_duplicate_5%_reorder_10%"]
 # How long a type keeps the soak busy when alone (seconds after its start
 # before the next one may come), and its weight when mixed.
-ALONE_GAP = {"kill9": 40, "takeover": 60, "netem": 80, "enospc": 60, "reboot": 180, "pause": 70}
-WEIGHT = {"kill9": 3, "takeover": 3, "netem": 2, "enospc": 1, "reboot": 1, "pause": 2}
+ALONE_GAP = {"kill9": 40, "takeover": 60, "netem": 80, "enospc": 60, "reboot": 180, "pause": 70,
+             "failover": 120}
+WEIGHT = {"kill9": 3, "takeover": 3, "netem": 2, "enospc": 1, "reboot": 1, "pause": 2,
+          "failover": 1}
 DURATION = {"netem": (20, 90), "enospc": (15, 45), "pause": (10, 40)}
 MIN_REBOOT_GAP = 300  # a reboot costs a boot of the emulated VM
 
@@ -35,6 +39,8 @@ def main():
         nonlocal last_reboot
         if kind == "kill9":
             plan.append((t, "kill9", f"{rng.uniform(0.5, 3):.1f}"))
+        elif kind == "failover":
+            plan.append((t, "failover", f"{rng.uniform(20, 45):.0f}"))
         elif kind in ("takeover", "reboot"):
             plan.append((t, kind, "-"))
             if kind == "reboot":
