@@ -18,14 +18,15 @@
 #   failover  with --cephfs: the machine of the head the clients mount
 #             killed (keepalived moves its address to the other machine,
 #             which starts the head; the clients reclaim their locks), and
-#             booted again 20-45 s later (failback)
+#             booted again 20-45 s later (failback; the clients reclaim
+#             again)
 # --cephfs exports the root of that cluster's file system (cephfs=/) instead
 # of the ext4 image; its events default to kill9,takeover,netem,pause,reboot,
 # failover (no enospc: it fills the ext4 image). With failover among the
 # events the clients mount head1's floating address in the multi-head lab
 # (tests/integration/heads_lib.sh: two machines, each a network namespace
 # running keepalived and one head over the cluster); kill9 and takeover
-# then act on the machine that runs head1.
+# then act on head1 where it runs (on the survivor during a failover).
 # Clients, all checking what they read:
 #   - the Linux kernel client in the lab VM (hard TCP mount with NLM):
 #     tests/chaos/fsx_lite.py on one file, a tree copy loop (cp -a, md5sum -c,
@@ -322,36 +323,40 @@ check_guest_lock() {
     *) LOCK_STATE="error $(cat "$rcf" 2> /dev/null)" ;;
   esac
 }
-# failover DOWN: machine 0, head1's, crashes (machine_crash); keepalived on
+# failover on: machine 0, head1's, crashes (machine_crash); keepalived on
 # machine 1 takes head1's address and starts head1 there, which ends the
 # dead instance's CephFS session and declares the grace period: the guest
-# must reclaim its lock. DOWN s after the crash machine 0 boots again and
-# takes head1 back (failback), and the guest reclaims its lock again.
+# must reclaim its lock. Until failover off, kill9 and takeover act on
+# head1 there. failover off: machine 0 boots again and takes head1 back
+# (failback); the guest reclaims its lock again.
+FAILOVER_T0=""
+FAILOVER_NOTE=""
 failover() {
-  local t0 t1 over back lock1 lock2
-  t0=$(now)
-  [ "$(head_machine head1)" = 0 ] || fail "failover: head1 does not run on ${MACHINES[0]}"
-  machine_crash 0
-  SERVER_M=1
-  if ! wait_resuming 180 server_serves; then
-    event failover "$t0" "$(now)" "FAILED: head1 did not start on ${MACHINES[1]}"
-    fail "failover: head1 did not start on ${MACHINES[1]}"
+  local t1 back
+  if [ "$1" = on ]; then
+    FAILOVER_T0=$(now)
+    [ "$(head_machine head1)" = 0 ] || fail "failover: head1 does not run on ${MACHINES[0]}"
+    machine_crash 0
+    SERVER_M=1
+    if ! wait_resuming 180 server_serves; then
+      event failover "$FAILOVER_T0" "$(now)" "FAILED: head1 did not start on ${MACHINES[1]}"
+      fail "failover: head1 did not start on ${MACHINES[1]}"
+    fi
+    FAILOVER_NOTE="failover $(since "$FAILOVER_T0") s"
+    check_guest_lock
+    FAILOVER_NOTE+=", the guest's lock after failover: $LOCK_STATE"
+    return
   fi
-  over=$(since "$t0")
-  check_guest_lock
-  lock1=$LOCK_STATE
-  sleep "$(awk -v e="$(since "$t0")" -v d="$1" 'BEGIN { print (d > e ? d - e : 0) }')"
   t1=$(now)
   machine_reboot 0
   SERVER_M=0
   if ! wait_resuming 180 home_placement; then
-    event failover "$t0" "$(now)" "FAILED: head1 did not come home to ${MACHINES[0]}"
+    event failover "$FAILOVER_T0" "$(now)" "FAILED: head1 did not come home to ${MACHINES[0]}"
     fail "failback: head1 did not come home to ${MACHINES[0]}"
   fi
   back=$(since "$t1")
   check_guest_lock
-  lock2=$LOCK_STATE
-  event failover "$t0" "$(now)" "failover $over s, failback $back s; the guest's lock after failover: $lock1, after failback: $lock2"
+  event failover "$FAILOVER_T0" "$(now)" "$FAILOVER_NOTE; failback $back s, the guest's lock after failback: $LOCK_STATE"
 }
 NETEM_CUR=""
 NETEM_T0=""
@@ -474,7 +479,8 @@ while read -r at action arg; do
     pause-on) pause "$arg" "$at" ;;
     pause-off) pause off ;;
     reboot) reboot_vm ;;
-    failover) failover "$arg" ;;
+    failover-on) failover on ;;
+    failover-off) failover off ;;
   esac
 done < "$SCHEDULE"
 sleep "$(awk -v t0="$T0" -v s="$SECONDS_TOTAL" -v n="$(now)" 'BEGIN { d = t0 + s - n; print (d > 0 ? d : 0) }')"

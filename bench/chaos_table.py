@@ -151,6 +151,10 @@ class Streams:
                     st["enospc"] += 1
                 elif "kill9" in near or "failover" in near:
                     st["interrupted"] += 1
+                elif "pause" in near and "MOUNT port" in str(why) and "no reply" in str(why):
+                    # nfs3bench gives its MNT 10 s (its setup limit); the
+                    # MDS was stopped longer: the run never began.
+                    st["interrupted"] += 1
                 else:
                     st["errors"] += 1
                     st["error_lines"].append(f"{proto} run {n} (rc {rc}, during {sorted(near)}): "

@@ -184,6 +184,7 @@ start_keepalived() {
     'mount -t tmpfs tmpfs /run && exec keepalived -n -l -D -G -P -f "$1/keepalived.conf" \
        -p "$1/run/keepalived.pid" -r "$1/run/vrrp.pid"' sh "$dir" >> "$dir/keepalived.log" 2>&1 &
   PIDS+=($!)
+  disown $!  # a machine crash kills it: no "Killed" notice from the shell
 }
 
 # heads_start: every machine set up and its keepalived started; waits until
@@ -242,6 +243,7 @@ head_start() {
   ip netns exec "${MACHINES[$m]}" setsid "$NFS3D" --config "$dir/$node.conf" --foreground "$@" \
     >> "$HEADS_DIR/$node.log" 2>&1 < /dev/null &
   echo $! > "$dir/$node.pid"
+  disown $!
 }
 # head_machine NODE: the machine that runs NODE's instance now.
 head_machine() {
