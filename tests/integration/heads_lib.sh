@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The multi-head lab (sourced after lib.sh; docs/multi-head.md, "Failover
 # with keepalived"): N nfs3d heads over one CephFS under keepalived, as
 # lab_heads_test.sh (three heads) and bench/chaos.sh's failover event (two)
@@ -223,9 +224,9 @@ home_placement() {
 
 # wait_until SECONDS CMD...: retries CMD for up to SECONDS.
 wait_until() {
-  local limit=$1 i
+  local limit=$1
   shift
-  for i in $(seq 1 $((limit * 5))); do
+  for _ in $(seq 1 $((limit * 5))); do
     "$@" && return 0
     sleep 0.2
   done
