@@ -48,9 +48,10 @@ def main():
 
     iperf = [float(x) for x in open(iperf_file).read().split()]
     iperf_mbs = statistics.median(iperf) / 8 if iperf else None  # MB/s
+    floors = copy_floors(floor_file) if floor_file else {}
 
     head = (f"| workload | nfs3d | {PEER} | ratio | spread (n, g) | nfs3d CPU | {PEER} CPU "
-            f"| CPU ratio | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, {PEER}) | retrans (n, g) "
+            f"| CPU ratio | nfs3d / iperf3 | nfs3d CPU / copy floor | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, {PEER}) | retrans (n, g) "
             "| UDP rcvbuf drops (n, g) | peak RSS MiB (n, g) | verified |")
     print()
     print(head)
@@ -108,10 +109,16 @@ def main():
         if n["errors"] or g["errors"]:
             errs = f" (failed runs: nfs3d {n['errors']}, {PEER} {g['errors']})"
         cpu_digits = 2 if io else 1
+        # How far a bulk row is from the wire and from one copy (the floor of
+        # the same direction: recv+pwrite under WRITE, sendfile under READ).
+        wire = n["perf"] / iperf_mbs if io and wid.startswith("tcp") and iperf_mbs and n["perf"] else None
+        floor = floors.get("write" if "write" in wid else "sendfile") if io else None
+        over_floor = n["cpu"] / floor if floor and n["cpu"] else None
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
               f"{fmt(ratio, 2)}x | {fmt(n['spread'])} %, {fmt(g['spread'])} % | "
               f"{fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
               f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | "
+              f"{fmt(wire, 2) + 'x' if wire else ''} | {fmt(over_floor, 2) + 'x' if over_floor else ''} | "
               f"{fmt(n['cores'], 2)}, {fmt(g['cores'], 2)} | "
               f"{fmt(n['client_cpu'], cpu_digits)}, {fmt(g['client_cpu'], cpu_digits)} | {extra} | "
               f"{n['retrans']}, {g['retrans']} | {n['drops']}, {g['drops']} | "
@@ -132,6 +139,8 @@ def main():
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
           f"ratio = nfs3d / {PEER}; spread = (max - min) / median of the runs; "
+          "nfs3d / iperf3 = a TCP bulk row against the loopback baseline below; nfs3d CPU / copy floor = "
+          "its CPU per GB against the floor below of its direction (recv+pwrite for WRITE, sendfile for READ); "
           "server cores = server CPU seconds per second; client CPU = the load client's (nfs3bench), in the same "
           "unit, against each server: client and server share the CPUs")
 
@@ -143,6 +152,12 @@ def read_jsonl_by_mode(path):
             rec = json.loads(line)
             by_mode[rec.pop("mode")].append(rec)
     return by_mode
+
+
+def copy_floors(path):
+    """Median server CPU s/GB per copy_floor mode (write, read, sendfile)."""
+    return {mode: median([r["server_cpu_s_per_gb"] for r in recs])
+            for mode, recs in read_jsonl_by_mode(path).items()}
 
 
 def print_copy_floor(path):

@@ -291,6 +291,7 @@ PosixBackend::Impl::NodePtr PosixBackend::Impl::Adopt(std::shared_ptr<const Expo
   node->dev = st.st_dev;
   node->ino = st.st_ino;
   node->is_dir = S_ISDIR(st.st_mode);
+  node->type = st.st_mode & S_IFMT;
   return nodes_.Insert(node->key, node);
 }
 
@@ -513,6 +514,7 @@ absl::Status PosixBackend::Impl::SetTimes(const Cred& cred, const Node& node, co
 }
 
 absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* wcc,
+                                       NewInode new_inode,
                                        const std::function<absl::Status()>& op) {
   absl::MutexLock lock(&Stripe(dir));
   absl::StatusOr<struct stat> before = Stat(dir);
@@ -523,7 +525,8 @@ absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* w
     result = ErrnoError(ENOTDIR, "not a directory");
   } else {
     ScopedCredentials creds(cred);
-    ScopedExactModes modes;  // the client's modes as sent
+    std::optional<ScopedExactModes> modes;
+    if (new_inode == NewInode::kYes) modes.emplace();  // the client's modes as sent
     result = creds.status().ok() ? op() : creds.status();
   }
   absl::StatusOr<struct stat> after = Stat(dir);

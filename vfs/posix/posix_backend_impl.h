@@ -95,6 +95,11 @@ struct PosixBackend::Export {
 };
 
 // A resolved handle: an O_PATH descriptor of the object.
+// Whether a directory operation makes a new inode (CREATE, MKDIR, SYMLINK,
+// MKNOD), which gets the client's mode exactly (ScopedExactModes: two umask
+// calls), or changes names only (REMOVE, RMDIR, LINK), which needs no umask.
+enum class NewInode { kNo, kYes };
+
 struct PosixBackend::Node {
   UniqueFd fd;
   std::shared_ptr<const Export> exp;
@@ -103,6 +108,7 @@ struct PosixBackend::Node {
   dev_t dev = 0;
   ino_t ino = 0;
   bool is_dir = false;
+  mode_t type = 0;  // the S_IFMT bits: an inode's type never changes
   // DirectoryMoveWatch generation this directory was last found inside its
   // export at; 0 = not checked since cached.
   std::atomic<uint64_t> checked_generation{0};
@@ -111,6 +117,7 @@ struct PosixBackend::Node {
 // Descriptors for data I/O on one regular file, opened with the server's
 // identity; callers check the user's permission before each use. All writes
 // and syncs of the file go through rw, so fsync sees their writeback errors.
+// A directory gets a read-only one too, to fsync its entries (CommitMetadata).
 struct IoFds {
   absl::Mutex mu;
   UniqueFd ro ABSL_GUARDED_BY(mu);
@@ -199,7 +206,8 @@ class PosixBackend::Impl {
   // so a deleted file's space is freed. Nothing cached: nothing to do.
   void ForgetIfUnlinked(const std::optional<std::string>& key);
 
-  // An I/O descriptor for a regular file (read-write if write, else any).
+  // An I/O descriptor for a regular file (read-write if write, else any), or
+  // a read-only one for a directory.
   absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> IoFd(const Node& node, bool write);
   // Under the caller's credentials: may the caller read/write this regular
   // file (with knfsd's owner override and read-if-execute)?
@@ -223,7 +231,7 @@ class PosixBackend::Impl {
 
   // Runs op (under the caller's credentials) on directory dir with its wcc
   // taken around it under the directory's stripe lock.
-  absl::Status DirOp(const Cred& cred, const Node& dir, Wcc* wcc,
+  absl::Status DirOp(const Cred& cred, const Node& dir, Wcc* wcc, NewInode new_inode,
                      const std::function<absl::Status()>& op);
 
   // Common tail of CREATE/MKDIR/SYMLINK/MKNOD: the handle of a new object.

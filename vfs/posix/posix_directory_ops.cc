@@ -54,7 +54,7 @@ absl::StatusOr<CreateResult> PosixBackend::Create(const Cred& cred, const FileHa
   UniqueFd fd;
   bool created = false;
   struct stat st;
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kYes, [&]() -> absl::Status {
     const mode_t perm = mode == CreateMode::kExclusive ? 0600 : (attrs.mode.value_or(0600) & 07777);
     if (mknodat(d->fd.get(), n.c_str(), S_IFREG | perm, 0) == 0) {
       created = true;
@@ -120,7 +120,7 @@ absl::StatusOr<CreateResult> PosixBackend::Mkdir(const Cred& cred, const FileHan
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   UniqueFd fd;
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kYes, [&]() -> absl::Status {
     if (mkdirat(d->fd.get(), n.c_str(), attrs.mode.value_or(0700) & 07777) != 0) {
       return Errno("mkdir");
     }
@@ -144,7 +144,7 @@ absl::StatusOr<CreateResult> PosixBackend::Symlink(const Cred& cred, const FileH
   const std::string n(name);
   const std::string t(target);
   UniqueFd fd;
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kYes, [&]() -> absl::Status {
     if (symlinkat(t.c_str(), d->fd.get(), n.c_str()) != 0) return Errno("symlink");
     fd = UniqueFd(openat(d->fd.get(), n.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     return fd.valid() ? absl::OkStatus() : Errno("open new symlink");
@@ -184,7 +184,7 @@ absl::StatusOr<CreateResult> PosixBackend::Mknod(const Cred& cred, const FileHan
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   UniqueFd fd;
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kYes, [&]() -> absl::Status {
     if (mknodat(d->fd.get(), n.c_str(), fmt | (attrs.mode.value_or(0600) & 07777), rdev) != 0) {
       return Errno("mknod");
     }
@@ -205,7 +205,7 @@ absl::Status PosixBackend::Remove(const Cred& cred, const FileHandle& dir, std::
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   std::optional<std::string> victim;
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kNo, [&]() -> absl::Status {
     victim = impl_->ChildKey(*d, n);
     if (unlinkat(d->fd.get(), n.c_str(), 0) != 0) return Errno("unlink");
     return absl::OkStatus();
@@ -227,7 +227,7 @@ absl::Status PosixBackend::Rmdir(const Cred& cred, const FileHandle& dir, std::s
   if (!valid.ok()) return impl_->Refuse(*d, dir_wcc, valid);
   const std::string n(name);
   std::optional<std::string> victim;
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kNo, [&]() -> absl::Status {
     victim = impl_->ChildKey(*d, n);
     if (unlinkat(d->fd.get(), n.c_str(), AT_REMOVEDIR) != 0) return Errno("rmdir");
     return absl::OkStatus();
@@ -311,7 +311,7 @@ absl::Status PosixBackend::Link(const Cred& cred, const FileHandle& fh, const Fi
   }
   const std::string n(name);
   const std::string source = ProcPath((*file)->fd.get());
-  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, [&]() -> absl::Status {
+  absl::Status status = impl_->DirOp(cred, *d, dir_wcc, NewInode::kNo, [&]() -> absl::Status {
     // Following the /proc magic link needs no CAP_DAC_READ_SEARCH, unlike
     // linkat(fd, "", ..., AT_EMPTY_PATH).
     if (linkat(AT_FDCWD, source.c_str(), d->fd.get(), n.c_str(), AT_SYMLINK_FOLLOW) != 0) {
