@@ -100,11 +100,14 @@ cleanup() {
   [ -z "${STREAM_PIDS:-}" ] || wait $STREAM_PIDS 2> /dev/null || true
   heads_stop
   stop_started
+  local keep=$KEEP
+  [ "$FAILED" = 0 ] && [ "$rc" = 0 ] || keep=1
+  [ "$keep" = 0 ] || [ ! -d "$WORK/ceph/log" ] || cp -r "$WORK/ceph/log" "$OUT/ceph-log"
   [ "$CEPHFS" = 0 ] || lab_stop_ceph
   "$LAB" down > /dev/null 2>&1 || true
   mountpoint -q "$WORK/export" 2> /dev/null && umount "$WORK/export"
   rm -rf "$WORK"
-  if [ "$KEEP" = 0 ] && [ "$FAILED" = 0 ] && [ "$rc" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
+  if [ "$keep" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
 }
 trap cleanup EXIT
 

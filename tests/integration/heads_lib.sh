@@ -194,8 +194,25 @@ heads_start() {
   local m
   for m in $(seq 0 $((HEADS_N - 1))); do machine_setup "$m"; done
   for m in $(seq 0 $((HEADS_N - 1))); do start_keepalived "$m"; done
-  wait_until 60 home_placement \
+  wait_until 60 home_placement || { heads_restart_exited && wait_until 60 home_placement; } \
     || { tail -30 "$HEADS_DIR/notify.log" >&2; fail "the heads did not come up on their own machines"; }
+}
+# heads_restart_exited: starts again each head whose instance on its own
+# machine has exited, as systemd's Restart=on-failure does on a real
+# machine (the notify script here runs nfs3d without systemd). Seen at the
+# keepalived start on a loaded host: two machines MASTER for a head for a
+# moment, the second copy fences the first (its CephFS mount is refused),
+# then goes BACKUP and stops. True if it restarted any.
+heads_restart_exited() {
+  local m node any=1
+  for m in $(seq 0 $((HEADS_N - 1))); do
+    node=head$((m + 1))
+    [ -e "$HEADS_DIR/hd$m/$node.pid" ] && ! head_pid "$m" "$node" >/dev/null || continue
+    log "$node on ${MACHINES[$m]} exited: started again (as systemd would)"
+    head_start "$m" "$node"
+    any=0
+  done
+  return $any
 }
 
 # head_pid M NODE: the pid of machine M's instance of NODE, if it runs.
