@@ -8,16 +8,20 @@
 # 120 s. If nfs3d still answers JUKEBOX then, every thread's stack (gdb) is
 # written to OUT/stacks.txt. Prints what it saw; exit status 1 if nfs3d did
 # not serve again.
-# Usage: osd_pause_probe.sh [--pause S] [--out DIR] [NFS3D [NFS3BENCH]]
+# --cluster: nfs3d as a clustered head ([cluster] node_id head1), which also
+# keeps its grace period and TCP clients in the file system.
+# Usage: osd_pause_probe.sh [--pause S] [--cluster] [--out DIR] [NFS3D [NFS3BENCH]]
 TEST_NAME=osd_pause_probe
 source "$(dirname "$0")/../integration/lib.sh"
 enter_private_namespaces "$0" "$@"
 PAUSE=32
 OUT=""
+CLUSTER_HEAD=0
 while [ $# -gt 0 ]; do
   case $1 in
     --pause) PAUSE=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --cluster) CLUSTER_HEAD=1; shift ;;
     *) break ;;
   esac
 done
@@ -40,6 +44,8 @@ mkdir -p "$WORK/state"
 echo "/ceph 127.0.0.1(rw,no_root_squash,insecure,cephfs=/)" > "$WORK/exports"
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" on
 ceph_conf_section "$WORK/nfs3d.conf"
+[ "$CLUSTER_HEAD" = 0 ] \
+  || printf '\n[cluster]\nnode_id = head1\nname = lab\nshared_dir = /.nfs3d\n' >> "$WORK/nfs3d.conf"
 "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2> "$OUT/nfs3d.log" &
 NFS3D_PID=$!
 PIDS+=("$NFS3D_PID")
@@ -70,14 +76,15 @@ log "OSD resumed"
 touch "$WORK/stop"
 served=0
 for i in $(seq 1 12); do
-  if bench_run "after$i"; then served=1; break; fi
+  if bench_run "$((1000 + i))"; then served=1; break; fi
   sleep 5
 done
 grep -h "did not answer\|answers again\|sync failed\|evicted" "$OUT/nfs3d.log" >&2 || true
 if [ "$served" = 1 ]; then
-  log "nfs3d served again after the OSD pause (run after$i)"
+  log "nfs3d served again after the OSD pause ($i runs after it)"
   exit 0
 fi
 gdb -batch -p "$NFS3D_PID" -ex "thread apply all bt" > "$OUT/stacks.txt" 2>&1 || true
-log "FAIL: nfs3d answers no run 2 min after the OSD resumed; stacks in $OUT/stacks.txt"
+cp -r "$WORK/ceph/log" "$OUT/ceph-log"
+log "FAIL: nfs3d answers no run 2 min after the OSD resumed; stacks in $OUT/stacks.txt, Ceph's logs in $OUT/ceph-log"
 exit 1
