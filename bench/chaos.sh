@@ -15,9 +15,18 @@
 #   pause     with --cephfs: the MDS or the OSD of the one-node Ceph cluster
 #             (tests/fixtures/ceph-cluster.sh, in the lab namespace) stopped
 #             with SIGSTOP for 10-40 s, then SIGCONT
+#   failover  with --cephfs: the machine of the head the clients mount
+#             killed (keepalived moves its address to the other machine,
+#             which starts the head; the clients reclaim their locks), and
+#             booted again 20-45 s later (failback; the clients reclaim
+#             again)
 # --cephfs exports the root of that cluster's file system (cephfs=/) instead
-# of the ext4 image; its events default to kill9,takeover,netem,pause,reboot
-# (no enospc: it fills the ext4 image).
+# of the ext4 image; its events default to kill9,takeover,netem,pause,reboot,
+# failover (no enospc: it fills the ext4 image). With failover among the
+# events the clients mount head1's floating address in the multi-head lab
+# (tests/integration/heads_lib.sh: two machines, each a network namespace
+# running keepalived and one head over the cluster); kill9 and takeover
+# then act on head1 where it runs (on the survivor during a failover).
 # Clients, all checking what they read:
 #   - the Linux kernel client in the lab VM (hard TCP mount with NLM):
 #     tests/chaos/fsx_lite.py on one file, a tree copy loop (cp -a, md5sum -c,
@@ -28,7 +37,7 @@
 #     connection the server drops (kill -9) fails the run, and a changed
 #     write verifier fails an UNSTABLE run. Such a run counts as interrupted
 #     when a kill -9 or ENOSPC was under way, as an error otherwise.
-#   bench/chaos.sh [--minutes 30] [--seed S] [--events kill9,takeover,netem,enospc,reboot]
+#   bench/chaos.sh [--minutes 30] [--seed S] [--events kill9,takeover,netem,enospc,reboot,...]
 #                  [--cephfs] [--nfs3d BIN] [--nfs3bench BIN] [--nlm-tool BIN] [--keep]
 # Prints the table (bench/chaos_table.py): per event type the count and the
 # longest pause a client saw; calls, bytes verified, application errors
@@ -39,6 +48,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 TEST_NAME=chaos
 source "$REPO/tests/integration/lib.sh"
+source "$REPO/tests/integration/heads_lib.sh"
 MINUTES=30
 SEED=1
 EVENTS=""
@@ -64,9 +74,13 @@ done
 [[ $MINUTES =~ ^[1-9][0-9]*$ ]] || fail "--minutes wants a whole number"
 if [ -z "$EVENTS" ]; then
   EVENTS=kill9,takeover,netem,enospc,reboot
-  [ "$CEPHFS" = 0 ] || EVENTS=kill9,takeover,netem,pause,reboot
+  [ "$CEPHFS" = 0 ] || EVENTS=kill9,takeover,netem,pause,reboot,failover
 fi
 [ "$CEPHFS" = 1 ] || [[ ,$EVENTS, != *,pause,* ]] || fail "pause needs --cephfs"
+HEADS=0
+[[ ,$EVENTS, != *,failover,* ]] || HEADS=1
+[ "$CEPHFS" = 1 ] || [ "$HEADS" = 0 ] || fail "failover needs --cephfs (the heads share its file system)"
+[ "$HEADS" = 0 ] || command -v keepalived > /dev/null || fail "failover needs keepalived"
 [ "$CEPHFS" = 0 ] || [[ ,$EVENTS, != *,enospc,* ]] || fail "enospc fills the ext4 export: not with --cephfs"
 [ -x "$NFS3D" ] && [ -x "$NFS3BENCH" ] && [ -x "$TOOL" ] || fail "build nfs3d, nfs3bench, nlm_lock_tool"
 export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-chaos} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dch0}
@@ -80,15 +94,20 @@ EVLOG=$OUT/events.tsv  # type start end detail
 : > "$EVLOG"
 FAILED=0
 cleanup() {
+  local rc=$?
   touch "$OUT/stop"
   rm -f "$OUT/full"
   [ -z "${STREAM_PIDS:-}" ] || wait $STREAM_PIDS 2> /dev/null || true
+  heads_stop
   stop_started
+  local keep=$KEEP
+  [ "$FAILED" = 0 ] && [ "$rc" = 0 ] || keep=1
+  [ "$keep" = 0 ] || [ ! -d "$WORK/ceph/log" ] || cp -r "$WORK/ceph/log" "$OUT/ceph-log"
   [ "$CEPHFS" = 0 ] || lab_stop_ceph
   "$LAB" down > /dev/null 2>&1 || true
   mountpoint -q "$WORK/export" 2> /dev/null && umount "$WORK/export"
   rm -rf "$WORK"
-  if [ "$KEEP" = 0 ] && [ "$FAILED" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
+  if [ "$keep" = 0 ]; then rm -rf "$OUT"; else log "logs in $OUT"; fi
 }
 trap cleanup EXIT
 
@@ -107,7 +126,8 @@ else
 fi
 write_conf "$WORK/nfs3d.conf" "$WORK/exports" "$WORK/state" on
 [ "$CEPHFS" = 0 ] || ceph_conf_section "$WORK/nfs3d.conf"
-printf '\n[nlm]\ngrace_period = 15\n' >> "$WORK/nfs3d.conf"
+GRACE=15
+printf '\n[nlm]\ngrace_period = %d\n' "$GRACE" >> "$WORK/nfs3d.conf"
 
 # The tree the guest copies: seeded files and their MD5SUMS.
 mkdir -p "$DATA/tree"
@@ -130,29 +150,67 @@ PY
 chmod -R a+rX "$DATA"
 
 "$LAB" up --no-rpcbind > /dev/null
-[ "$CEPHFS" = 0 ] || lab_start_ceph
+SERVER=10.200.0.1  # the address the clients mount
 NFS3D_PID=""
-start_nfs3d() {
-  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground 2>> "$OUT/nfs3d.log" &
+# The server the clients reach: the one nfs3d in the lab namespace, or with
+# failover head1's instance on the machine that runs it now (SERVER_M).
+# server_start [ARGS...]: starts it (ARGS: e.g. --takeover).
+server_start() {
+  if [ "$HEADS" = 1 ]; then
+    head_start "$SERVER_M" head1 "$@"
+    return
+  fi
+  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground "$@" 2>> "$OUT/nfs3d.log" &
   NFS3D_PID=$!
   PIDS+=("$NFS3D_PID")
-  # Up to 2 min after any pause ended: with --cephfs a paused MDS or OSD
-  # delays the start, and is resumed here as soon as its time is up (the
-  # schedule waits for this), not after a round of waiting.
-  local deadline=$((SECONDS + 120))
-  until "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3 > /dev/null 2>&1; do
-    if [ -n "${PAUSED:-}" ]; then  # (set by pause, below)
-      pause_due
-      [ -n "$PAUSED" ] || deadline=$((SECONDS + 120))
-    fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      tail "$OUT/nfs3d.log" >&2
-      fail "nfs3d did not come up"
-    fi
+}
+server_pid() {
+  if [ "$HEADS" = 1 ]; then head_pid "$SERVER_M" head1; else echo "$NFS3D_PID"; fi
+}
+server_serves() {
+  if [ "$HEADS" = 1 ]; then
+    head_running_on "$SERVER_M" head1
+  else
+    "$LAB" exec -- rpcinfo -T tcp 127.0.0.1 100003 3
+  fi
+}
+# server_wait: up to 2 min for it to serve: with --cephfs a paused MDS or
+# OSD delays the start (and is resumed here once its time is up: the
+# schedule waits for this).
+server_wait() { wait_resuming 120 server_serves; }
+server_log() { if [ "$HEADS" = 1 ]; then echo "$HEADS_DIR/head1.log"; else echo "$OUT/nfs3d.log"; fi; }
+# start_heads: the multi-head lab, two machines (heads_lib.sh) with head1 on
+# machine 0 (its survivor machine 1) and head2 on machine 1; the clients
+# mount head1's floating address.
+start_heads() {
+  HEADS_DIR=$OUT/heads HEADS_GRACE=$GRACE
+  mkdir -p "$HEADS_DIR"
+  heads_init 2
+  heads_network_up
+  lab_start_ceph --addr "$BRIDGE_IP"
+  heads_start
+  SERVER=${FLOATS[0]} SERVER_M=0
+  log "head1 at $SERVER on ${MACHINES[0]}, head2 at ${FLOATS[1]} on ${MACHINES[1]}"
+}
+# wait_resuming SECONDS CMD...: retries CMD for up to SECONDS, ending a
+# pause whose time is up meanwhile (nfs3d waits for a paused MDS or OSD).
+wait_resuming() {
+  local limit=$1 i
+  shift
+  for i in $(seq 1 $((limit * 5))); do
+    "$@" > /dev/null 2>&1 && return 0
+    [ $((i % 5)) != 0 ] || pause_due
     sleep 0.2
   done
+  return 1
 }
-start_nfs3d
+if [ "$HEADS" = 1 ]; then
+  start_heads
+else
+  [ "$CEPHFS" = 0 ] || lab_start_ceph
+  server_start
+  server_wait || { tail "$OUT/nfs3d.log" >&2; fail "nfs3d did not come up"; }
+fi
 
 now() { echo "$EPOCHREALTIME"; }
 event() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$EVLOG"; }
@@ -178,7 +236,7 @@ echo "statd state now \$(od -An -td4 /var/lib/nfs/state | tr -d ' ')"
 PRE
     pre=(--pre-mount "$OUT/premount$BOOT.sh")
   fi
-  "$LAB" mount-run --export "$EXPORT" --proto tcp --port 2049 --mountport 20048 \
+  "$LAB" mount-run --server "$SERVER" --export "$EXPORT" --proto tcp --port 2049 --mountport 20048 \
     --opts "hard,lock" "${pre[@]}" --timeout $((SECONDS_TOTAL + 1800)) \
     --cmd-timeout $((SECONDS_TOTAL + 1200)) --out-dir "$OUT/boot$BOOT" \
     -- "bash $REPO/tests/chaos/guest_soak.sh $DATA $SEED $BOOT" 2>&1 | stamp > "$OUT/guest$BOOT.log" &
@@ -201,7 +259,7 @@ stream_loop() {
     n=$((n + 1))
     t0=$(now)
     rc=0
-    "$LAB" exec -- "$NFS3BENCH" run "10.200.0.1:$EXPORT" --proto "$proto" --port 2049 \
+    "$LAB" exec -- "$NFS3BENCH" run "$SERVER:$EXPORT" --proto "$proto" --port 2049 \
       --mount-port 20048 --workload write,read --size 8m --bs 64k --outstanding 4 \
       --stable "$stable" --timeout 60 --seed "$((SEED * 100000 + n))" --dir "s-$proto-$n" \
       > "$OUT/streams/$proto.$n.out" 2>&1 || rc=$?
@@ -211,39 +269,97 @@ stream_loop() {
 }
 
 # ---- the faults.
+# kill9 DOWN: kill -9 of the server, started again DOWN s later on the same
+# state directory (with failover: head1's instance, on the same machine).
 kill9() {
-  local t0 old=$NFS3D_PID
+  local t0 old
   t0=$(now)
+  old=$(server_pid) || { event kill9 "$t0" "$(now)" "FAILED: head1 runs nowhere"; return; }
   kill -KILL "$old"
-  wait "$old" 2> /dev/null || true
+  timeout 60 tail --pid="$old" -f /dev/null || true
   sleep "$1"
-  start_nfs3d
+  server_start
+  server_wait || { tail "$(server_log)" >&2; fail "kill9: nfs3d did not come up again"; }
   event kill9 "$t0" "$(now)" "down $1 s"
 }
+# takeover: nfs3d --takeover, a new process that takes the server's sockets,
+# locks and cached replies over.
 HANDOVERS=0
 takeover() {
-  local t0 old=$NFS3D_PID hlog
+  local t0 old
   t0=$(now)
   HANDOVERS=$((HANDOVERS + 1))
-  hlog=$OUT/nfs3d-ho-$HANDOVERS.log
-  "$LAB" exec -- "$NFS3D" --config "$WORK/nfs3d.conf" --foreground --takeover 2> "$hlog" &
-  NFS3D_PID=$!
-  PIDS+=("$NFS3D_PID")
+  old=$(server_pid) || { event takeover "$t0" "$(now)" "FAILED: head1 runs nowhere"; return; }
+  server_start --takeover
   if ! timeout 120 tail --pid="$old" -f /dev/null; then
     event takeover "$t0" "$(now)" "FAILED: the old nfs3d did not exit"
-    return
-  fi
-  for i in $(seq 1 1200); do
-    grep -q "serving NFSv3" "$hlog" && break
-    [ $((i % 50)) != 0 ] || pause_due
-    sleep 0.1
-  done
-  if grep -q "serving NFSv3" "$hlog"; then
+  elif server_wait; then
     event takeover "$t0" "$(now)" "handover $HANDOVERS"
   else
     event takeover "$t0" "$(now)" "FAILED: the successor does not serve"
   fi
-  cat "$hlog" >> "$OUT/nfs3d.log"
+}
+# check_guest_lock: LOCK_STATE, the guest's NLM lock as another host finds
+# it once the grace period is over: "held" (refused to it), "LOST" (granted
+# to it, and released again), "none yet" (the guest has not locked), or
+# "error RC". (Not in a subshell: a pause may end meanwhile.)
+LOCK_STATE=""
+check_guest_lock() {
+  local lock=chaos-lock.$BOOT rcf=$OUT/lock-check.rc
+  LOCK_STATE="none yet"
+  grep -q ' LOCK saved statd' "$OUT/guest$BOOT.log" || return 0
+  rm -f "$rcf"
+  (
+    rc=0
+    timeout 150 "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" lock --wait-grace \
+      > /dev/null 2>&1 || rc=$?
+    echo "$rc" > "$rcf.new" && mv "$rcf.new" "$rcf"
+  ) &
+  wait_resuming 160 test -e "$rcf" || true
+  wait $! 2> /dev/null || true
+  case $(cat "$rcf" 2> /dev/null) in
+    1) LOCK_STATE=held ;;
+    0)
+      LOCK_STATE=LOST
+      "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" unlock > /dev/null 2>&1 || true
+      ;;
+    *) LOCK_STATE="error $(cat "$rcf" 2> /dev/null)" ;;
+  esac
+}
+# failover on: machine 0, head1's, crashes (machine_crash); keepalived on
+# machine 1 takes head1's address and starts head1 there, which ends the
+# dead instance's CephFS session and declares the grace period: the guest
+# must reclaim its lock. Until failover off, kill9 and takeover act on
+# head1 there. failover off: machine 0 boots again and takes head1 back
+# (failback); the guest reclaims its lock again.
+FAILOVER_T0=""
+FAILOVER_NOTE=""
+failover() {
+  local t1 back
+  if [ "$1" = on ]; then
+    FAILOVER_T0=$(now)
+    [ "$(head_machine head1)" = 0 ] || fail "failover: head1 does not run on ${MACHINES[0]}"
+    machine_crash 0
+    SERVER_M=1
+    if ! wait_resuming 180 server_serves; then
+      event failover "$FAILOVER_T0" "$(now)" "FAILED: head1 did not start on ${MACHINES[1]}"
+      fail "failover: head1 did not start on ${MACHINES[1]}"
+    fi
+    FAILOVER_NOTE="failover $(since "$FAILOVER_T0") s"
+    check_guest_lock
+    FAILOVER_NOTE+=", the guest's lock after failover: $LOCK_STATE"
+    return
+  fi
+  t1=$(now)
+  machine_reboot 0
+  SERVER_M=0
+  if ! wait_resuming 180 home_placement; then
+    event failover "$FAILOVER_T0" "$(now)" "FAILED: head1 did not come home to ${MACHINES[0]}"
+    fail "failback: head1 did not come home to ${MACHINES[0]}"
+  fi
+  back=$(since "$t1")
+  check_guest_lock
+  event failover "$FAILOVER_T0" "$(now)" "$FAILOVER_NOTE; failback $back s, the guest's lock after failback: $LOCK_STATE"
 }
 NETEM_CUR=""
 NETEM_T0=""
@@ -308,7 +424,7 @@ pause() {
 # pause_due: ends a pause whose scheduled end has passed (while a kill -9 or
 # handover waits for nfs3d, which waits for the paused daemon).
 pause_due() {
-  [ -n "$PAUSED" ] || return 0
+  [ -n "${PAUSED:-}" ] || return 0
   awk -v t0="$T0" -v e="$PAUSE_END" -v n="$(now)" 'BEGIN { exit !(n >= t0 + e) }' || return 0
   log "the pause of the $PAUSED ends on time, during the wait for nfs3d"
   pause off
@@ -318,7 +434,7 @@ reboot_vm() {
   # The lock must be held now (by the guest), refused to another host.
   for _ in $(seq 1 300); do grep -q ' LOCK saved statd' "$OUT/guest$BOOT.log" && break; sleep 0.2; done
   held=0
-  "$LAB" exec -- "$TOOL" 10.200.0.1 "$EXPORT" "$lock" test > /dev/null 2>&1 || held=$?
+  "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" test > /dev/null 2>&1 || held=$?
   t0=$(now)
   kill -KILL "$(cat "$STATE_DIR/qemu.pid")"
   wait "$VM_PID" 2> /dev/null || true
@@ -329,10 +445,10 @@ reboot_vm() {
   t1=$(now)
   for _ in $(seq 1 90); do
     rc=0
-    "$LAB" exec -- "$TOOL" 10.200.0.1 "$EXPORT" "$lock" lock > /dev/null 2>&1 || rc=$?
+    "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" lock > /dev/null 2>&1 || rc=$?
     if [ "$rc" = 0 ]; then
       free=$(awk -v a="$t1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-      "$LAB" exec -- "$TOOL" 10.200.0.1 "$EXPORT" "$lock" unlock > /dev/null 2>&1 || true
+      "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" unlock > /dev/null 2>&1 || true
       break
     fi
     sleep 1
@@ -366,6 +482,8 @@ while read -r at action arg; do
     pause-on) pause "$arg" "$at" ;;
     pause-off) pause off ;;
     reboot) reboot_vm ;;
+    failover-on) failover on ;;
+    failover-off) failover off ;;
   esac
 done < "$SCHEDULE"
 sleep "$(awk -v t0="$T0" -v s="$SECONDS_TOTAL" -v n="$(now)" 'BEGIN { d = t0 + s - n; print (d > 0 ? d : 0) }')"

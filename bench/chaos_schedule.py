@@ -5,10 +5,12 @@ seed, the length and the event types: one line per action,
 OFFSET_S from the start of the soak. Actions: kill9 DOWN_S (kill -9 nfs3d,
 restart it DOWN_S later), takeover, netem-on SPEC (SPEC with '_' for spaces),
 netem-off, enospc-on, enospc-off, reboot (the client VM killed while it holds
-a lock, booted again), pause-on mds|osd, pause-off (a Ceph daemon stopped). First each type alone, in the order given, with quiet
-time around it; then, until a minute before the end, the types mixed: a new
-event every 10-40 s, netem and ENOSPC lasting 20-90 s, pauses 10-40 s, so that kills,
-handovers and reboots fall into them.
+a lock, booted again), pause-on mds|osd, pause-off (a Ceph daemon stopped),
+failover-on, failover-off (head1's machine killed, and booted again 20-45 s
+later). First each type alone, in the order given, with quiet time around
+it; then, until a minute before the end, the types mixed: a new event every
+10-40 s, netem and ENOSPC lasting 20-90 s, pauses 10-40 s, failovers 20-45 s,
+so that kills, handovers and reboots fall into them.
 usage: chaos_schedule.py SEED SECONDS TYPES(comma-separated)
 """
 import random
@@ -18,9 +20,11 @@ NETEM = ["loss_3%", "loss_10%", "duplicate_10%", "delay_3ms_reorder_25%_50%",
          "delay_1ms_loss_2%_duplicate_5%_reorder_10%"]
 # How long a type keeps the soak busy when alone (seconds after its start
 # before the next one may come), and its weight when mixed.
-ALONE_GAP = {"kill9": 40, "takeover": 60, "netem": 80, "enospc": 60, "reboot": 180, "pause": 70}
-WEIGHT = {"kill9": 3, "takeover": 3, "netem": 2, "enospc": 1, "reboot": 1, "pause": 2}
-DURATION = {"netem": (20, 90), "enospc": (15, 45), "pause": (10, 40)}
+ALONE_GAP = {"kill9": 40, "takeover": 60, "netem": 80, "enospc": 60, "reboot": 180, "pause": 70,
+             "failover": 120}
+WEIGHT = {"kill9": 3, "takeover": 3, "netem": 2, "enospc": 1, "reboot": 1, "pause": 2,
+          "failover": 1}
+DURATION = {"netem": (20, 90), "enospc": (15, 45), "pause": (10, 40), "failover": (20, 45)}
 MIN_REBOOT_GAP = 300  # a reboot costs a boot of the emulated VM
 
 
@@ -28,7 +32,7 @@ def main():
     seed, seconds, types = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
     rng = random.Random(seed)
     plan = []
-    busy_until = {"netem": -1.0, "enospc": -1.0, "pause": -1.0}
+    busy_until = {"netem": -1.0, "enospc": -1.0, "pause": -1.0, "failover": -1.0}
     last_reboot = -1e9
 
     def add(t, kind):

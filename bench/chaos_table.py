@@ -4,7 +4,8 @@ a client saw, and per client the calls, bytes verified, application errors,
 ENOSPC errors while the export was full, interrupted nfs3bench runs and
 retransmissions. Exit status 1 on any application error or verification
 failure (also: ENOSPC outside a full window, a failed handover, a lock not
-freed after a client reboot, the VM run failing).
+freed after a client reboot, a lock not reclaimed after a head failover or
+failback, the VM run failing).
 
 A client's progress marks: fsx_lite's progress lines (every 0.5 s or after
 the next operation), every line of the tree copy loop (one per file copied,
@@ -148,7 +149,11 @@ class Streams:
                 # allows it; nfs3bench does not send the rest).
                 if "enospc" in near and ("NOSPC" in str(why) or "short write" in str(why)):
                     st["enospc"] += 1
-                elif "kill9" in near:
+                elif "kill9" in near or "failover" in near:
+                    st["interrupted"] += 1
+                elif "pause" in near and "MOUNT port" in str(why) and "no reply" in str(why):
+                    # nfs3bench gives its MNT 10 s (its setup limit); the
+                    # MDS was stopped longer: the run never began.
                     st["interrupted"] += 1
                 else:
                     st["errors"] += 1
@@ -203,6 +208,27 @@ def pauses(events, marks, first_fsx):
     return longest
 
 
+def failover_notes(details):
+    """The failover rows' notes (how long keepalived and the heads took,
+    whether the guest's lock was reclaimed each time) and their problems."""
+    def secs(what):
+        return [float(m.group(1)) for d in details for m in [re.search(what + r" ([0-9.]+) s", d)] if m]
+
+    def span(v):
+        return f"{min(v):.1f}-{max(v):.1f} s" if v else "-"
+
+    bad = [f"failover: {d}" for d in details
+           if d.startswith("FAILED") or re.search(r"lock after failover: (?!held|none yet)", d)
+           or re.search(r"after failback: (?!held|none yet)", d)]
+    held = sum("after failover: held" in d for d in details)
+    held_back = sum("after failback: held" in d for d in details)
+    n = len(details)
+    notes = (f"{n - sum(d.startswith('FAILED') for d in details)} completed; serving after "
+             f"failover {span(secs('failover'))}, failback {span(secs('failback'))}; the guest's "
+             f"lock reclaimed after failover {held}/{n}, after failback {held_back}/{n}")
+    return notes, bad
+
+
 def main():
     out = sys.argv[1]
     p = read_params(out)
@@ -222,7 +248,7 @@ def main():
     print(f"{'':<16} {'longest pause s, all':>31}  {'alone':>17}")
     print(f"{'event':<10} {'count':>5}  {'kernel client':>16}  {'nfs3bench':>12}  {'count':>5} "
           f"{'kernel':>6} {'nfs3b.':>6}  notes")
-    for kind in ("kill9", "takeover", "netem", "enospc", "pause", "reboot"):
+    for kind in ("kill9", "takeover", "netem", "enospc", "pause", "reboot", "failover"):
         if kind not in longest:
             continue
         ev = longest[kind]
@@ -245,6 +271,9 @@ def main():
                      + (f" ({min(secs):.1f}-{max(secs):.1f} s after its clients started)" if secs else ""))
             problems += [f"reboot: {d}" for d in details
                          if "free for another host none" in d or "before: 1 " not in d]
+        elif kind == "failover":
+            notes, bad = failover_notes(details)
+            problems += bad
         k, st_ = ev["kernel"], ev["streams"]
         print(f"{kind:<10} {n:>5}  {k[0]:>8.1f} ({k[1]:>5})  {st_[0]:>6.1f} ({st_[1][10:]:>3})  "
               f"{ev['alone']:>5} {ev['alone_kernel']:>6.1f} {ev['alone_streams']:>6.1f}  {notes}")

@@ -2,16 +2,8 @@
 # Three nfs3d heads over one CephFS under keepalived, with the real Linux
 # kernel client (../shared/lab): failover and failback without an operator
 # (docs/multi-head.md, "Failover with keepalived"):
-#  - each machine is a network namespace with a fixed address on a bridge
-#    inside the lab namespace, which also holds the guest's tap and the
-#    one-node Ceph cluster (on the bridge address);
-#  - each machine runs keepalived (the Debian package) in a mount namespace
-#    of its own, with the shipped notify script (conf/keepalived-notify)
-#    reading its notify FIFO: one VRRP instance per head (nfs3d_headN), the
-#    head's own machine with the highest priority;
-#    whichever machine is MASTER for head N runs head N's instance; the
-#    notify script's start and stop commands run nfs3d directly here (no
-#    systemd), with that machine's own state directory;
+#  - the machines, their keepalived and the heads as heads_lib.sh sets them
+#    up: three machines, head N's own machine N, machine 2 head1's survivor;
 #  - the guest mounts head1's floating address with NLM locking, takes a
 #    lock, and writes a file 1 MiB at a time with an fsync after each piece,
 #    round after round, timing each piece (the client-visible pause);
@@ -43,6 +35,7 @@
 # Usage: lab_heads_test.sh NFS3D_BINARY [NLM_LOCK_TOOL]
 TEST_NAME=lab_heads
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/heads_lib.sh"
 
 NFS3D=$1
 [ -x "$NFS3D" ] || fail "no nfs3d binary at $NFS3D"
@@ -50,38 +43,17 @@ TOOL=${2:-$(dirname "$NFS3D")/../tests/nlm/nlm_lock_tool}
 [ -x "$TOOL" ] || fail "no nlm_lock_tool at $TOOL"
 command -v nfs-cp > /dev/null || fail "libnfs-utils is not installed"
 command -v keepalived > /dev/null || fail "keepalived is not installed"
-NOTIFY=$REPO/conf/keepalived-notify
 export NFS_LAB_NS=${NFS_LAB_NS:-nfs3d-heads} NFS_LAB_TAP=${NFS_LAB_TAP:-nfs3dhd0}
-BRIDGE_IP=10.200.0.1
-# The machines' namespaces are named after the lab's, so a second lab
-# (bench/kernels.sh) has machines of its own.
-if [ "$NFS_LAB_NS" = nfs3d-heads ]; then
-  MACHINES=(nfs3d-hd1 nfs3d-hd2 nfs3d-hd3)
-else
-  MACHINES=("$NFS_LAB_NS-hd1" "$NFS_LAB_NS-hd2" "$NFS_LAB_NS-hd3")
-fi
-FIXED=(10.200.0.11 10.200.0.12 10.200.0.13)
-FLOATS=(10.200.0.21 10.200.0.22 10.200.0.23)
-# VRRP priorities: PRIO[m][n] of machine m for head n. Head n's own machine
-# is highest; machine 2 is head1's survivor.
-PRIO=("150 50 100" "100 150 50" "50 100 150")
 GRACE=10
 MB=24
 KILL_AT_MB=4
 PY=/usr/bin/python3
 
-# machine_pids M: every process in machine M's network namespace.
-machine_pids() { ip netns pids "${MACHINES[$1]}" 2>/dev/null || true; }
-kill_machine() {
-  local pids
-  pids=$(machine_pids "$1")
-  [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
-}
 # LAB_HEADS_KEEP=DIR keeps the logs there (the heads', keepalived's, the
 # notify script's and the guest's).
 cleanup() {
   local m
-  for m in 0 1 2; do kill_machine $m; done
+  heads_stop
   if [ -n "${LAB_HEADS_KEEP:-}" ] && [ -n "$WORK" ]; then
     mkdir -p "$LAB_HEADS_KEEP"
     cp "$WORK"/*.log "$LAB_HEADS_KEEP/" 2>/dev/null || true
@@ -89,7 +61,6 @@ cleanup() {
   fi
   stop_started
   lab_stop_ceph
-  for m in "${MACHINES[@]}"; do ip netns del "$m" 2>/dev/null || true; done
   lab_cleanup
 }
 trap cleanup EXIT
@@ -102,152 +73,16 @@ SRC_MD5=$(md5sum < "$DATA/src" | cut -d' ' -f1)
 
 # The network: the guest's tap and one veth per machine on a bridge.
 "$LAB" up --no-rpcbind >/dev/null
-L=(ip -n "$NFS_LAB_NS")
-"${L[@]}" link add br0 type bridge
-"${L[@]}" addr del "$BRIDGE_IP/24" dev "$NFS_LAB_TAP"
-"${L[@]}" link set "$NFS_LAB_TAP" master br0
-"${L[@]}" addr add "$BRIDGE_IP/24" dev br0
-"${L[@]}" link set br0 up
-# machine_up M: machine M's network stack, a new one at every boot: its
-# namespace and a veth on the bridge with its fixed address and a MAC address
-# of its own, the same at every boot as a real NIC's. (With a new MAC, the
-# other machines' unicast VRRP adverts would go to the old one until their
-# ARP entries expire, and the returning machine, hearing nobody, would take
-# over every head for a moment.)
-machine_up() {
-  local m=$1 ns=${MACHINES[$1]}
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  "${L[@]}" link add "hd$m" address "02:6e:66:73:00:1$m" type veth peer name "hd${m}b"
-  "${L[@]}" link set "hd$m" netns "$ns"
-  "${L[@]}" link set "hd${m}b" master br0 up
-  ip -n "$ns" addr add "${FIXED[$m]}/24" dev "hd$m"
-  ip -n "$ns" link set "hd$m" up
-}
-# machine_crash M: SIGKILL to every process of machine M, then its NIC and
-# network stack go away. (A killed process's TCP sockets linger in the
-# kernel; a machine that comes back must not find them: they would answer
-# for the client's reconnections, whose source ports the Linux client
-# reuses.)
-machine_crash() {
-  local m=$1
-  kill_machine "$m"
-  ip -n "${MACHINES[$m]}" link del "hd$m"
-  ip netns del "${MACHINES[$m]}"
-}
-for m in 0 1 2; do machine_up $m; done
+HEADS_GRACE=$GRACE
+heads_init 3
+heads_network_up
 log "bridge up: machines ${MACHINES[*]} at ${FIXED[*]}"
 
 "$LAB" exec -- "$REPO/tests/fixtures/ceph-cluster.sh" start "$WORK/ceph" --addr "$BRIDGE_IP" >/dev/null \
   || fail "the Ceph cluster did not start in the lab namespace"
 log "Ceph cluster up on $BRIDGE_IP"
 
-# machine_setup M: the configs machine M needs to run any head (each with
-# that machine's own state directory), its notify script settings (nfs3d
-# started directly, pid file per head) and its keepalived.conf.
-machine_setup() {
-  local m=$1 dir="$WORK/hd$1" n node conf peers="" p
-  mkdir -p "$dir/run"
-  for n in 0 1 2; do
-    node=head$((n + 1)) conf="$dir/$node.conf"
-    mkdir -p "$dir/state-$node"
-    write_conf "$conf" "$WORK/exports" "$dir/state-$node" on
-    sed -i "s/^listen = .*/listen = ${FLOATS[$n]}/" "$conf"
-    ceph_conf_section "$conf"
-    # The rolling upgrade runs a copy of the binary (nfs3d-new), which looks
-    # for plugins where they are installed, not in this build tree.
-    sed -i "s|^\[paths\]$|[paths]\nplugin_dir = $(cd "$(dirname "$NFS3D")/../plugins" && pwd)|" "$conf"
-    printf '\n[nlm]\ngrace_period = %d\n\n[cluster]\nnode_id = %s\nname = lab\nshared_dir = /.nfs3d\n' \
-      "$GRACE" "$node" >> "$conf"
-  done
-  cat > "$dir/notify.conf" <<EOF
-LOG_FILE=$WORK/notify.log
-HOST_LABEL=hd$((m + 1))
-LOCK_DIR=$dir/run
-START_COMMAND='setsid "$NFS3D" --config "$dir/\$NODE.conf" --foreground \
-  >> "$WORK/\$NODE.log" 2>&1 < /dev/null & echo \$! > "$dir/\$NODE.pid"'
-STOP_COMMAND='pid=\$(cat "$dir/\$NODE.pid" 2>/dev/null) || exit 0; kill -KILL "\$pid" 2>/dev/null;
-  while ps -o stat= -p "\$pid" | grep -qv Z; do sleep 0.05; done; rm -f "$dir/\$NODE.pid"'
-EOF
-  for p in 0 1 2; do [ "$p" = "$m" ] || peers+="    ${FIXED[$p]}"$'\n'; done
-  local -a prio
-  read -r -a prio <<< "${PRIO[$m]}"
-  {
-    # The shipped form (conf/keepalived.conf): every transition through one
-    # FIFO, read by one run of the notify script, in keepalived's order.
-    cat <<EOF
-global_defs {
-  router_id hd$m
-  script_user root
-  enable_script_security
-  vrrp_notify_fifo $dir/run/notify.fifo
-  vrrp_notify_fifo_script "$NOTIFY --conf $dir/notify.conf --fifo"
-}
-EOF
-    for n in 0 1 2; do
-      cat <<EOF
-vrrp_instance nfs3d_head$((n + 1)) {
-  state BACKUP
-  interface hd$m
-  virtual_router_id $((51 + n))
-  priority ${prio[$n]}
-  advert_int 1
-  unicast_src_ip ${FIXED[$m]}
-  unicast_peer {
-$peers  }
-  virtual_ipaddress {
-    ${FLOATS[$n]}/24 dev hd$m
-  }
-}
-EOF
-    done
-  } > "$dir/keepalived.conf"
-  ip netns exec "${MACHINES[$m]}" keepalived -t -f "$dir/keepalived.conf" 2> "$dir/keepalived-check.log" \
-    || { cat "$dir/keepalived-check.log" >&2; fail "keepalived refuses $dir/keepalived.conf"; }
-}
-# start_keepalived M: keepalived (VRRP only) on machine M, in a mount
-# namespace with a /run of its own.
-start_keepalived() {
-  local m=$1 dir="$WORK/hd$1"
-  ip netns exec "${MACHINES[$m]}" unshare --mount --propagation private -- sh -c \
-    'mount -t tmpfs tmpfs /run && exec keepalived -n -l -D -G -P -f "$1/keepalived.conf" \
-       -p "$1/run/keepalived.pid" -r "$1/run/vrrp.pid"' sh "$dir" >> "$dir/keepalived.log" 2>&1 &
-  PIDS+=($!)
-}
-# head_running_on M NODE: machine M runs NODE's instance and serves it.
-head_running_on() {
-  local pid
-  pid=$(cat "$WORK/hd$1/$2.pid" 2>/dev/null) || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  ip netns exec "${MACHINES[$1]}" rpcinfo -T tcp "${FLOATS[${2#head} - 1]}" 100003 3 >/dev/null 2>&1
-}
-head_stopped_on() { [ ! -e "$WORK/hd$1/$2.pid" ]; }
-# wait_until SECONDS CMD...: retries CMD for up to SECONDS.
-wait_until() {
-  local limit=$1 i
-  shift
-  for i in $(seq 1 $((limit * 5))); do
-    "$@" && return 0
-    sleep 0.2
-  done
-  return 1
-}
-# since T: seconds from T (date +%s.%N) to now.
-since() { awk -v t="$1" -v now="$(date +%s.%N)" 'BEGIN { printf "%.1f", now - t }'; }
-# home_placement: every head runs on its own machine only.
-home_placement() {
-  local m n
-  for m in 0 1 2; do
-    for n in 1 2 3; do
-      if [ $((m + 1)) = $n ]; then head_running_on $m head$n || return 1
-      else head_stopped_on $m head$n || return 1; fi
-    done
-  done
-}
-
-for m in 0 1 2; do machine_setup $m; done
-for m in 0 1 2; do start_keepalived $m; done
-wait_until 60 home_placement || { tail -30 "$WORK/notify.log" >&2; fail "the heads did not come up on their own machines"; }
+heads_start
 log "keepalived placed head1..3 on ${MACHINES[*]} (${FLOATS[*]})"
 
 # Another host's NLM client and libnfs, through head3 (on machine 3).
@@ -348,11 +183,8 @@ check_lock_refused failover
 log "failback: ${MACHINES[0]} comes back (a new network stack, keepalived started)"
 mark failback
 sleep 2   # the guest sees the mark (actimeo=1) before the address moves
-machine_up 0
-# The machine rebooted: its processes are gone, and its /run with them.
-rm -f "$WORK/hd0/"*.pid "$WORK/hd0/run/"*
 notified=$(wc -l < "$WORK/notify.log")
-start_keepalived 0
+machine_reboot 0
 t_back=$(date +%s.%N)
 wait_until 60 home_placement \
   || { tail -30 "$WORK/notify.log" >&2; fail "head1 did not move home to ${MACHINES[0]}"; }
