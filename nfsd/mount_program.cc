@@ -48,8 +48,14 @@ const conf::Export* FindExportFor(const conf::ExportTable& table, const std::str
   return best;
 }
 
+// Never sent: the file system asked to try later (kErrJukebox), and MNT,
+// which has no such status, drops the call instead (TypedProcOrDrop).
+constexpr mountstat3 kMntTryLater = static_cast<mountstat3>(~0u);
+
 mountstat3 ToMountStat(const absl::Status& status) {
   switch (vfs::ErrnoOf(status)) {
+    case vfs::kErrJukebox:
+      return kMntTryLater;
     case ENOENT:
       return mount3::MNT3ERR_NOENT;
     case EACCES:
@@ -118,7 +124,8 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   absl::StatusOr<vfs::FileHandle> root = backend.RootHandle(exp->export_id);
   if (!root.ok()) {
     NFS3D_LOG_WARNING("MNT %s: no root handle: %s", exp->path, root.status().ToString());
-    return mount3::MNT3ERR_SERVERFAULT;
+    return vfs::ErrnoOf(root.status()) == vfs::kErrJukebox ? kMntTryLater
+                                                           : mount3::MNT3ERR_SERVERFAULT;
   }
   *handle = *root;
   const vfs::Cred cred = s.nfs().SquashCredential(ctx.cred, client->options);
@@ -136,24 +143,28 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
 
 void Null(MountService&, const rpc::CallContext&, const nfs3::Void&, nfs3::Void*) {}
 
-void Mnt3(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
-          mount3::MountRes3* res) {
+rpc::ProcResult Mnt3(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
+                     mount3::MountRes3* res) {
   vfs::FileHandle fh;
   res->status = MountRoot(s, ctx, args.dirpath, &fh, &res->auth_flavors);
-  if (res->status != mount3::MNT3_OK) return;
+  if (res->status == kMntTryLater) return rpc::ProcResult::kDrop;
+  if (res->status != mount3::MNT3_OK) return rpc::ProcResult::kSuccess;
   res->fhandle.len = fh.len;
   std::memcpy(res->fhandle.data, fh.data, fh.len);
+  return rpc::ProcResult::kSuccess;
 }
 
 // v1 fhandles are a fixed 32 bytes; nfs3d's handles are longer, so v1 MNT can
 // only refuse. v1 exists for showmount's EXPORT and DUMP, which work.
-void Mnt1(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
-          mount3::MountRes1* res) {
+rpc::ProcResult Mnt1(MountService& s, const rpc::CallContext& ctx, const mount3::DirpathArgs& args,
+                     mount3::MountRes1* res) {
   vfs::FileHandle fh;
   mountstat3 status = MountRoot(s, ctx, args.dirpath, &fh);
+  if (status == kMntTryLater) return rpc::ProcResult::kDrop;
   if (status == mount3::MNT3_OK && fh.len > mount3::kFhSizeV1) status = mount3::MNT3ERR_NOTSUPP;
   res->status = status;
   if (status == mount3::MNT3_OK) std::memcpy(res->fhandle, fh.data, fh.len);
+  return rpc::ProcResult::kSuccess;
 }
 
 void Dump(MountService& s, const rpc::CallContext&, const nfs3::Void&, mount3::MountList* res) {
@@ -184,6 +195,12 @@ template <typename Args, typename Res,
 constexpr rpc::ProcFn Proc() {
   return &rpc::TypedProc<MountService, Args, Res, Fn>;
 }
+// MNT, which may drop the call (kMntTryLater).
+template <typename Res, rpc::ProcResult (*Fn)(MountService&, const rpc::CallContext&,
+                                              const mount3::DirpathArgs&, Res*)>
+constexpr rpc::ProcFn MntProc() {
+  return &rpc::TypedProcOrDrop<MountService, mount3::DirpathArgs, Res, Fn>;
+}
 
 // MOUNT changes no file system state, so no row is "modifies"; UMNT/UMNTALL
 // are idempotent in effect (removing a list entry twice is harmless).
@@ -192,7 +209,7 @@ constexpr rpc::ProcFn Proc() {
 constexpr rpc::Procedure kMountV3[] = {
     {.number = mount3::kNull, .name = "NULL", .run = Proc<nfs3::Void, nfs3::Void, Null>()},
     {.number = mount3::kMnt, .name = "MNT",
-     .run = Proc<mount3::DirpathArgs, mount3::MountRes3, Mnt3>()},
+     .run = MntProc<mount3::MountRes3, Mnt3>()},
     {.number = mount3::kDump, .name = "DUMP", .run = Proc<nfs3::Void, mount3::MountList, Dump>()},
     {.number = mount3::kUmnt, .name = "UMNT", .run = Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
     {.number = mount3::kUmntAll, .name = "UMNTALL", .run = Proc<nfs3::Void, nfs3::Void, UmntAll>()},
@@ -206,7 +223,7 @@ constexpr rpc::Procedure kMountV3[] = {
 constexpr rpc::Procedure kMountV1[] = {
     {.number = mount3::kNull, .name = "NULL", .run = Proc<nfs3::Void, nfs3::Void, Null>()},
     {.number = mount3::kMnt, .name = "MNT",
-     .run = Proc<mount3::DirpathArgs, mount3::MountRes1, Mnt1>()},
+     .run = MntProc<mount3::MountRes1, Mnt1>()},
     {.number = mount3::kDump, .name = "DUMP", .run = Proc<nfs3::Void, mount3::MountList, Dump>()},
     {.number = mount3::kUmnt, .name = "UMNT", .run = Proc<mount3::DirpathArgs, nfs3::Void, Umnt>()},
     {.number = mount3::kUmntAll, .name = "UMNTALL", .run = Proc<nfs3::Void, nfs3::Void, UmntAll>()},

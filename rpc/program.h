@@ -77,6 +77,25 @@ ProcResult TypedProc(void* service, const CallContext& ctx, xdr::Decoder& args_i
   return ProcResult::kSuccess;
 }
 
+// As TypedProc, for a handler that may send no reply: it returns
+// ProcResult::kDrop (or kSuccess). For a program without a "try later"
+// status: MOUNT while the file system asks to try later (NFS would answer
+// JUKEBOX) lets the client's RPC retransmission be the retry, as a mountd
+// whose export lookup did not finish drops the call.
+template <typename Service, typename Args, typename Res,
+          ProcResult (*Fn)(Service&, const CallContext&, const Args&, Res*)>
+ProcResult TypedProcOrDrop(void* service, const CallContext& ctx, xdr::Decoder& args_in,
+                           xdr::Encoder& results) {
+  Args args{};
+  if (!Decode(args_in, &args) || !args_in.ok()) return ProcResult::kGarbageArgs;
+  Res res{};
+  if (Fn(*static_cast<Service*>(service), ctx, args, &res) == ProcResult::kDrop) {
+    return ProcResult::kDrop;
+  }
+  Encode(results, res);
+  return ProcResult::kSuccess;
+}
+
 }  // namespace nfs3d::rpc
 
 #endif  // NFS3D_RPC_PROGRAM_H_

@@ -515,8 +515,9 @@ class RawClient {
   // Why the last Call returned nullopt.
   const std::string& last_failure() const { return last_failure_; }
   std::optional<client::RpcReply> Call(uint32_t prog, uint32_t vers, uint32_t proc,
-                                       const std::string& args) {
-    return Call(next_xid_++, prog, vers, proc, args);
+                                       const std::string& args,
+                                       absl::Duration timeout = absl::Seconds(5)) {
+    return Call(next_xid_++, prog, vers, proc, args, timeout);
   }
 
   // TCP: true once the server has closed the connection (within `wait`).
@@ -609,8 +610,9 @@ inline NfsReply ToNfsReply(const std::optional<client::RpcReply>& r) {
   return out;
 }
 
-inline NfsReply Nfs(RawClient& c, uint32_t proc, const std::string& args) {
-  return ToNfsReply(c.Call(nfs3::kProgram, 3, proc, args));
+inline NfsReply Nfs(RawClient& c, uint32_t proc, const std::string& args,
+                    absl::Duration timeout = absl::Seconds(5)) {
+  return ToNfsReply(c.Call(nfs3::kProgram, 3, proc, args, timeout));
 }
 
 // MNT; returns the root handle ("" on failure, status in *status).
@@ -646,8 +648,9 @@ inline LookupResult Lookup(RawClient& c, const std::string& dir, const std::stri
   return out;
 }
 
-inline std::optional<Fattr> Getattr(RawClient& c, const std::string& fh, uint32_t* status) {
-  NfsReply r = Nfs(c, nfs3::kGetattr, Args().Opaque(fh).str());
+inline std::optional<Fattr> Getattr(RawClient& c, const std::string& fh, uint32_t* status,
+                                    absl::Duration timeout = absl::Seconds(5)) {
+  NfsReply r = Nfs(c, nfs3::kGetattr, Args().Opaque(fh).str(), timeout);
   *status = r.ok && r.reply_stat == 0 && r.accept_stat == 0 ? r.status : 0xffffffffu;
   if (*status != 0) return std::nullopt;
   xdr::Decoder d(Span(r.results));

@@ -153,7 +153,9 @@ TEST_F(LoadTest, IdleConnectionsSlowClientsAndUdpFloodDoNotStarveGetattr) {
     while (absl::Now() < end) {
       absl::Time t0 = absl::Now();
       uint32_t status;
-      if (Getattr(*good, root, &status).has_value()) {
+      // A starved call gets no reply at all; a slow one (a loaded machine, a
+      // sanitizer build) gets one within this bound, which is no timing claim.
+      if (Getattr(*good, root, &status, absl::Seconds(30)).has_value()) {
         ++ok_tcp;
       } else {
         ++failed_tcp;

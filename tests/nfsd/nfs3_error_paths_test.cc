@@ -6,10 +6,12 @@
 #include "gtest/gtest.h"
 
 #include "conf/exports.h"
+#include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
 #include "tests/nfsd/nfs3_test_client.h"
 #include "vfs/vfs_error.h"
+#include "xdr/mount3_codec.h"
 
 namespace nfs3d::nfsd::testing {
 namespace {
@@ -21,7 +23,12 @@ class FailingBackend : public vfs::Backend {
   int err = EIO;
   bool with_attrs = true;
 
-  absl::StatusOr<vfs::FileHandle> RootHandle(uint32_t) override { return Handle(); }
+  int root_err = 0;  // RootHandle fails with it when set (MNT)
+
+  absl::StatusOr<vfs::FileHandle> RootHandle(uint32_t) override {
+    if (root_err != 0) return vfs::ErrnoError(root_err, "fake root");
+    return Handle();
+  }
   absl::StatusOr<uint32_t> ExportOf(const vfs::FileHandle& fh) override {
     if (fh.len != 8) return vfs::ErrnoError(vfs::kErrBadHandle, "fake");
     return 1u;
@@ -238,6 +245,32 @@ TEST_F(Nfs3ErrorPathTest, PseudoErrnos) {
   n3::nfs_fh3 short_fh = fh_;
   short_fh.len = 4;
   EXPECT_EQ(client_->Getattr(short_fh).status, n3::NFS3ERR_BADHANDLE);
+}
+
+// MOUNT has no JUKEBOX: while the file system asks to try later (a CephFS
+// cluster that does not answer) MNT sends no reply, so the client's RPC
+// layer sends it again and the mount waits, as a hard mount does, instead
+// of failing at once with SERVERFAULT (mount.nfs: "Remote I/O error", seen
+// when a client booted during a paused OSD). Other failures still answer.
+TEST_F(Nfs3ErrorPathTest, MountDropsTheCallWhileTheFileSystemSaysTryLater) {
+  MountService mount(server_.get());
+  const rpc::Program program = MakeMountProgram(&mount);
+  for (const rpc::ProgramVersion& version : program.versions) {
+    rpc::Program one = program;
+    one.versions = {version};
+    Nfs3TestClient client(one);
+    const auto mnt = [](xdr::Encoder& e) { Encode(e, mount3::DirpathArgs{"/fake"}); };
+    std::string reply;
+    backend_.root_err = vfs::kErrJukebox;
+    EXPECT_EQ(client.Run(mount3::kMnt, mnt, &reply), rpc::ProcResult::kDrop) << version.version;
+    backend_.root_err = EIO;
+    ASSERT_EQ(client.Run(mount3::kMnt, mnt, &reply), rpc::ProcResult::kSuccess);
+    xdr::Decoder d(
+        absl::MakeConstSpan(reinterpret_cast<const uint8_t*>(reply.data()), reply.size()));
+    EXPECT_EQ(d.U32(), static_cast<uint32_t>(mount3::MNT3ERR_SERVERFAULT)) << version.version;
+    backend_.root_err = 0;
+    ASSERT_EQ(client.Run(mount3::kMnt, mnt, &reply), rpc::ProcResult::kSuccess);
+  }
 }
 
 }  // namespace
