@@ -83,6 +83,23 @@ constexpr rpc::ProcFn Typed() {
   return &rpc::TypedProc<NfsServer, Args, Res, Fn>;
 }
 
+// Linux retries NFS3ERR_JUKEBOX for its NFSv3 calls but not for its NFSACL
+// calls (the retry loop is nfs3proc.c's own): `cp -p` got errno 528
+// (EJUKEBOX) from a CephFS export while the cluster did not answer (the
+// 30-min two-head soak). So a call the file system asks to try later gets
+// no reply, and the client's RPC layer sends it again, as for MNT.
+template <typename Args, typename Res,
+          void (*Fn)(NfsServer&, const CallContext&, const Args&, Res*)>
+rpc::ProcResult DropIfTryLater(NfsServer& s, const CallContext& ctx, const Args& args, Res* res) {
+  Fn(s, ctx, args, res);
+  return res->status == n3::NFS3ERR_JUKEBOX ? rpc::ProcResult::kDrop : rpc::ProcResult::kSuccess;
+}
+template <typename Args, typename Res,
+          void (*Fn)(NfsServer&, const CallContext&, const Args&, Res*)>
+constexpr rpc::ProcFn TypedOrDrop() {
+  return &rpc::TypedProcOrDrop<NfsServer, Args, Res, DropIfTryLater<Args, Res, Fn>>;
+}
+
 // Re-running a SETACL sets the same ACLs again: nothing for the duplicate
 // request cache to keep (knfsd does not cache it either).
 // A row per procedure; clang-format would give each field a line of its own.
@@ -90,9 +107,9 @@ constexpr rpc::ProcFn Typed() {
 constexpr rpc::Procedure kProcedures[] = {
     {.number = na::kNull, .name = "NULL", .run = Typed<n3::Void, n3::Void, Null>()},
     {.number = na::kGetacl, .name = "GETACL",
-     .run = Typed<na::GETACL3args, na::GETACL3res, Getacl>(), .max_reply = na::kMaxGetaclReply},
+     .run = TypedOrDrop<na::GETACL3args, na::GETACL3res, Getacl>(), .max_reply = na::kMaxGetaclReply},
     {.number = na::kSetacl, .name = "SETACL",
-     .run = Typed<na::SETACL3args, na::SETACL3res, Setacl>(), .modifies = true,
+     .run = TypedOrDrop<na::SETACL3args, na::SETACL3res, Setacl>(), .modifies = true,
      .max_reply = 4 + 4 + 84},
 };
 // clang-format on

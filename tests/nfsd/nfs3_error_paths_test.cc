@@ -9,9 +9,11 @@
 #include "nfsd/mount_program.h"
 #include "nfsd/nfs3_program.h"
 #include "nfsd/nfs_server.h"
+#include "nfsd/nfsacl_program.h"
 #include "tests/nfsd/nfs3_test_client.h"
 #include "vfs/vfs_error.h"
 #include "xdr/mount3_codec.h"
+#include "xdr/nfsacl_codec.h"
 
 namespace nfs3d::nfsd::testing {
 namespace {
@@ -134,6 +136,16 @@ class FailingBackend : public vfs::Backend {
   absl::StatusOr<vfs::Verifier> Commit(const vfs::Cred&, const vfs::FileHandle&, uint64_t, uint32_t,
                                        vfs::Wcc* wcc) override {
     FillWcc(wcc);
+    return Fail();
+  }
+  absl::StatusOr<vfs::AclPair> GetAcl(const vfs::Cred&, const vfs::FileHandle&,
+                                      std::optional<vfs::Attributes>* a) override {
+    FillAttrs(a);
+    return Fail();
+  }
+  absl::Status SetAcl(const vfs::Cred&, const vfs::FileHandle&, const vfs::Acl*, const vfs::Acl*,
+                      std::optional<vfs::Attributes>* a) override {
+    FillAttrs(a);
     return Fail();
   }
   vfs::Verifier WriteVerifier() const override { return {}; }
@@ -271,6 +283,23 @@ TEST_F(Nfs3ErrorPathTest, MountDropsTheCallWhileTheFileSystemSaysTryLater) {
     backend_.root_err = 0;
     ASSERT_EQ(client.Run(mount3::kMnt, mnt, &reply), rpc::ProcResult::kSuccess);
   }
+}
+
+// NFSACL too: Linux does not retry JUKEBOX on its NFSACL calls (errno 528
+// reached `cp -p`), so GETACL and SETACL send no reply while the file system
+// says "try later" (SETACL through the same table adapter); any other
+// failure is answered.
+TEST_F(Nfs3ErrorPathTest, NfsaclDropsTheCallWhileTheFileSystemSaysTryLater) {
+  const rpc::Program program = NfsAclProgram(server_.get());  // the client keeps a reference
+  Nfs3TestClient acl(program);
+  const auto getacl = [this](xdr::Encoder& e) {
+    Encode(e, nfsacl::GETACL3args{fh_, nfsacl::kAcl | nfsacl::kDfAcl});
+  };
+  std::string reply;
+  backend_.err = vfs::kErrJukebox;
+  EXPECT_EQ(acl.Run(nfsacl::kGetacl, getacl, &reply), rpc::ProcResult::kDrop);
+  backend_.err = EIO;
+  EXPECT_EQ(acl.Run(nfsacl::kGetacl, getacl, &reply), rpc::ProcResult::kSuccess);
 }
 
 }  // namespace
