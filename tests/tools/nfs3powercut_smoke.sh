@@ -57,8 +57,13 @@ grep -q ' resent_xcreate=NFS3_OK' "$WORK/check" || fail "no CREATE EXCLUSIVE res
 # Take an acknowledged byte and an acknowledged name away: both reported.
 byte=$(od -An -tu1 -j100 -N1 "$WORK/export/c1/d0" | tr -d ' ')
 printf "\\$(printf %o $((byte ^ 255)))" | dd of="$WORK/export/c1/d0" bs=1 seek=100 conv=notrunc status=none
-victim=$(awk '$1 == "done" && $2 == "create" && $3 ~ /^m/ { print $3 }' "$WORK/journal" | while read -r n; do
-  [ -e "$WORK/export/c1/$n" ] && { echo "$n"; break; }; done)
+# (No pipe into a loop that breaks early: awk's SIGPIPE then failed the
+# pipeline, and set -e ended the test without a word, now and then.)
+created=$(awk '$1 == "done" && $2 == "create" && $3 ~ /^m/ { print $3 }' "$WORK/journal")
+victim=""
+for n in $created; do
+  if [ -e "$WORK/export/c1/$n" ]; then victim=$n; break; fi
+done
 [ -n "$victim" ] || fail "no metadata object to remove"
 rm "$WORK/export/c1/$victim"
 rc=0
