@@ -61,24 +61,10 @@ inline Program SingleVersionProgram(uint32_t number, const char* name, uint32_t 
   return program;
 }
 
-// Adapts a typed handler to a ProcFn. Args and Res need
+// Adapts a typed handler to a ProcFn, for a handler that may send no reply:
+// it returns ProcResult::kDrop (or kSuccess). Args and Res need
 //   bool Decode(xdr::Decoder&, Args*);   void Encode(xdr::Encoder&, const Res&);
-// found by argument-dependent lookup. Handler:
-//   void Fn(Service&, const CallContext&, const Args&, Res*);
-template <typename Service, typename Args, typename Res,
-          void (*Fn)(Service&, const CallContext&, const Args&, Res*)>
-ProcResult TypedProc(void* service, const CallContext& ctx, xdr::Decoder& args_in,
-                     xdr::Encoder& results) {
-  Args args{};
-  if (!Decode(args_in, &args) || !args_in.ok()) return ProcResult::kGarbageArgs;
-  Res res{};
-  Fn(*static_cast<Service*>(service), ctx, args, &res);
-  Encode(results, res);
-  return ProcResult::kSuccess;
-}
-
-// As TypedProc, for a handler that may send no reply: it returns
-// ProcResult::kDrop (or kSuccess). For a program without a "try later"
+// found by argument-dependent lookup. For a program without a "try later"
 // status: MOUNT while the file system asks to try later (NFS would answer
 // JUKEBOX) lets the client's RPC retransmission be the retry, as a mountd
 // whose export lookup did not finish drops the call.
@@ -94,6 +80,21 @@ ProcResult TypedProcOrDrop(void* service, const CallContext& ctx, xdr::Decoder& 
   }
   Encode(results, res);
   return ProcResult::kSuccess;
+}
+
+// A handler that always replies: void Fn(Service&, const CallContext&, const Args&, Res*).
+template <typename Service, typename Args, typename Res,
+          void (*Fn)(Service&, const CallContext&, const Args&, Res*)>
+ProcResult AlwaysReplies(Service& service, const CallContext& ctx, const Args& args, Res* res) {
+  Fn(service, ctx, args, res);
+  return ProcResult::kSuccess;
+}
+template <typename Service, typename Args, typename Res,
+          void (*Fn)(Service&, const CallContext&, const Args&, Res*)>
+ProcResult TypedProc(void* service, const CallContext& ctx, xdr::Decoder& args_in,
+                     xdr::Encoder& results) {
+  return TypedProcOrDrop<Service, Args, Res, AlwaysReplies<Service, Args, Res, Fn>>(
+      service, ctx, args_in, results);
 }
 
 }  // namespace nfs3d::rpc
