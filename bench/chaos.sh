@@ -181,6 +181,7 @@ server_serves() {
 # OSD delays the start (and is resumed here once its time is up: the
 # schedule waits for this).
 server_wait() { wait_resuming 120 server_serves; }
+process_gone() { ! kill -0 "$1"; }
 server_log() { if [ "$HEADS" = 1 ]; then echo "$HEADS_DIR/head1.log"; else echo "$OUT/nfs3d.log"; fi; }
 # start_heads: the multi-head lab, two machines (heads_lib.sh) with head1 on
 # machine 0 (its survivor machine 1) and head2 on machine 1; the clients
@@ -294,7 +295,9 @@ takeover() {
   HANDOVERS=$((HANDOVERS + 1))
   old=$(server_pid) || { event takeover "$t0" "$(now)" "FAILED: head1 runs nowhere"; return; }
   server_start --takeover
-  if ! timeout 120 tail --pid="$old" -f /dev/null; then
+  # The old process's exit ends its CephFS session, which waits for a paused
+  # MDS: wait resuming a pause that is due, as for a restart.
+  if ! wait_resuming 240 process_gone "$old"; then
     event takeover "$t0" "$(now)" "FAILED: the old nfs3d did not exit"
   elif server_wait; then
     event takeover "$t0" "$(now)" "handover $HANDOVERS"
