@@ -10,11 +10,13 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 
 #include "common/auth_flavor.h"
 #include "common/log.h"
+#include "common/rate_limited_log.h"
 #include "vfs/mount_point.h"
 #include "vfs/vfs_error.h"
 #include "xdr/mount3_codec.h"
@@ -46,6 +48,17 @@ const conf::Export* FindExportFor(const conf::ExportTable& table, const std::str
   }
   if (best != nullptr) *rest = path.substr(std::min(path.size(), best->path.size()));
   return best;
+}
+
+// What any host can make MNT log again and again (a refused mount retried,
+// a mount retransmitted all through an outage): a line per kind per minute.
+log::RateLimitedLog& RefusedMountLog() {
+  static auto* const refused = new log::RateLimitedLog(absl::Minutes(1));
+  return *refused;
+}
+log::RateLimitedLog& FailedMountLog() {
+  static auto* const failed = new log::RateLimitedLog(absl::Minutes(1));
+  return *failed;
 }
 
 // Never sent: the file system asked to try later (kErrJukebox), and MNT,
@@ -99,8 +112,9 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   // mountd does ("illegal port"), with MNT3ERR_ACCES rather than an RPC
   // AUTH_ERROR, so the client reports "access denied" for this export only.
   if (client->options.secure && !NfsServer::PrivilegedPort(*ctx.transport)) {
-    NFS3D_LOG_WARNING("refused MNT of %s from %s: unprivileged port on a secure export", exp->path,
-                      PeerName(ctx));
+    RefusedMountLog().Warning(
+        absl::StrFormat("refused MNT of %s from %s: unprivileged port on a secure export",
+                        exp->path, PeerName(ctx)));
     return mount3::MNT3ERR_ACCES;
   }
   if (const std::optional<std::string>& mp = client->options.mountpoint) {
@@ -109,13 +123,14 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
     const std::string& dir = mp->empty() ? exp->path : *mp;
     absl::StatusOr<bool> mounted = vfs::IsMountPoint(dir);
     if (!mounted.ok() || !*mounted) {
-      NFS3D_LOG_WARNING("refused MNT of %s from %s: %s is not a mount point (option mountpoint)",
-                        exp->path, PeerName(ctx), dir);
+      RefusedMountLog().Warning(
+          absl::StrFormat("refused MNT of %s from %s: %s is not a mount point (option mountpoint)",
+                          exp->path, PeerName(ctx), dir));
       return mount3::MNT3ERR_NOENT;
     }
     // Started before the disk was mounted: serve the disk, not what it covers.
     if (absl::Status refreshed = s.nfs().backend().RefreshExport(exp->export_id); !refreshed.ok()) {
-      NFS3D_LOG_WARNING("MNT %s: %s", exp->path, refreshed.ToString());
+      FailedMountLog().Warning(absl::StrFormat("MNT %s: %s", exp->path, refreshed.ToString()));
       return mount3::MNT3ERR_SERVERFAULT;
     }
   }
@@ -123,7 +138,8 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   vfs::Backend& backend = s.nfs().backend();
   absl::StatusOr<vfs::FileHandle> root = backend.RootHandle(exp->export_id);
   if (!root.ok()) {
-    NFS3D_LOG_WARNING("MNT %s: no root handle: %s", exp->path, root.status().ToString());
+    FailedMountLog().Warning(
+        absl::StrFormat("MNT %s: no root handle: %s", exp->path, root.status().ToString()));
     return vfs::ErrnoOf(root.status()) == vfs::kErrJukebox ? kMntTryLater
                                                            : mount3::MNT3ERR_SERVERFAULT;
   }

@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 #include "common/log.h"
@@ -51,8 +52,6 @@ std::string CallerAddress(const rpc::CallContext& ctx) {
 bool NewerState(int32_t state, int32_t than) {
   return static_cast<int32_t>(static_cast<uint32_t>(state) - static_cast<uint32_t>(than)) > 0;
 }
-
-constexpr absl::Duration kRefusalLogInterval = absl::Seconds(10);
 
 }  // namespace
 
@@ -194,15 +193,7 @@ bool NlmService::HoldsStateLocked(const std::string& name) const {
 }
 
 void NlmService::LogRefusalLocked(const std::string& what) {
-  const absl::Time now = absl::Now();
-  if (now - last_refusal_log_ < kRefusalLogInterval) {
-    ++refusals_unlogged_;
-    return;
-  }
-  NFS3D_LOG_WARNING("lock manager: ignored %s (and %d such calls since the last one logged)", what,
-                    refusals_unlogged_);
-  last_refusal_log_ = now;
-  refusals_unlogged_ = 0;
+  refusal_log_.Warning(absl::StrCat("lock manager: ignored ", what));
 }
 
 nlm4_testres NlmService::Test(const rpc::CallContext& ctx, const nlm4_testargs& args) {

@@ -45,6 +45,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
+#include "common/rate_limited_log.h"
 #include "nlm/lock_mirror.h"
 #include "nlm/lock_table.h"
 #include "nlm/nlm4_types.h"
@@ -191,7 +192,7 @@ class NlmService {
   // True if `name` has anything another address must not take over.
   bool HoldsStateLocked(const std::string& name) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A call refused for coming from the wrong address: a warning at most
-  // every kRefusalLogInterval, with the count of those left unlogged.
+  // every 10 s, with the count of those held back (refusal_log_).
   void LogRefusalLocked(const std::string& what) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void GrantWaiters(const std::string& file) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // owner's locks of `file` that overlap [first, last], cut to it.
@@ -243,8 +244,7 @@ class NlmService {
   uint64_t next_grant_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<std::string, Host> hosts_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> previous_hosts_ ABSL_GUARDED_BY(mu_);  // to forget after grace
-  absl::Time last_refusal_log_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
-  uint64_t refusals_unlogged_ ABSL_GUARDED_BY(mu_) = 0;
+  log::RateLimitedLog refusal_log_{absl::Seconds(10)};
 
   TaskRunner runner_;  // last: its threads stop before the state above goes
 };
