@@ -7,6 +7,11 @@
 # within the grace period (another host's lock is refused after it).
 # Captures the guest's kernel log (rpcdebug nlm, rpc xprt) and a tcpdump of
 # the bridge in $KEEP (default /var/tmp/nfs3d-reclaim-failover).
+# DROP_REPLIES=1: from the restart on, machine 1 sends the guest no TCP
+# segment with data from port 2049 (tc u32: bare ACKs and SYN-ACKs go out):
+# the new instance acknowledges the guest's reclaim and grants it, and the
+# reply is lost with the machine, as with the chaos run's 3 % loss and a
+# crash 0.13 s after the grant.
 # Usage: lab_reclaim_failover.sh NFS3D NLM_LOCK_TOOL [kill9|takeover]
 TEST_NAME=lab_reclaim_failover
 source "$(dirname "$0")/lib.sh"
@@ -78,6 +83,21 @@ sleep 2
 
 reclaims() { grep -c "reclaimed a lock" "$WORK/head1.log" || true; }
 before=$(reclaims)
+if [ "${DROP_REPLIES:-0}" = 1 ]; then
+  TC=(ip netns exec "${MACHINES[0]}" tc)
+  # (No prio qdisc or drop action in this kernel: the segments go to an
+  # htb class of 8 bit/s with a one-packet queue, which is as good.)
+  "${TC[@]}" qdisc add dev hd0 root handle 1: htb default 1
+  "${TC[@]}" class add dev hd0 parent 1: classid 1:1 htb rate 1gbit
+  "${TC[@]}" class add dev hd0 parent 1: classid 1:2 htb rate 8bit ceil 8bit
+  "${TC[@]}" qdisc add dev hd0 parent 1:2 handle 20: pfifo limit 1
+  # IP total length below 64: a segment without data; goes out.
+  "${TC[@]}" filter add dev hd0 parent 1: prio 1 protocol ip u32 match ip dst 10.200.0.2/32 \
+    match ip sport 2049 0xffff match u16 0 0xffc0 at 2 flowid 1:1
+  "${TC[@]}" filter add dev hd0 parent 1: prio 2 protocol ip u32 match ip dst 10.200.0.2/32 \
+    match ip sport 2049 0xffff flowid 1:2
+  log "machine 1 drops its data segments from port 2049 to the guest"
+fi
 if [ "$MODE" = kill9 ]; then
   old=$(head_pid 0 head1)
   kill -KILL "$old"
@@ -94,11 +114,11 @@ else
 fi
 sleep "$RESTART_TO_CRASH"
 log "$MODE done; machine crash of ${MACHINES[0]} now"
+after=$(reclaims)
 machine_crash 0
 t_crash=$(date +%s.%N)
 wait_until 90 head_running_on 1 head1 || fail "head1 did not start on ${MACHINES[1]}"
 log "head1 on ${MACHINES[1]} $(since "$t_crash") s after the crash"
-after=$(reclaims)
 wait_until $((GRACE + 5)) eval '[ "$(reclaims)" -gt "$after" ]' \
   && log "the guest reclaimed through the survivor $(since "$t_crash") s after the crash" \
   || log "NO reclaim through the survivor within $((GRACE + 5)) s"
