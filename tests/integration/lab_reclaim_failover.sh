@@ -12,6 +12,7 @@
 # the new instance acknowledges the guest's reclaim and grants it, and the
 # reply is lost with the machine, as with the chaos run's 3 % loss and a
 # crash 0.13 s after the grant.
+# LINK_FIRST=1: the crash takes the NIC down before it kills the processes.
 # Usage: lab_reclaim_failover.sh NFS3D NLM_LOCK_TOOL [kill9|takeover]
 TEST_NAME=lab_reclaim_failover
 source "$(dirname "$0")/lib.sh"
@@ -86,11 +87,11 @@ before=$(reclaims)
 if [ "${DROP_REPLIES:-0}" = 1 ]; then
   TC=(ip netns exec "${MACHINES[0]}" tc)
   # (No prio qdisc or drop action in this kernel: the segments go to an
-  # htb class of 8 bit/s with a one-packet queue, which is as good.)
+  # htb class whose queue holds none.)
   "${TC[@]}" qdisc add dev hd0 root handle 1: htb default 1
   "${TC[@]}" class add dev hd0 parent 1: classid 1:1 htb rate 1gbit
-  "${TC[@]}" class add dev hd0 parent 1: classid 1:2 htb rate 8bit ceil 8bit
-  "${TC[@]}" qdisc add dev hd0 parent 1:2 handle 20: pfifo limit 1
+  "${TC[@]}" class add dev hd0 parent 1: classid 1:2 htb rate 1gbit
+  "${TC[@]}" qdisc add dev hd0 parent 1:2 handle 20: pfifo limit 0
   # IP total length below 64: a segment without data; goes out.
   "${TC[@]}" filter add dev hd0 parent 1: prio 1 protocol ip u32 match ip dst 10.200.0.2/32 \
     match ip sport 2049 0xffff match u16 0 0xffc0 at 2 flowid 1:1
@@ -115,6 +116,9 @@ fi
 sleep "$RESTART_TO_CRASH"
 log "$MODE done; machine crash of ${MACHINES[0]} now"
 after=$(reclaims)
+# LINK_FIRST=1: the NIC goes before the processes are killed, so no FIN of
+# theirs leaves (a real crash sends none; machine_crash kills first).
+[ "${LINK_FIRST:-0}" = 1 ] && ip -n "${MACHINES[0]}" link set hd0 down
 machine_crash 0
 t_crash=$(date +%s.%N)
 wait_until 90 head_running_on 1 head1 || fail "head1 did not start on ${MACHINES[1]}"
