@@ -13,6 +13,12 @@
 # reply is lost with the machine, as with the chaos run's 3 % loss and a
 # crash 0.13 s after the grant.
 # LINK_FIRST=1: the crash takes the NIC down before it kills the processes.
+# Not in CTest: on 2026-12-06 it did not reproduce issue 46's hang (4
+# runs with the binary of 7d9ff34: kill9, kill9 + DROP_REPLIES, kill9 +
+# DROP_REPLIES + LINK_FIRST, takeover + LINK_FIRST; every one reclaimed
+# within 0.1 s of the survivor's start, because the Linux client reconnects
+# from the same source port, so even the previous instance's record names
+# its connection). It is kept for the next try (e.g. with --netem loss).
 # Usage: lab_reclaim_failover.sh NFS3D NLM_LOCK_TOOL [kill9|takeover]
 TEST_NAME=lab_reclaim_failover
 source "$(dirname "$0")/lib.sh"
