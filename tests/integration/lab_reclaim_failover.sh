@@ -79,8 +79,10 @@ touch /tmp/release
 wait
 EOF
 out="$WORK/guest"
+netem=()
+[ -z "${NETEM:-}" ] || netem=(--netem "$NETEM")  # e.g. "loss 3%", as the chaos run had
 "$LAB" mount-run --server "${FLOATS[0]}" --export /ceph --proto tcp --opts lock,actimeo=1 \
-  --out-dir "$out" --timeout 900 --cmd-timeout 800 --script "$DATA/guest.sh" > "$out.log" 2>&1 &
+  "${netem[@]}" --out-dir "$out" --timeout 900 --cmd-timeout 800 --script "$DATA/guest.sh" > "$out.log" 2>&1 &
 run_pid=$!
 H2=(ip netns exec "${MACHINES[1]}")
 held_now() { "${H2[@]}" nfs-ls "nfs://${FLOATS[1]}/ceph?version=3" 2>/dev/null | grep -q holder-ready; }
