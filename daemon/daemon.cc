@@ -175,6 +175,7 @@ absl::Status Daemon::Start() {
     record.files = d.cluster_files.get();
     record.node_id = c.cluster_node_id;
     record.tickle_previous = !d.taking_over;
+    record.admitted = &d.tcp_admitted;
     d.tcp_clients = std::make_unique<TcpClientsRecord>(std::move(record));
   }
   StartHandoverServer();

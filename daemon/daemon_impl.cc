@@ -98,6 +98,7 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.tcp_sendfile = config.tcp_sendfile;
   options.udp_sendfile = config.udp_sendfile;
   options.receive_count = &receive_count;
+  options.tcp_admitted_count = &tcp_admitted;
   options.tcp_splice_writes = config.tcp_splice_writes;
   options.tcp_record_timeout_ms = int64_t{config.tcp_record_timeout} * 1000;
   options.tcp_unfinished_per_client = config.tcp_unfinished_per_client;

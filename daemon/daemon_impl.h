@@ -70,6 +70,9 @@ struct Daemon::Impl {
   // Reads from client sockets (RpcServerOptions::receive_count): the POSIX
   // backend looks for directory moves once per read, not per call.
   std::atomic<uint64_t> receive_count{0};
+  // TCP connections admitted (RpcServerOptions::tcp_admitted_count): the
+  // record of the clients (tcp_clients) looks at it to list new ones at once.
+  std::atomic<uint64_t> tcp_admitted{0};
   std::unique_ptr<vfs::PosixBackend> backend;  // local directories
   // A ceph call past the timeout: the RPC layer answers its call JUKEBOX.
   RunningCallRescuer rescuer;  // outlives ceph_calls

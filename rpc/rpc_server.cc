@@ -29,6 +29,7 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.max_inflight_per_connection = std::max<size_t>(1, o.max_inflight_per_connection);
   t.sendfile = o.tcp_sendfile;
   t.receive_count = o.receive_count;
+  t.admitted_count = o.tcp_admitted_count;
   t.splice_writes = o.tcp_splice_writes;
   t.record_timeout_ms = o.tcp_record_timeout_ms;
   t.tls = o.tls;

@@ -76,6 +76,11 @@ struct RpcServerOptions {
   // looking once per read suffices (vfs::DirectoryMoveWatch). Must outlive
   // the server.
   std::atomic<uint64_t>* receive_count = nullptr;
+  // Advanced each time a TCP connection is admitted (accepted, or handed
+  // over by a predecessor); null: not kept. For a record of the connections
+  // that must list a new one at once, not a period later
+  // (daemon/tcp_clients_record.h). Must outlive the server.
+  std::atomic<uint64_t>* tcp_admitted_count = nullptr;
 };
 
 class RpcServer {

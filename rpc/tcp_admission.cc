@@ -73,6 +73,9 @@ bool TcpContext::Add(TcpConnection* conn, uint64_t client, std::weak_ptr<TcpConn
     ++clients_[client].connections;
     open_.emplace(conn, Open{std::move(weak), client, 0});
   }
+  if (options_.admitted_count != nullptr) {
+    options_.admitted_count->fetch_add(1, std::memory_order_relaxed);
+  }
   if (victim != nullptr) {
     const uint64_t n = evicted_.fetch_add(1, std::memory_order_relaxed) + 1;
     if ((n & (n - 1)) == 0) {  // the 1st, 2nd, 4th, ...: a steady churn does not flood the log

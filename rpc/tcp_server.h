@@ -51,7 +51,8 @@ struct TcpOptions {
   size_t max_inflight_per_connection = 64;
   // Replies may carry file segments, sent with sendfile (READ over TCP).
   bool sendfile = false;
-  std::atomic<uint64_t>* receive_count = nullptr;  // RpcServerOptions::receive_count
+  std::atomic<uint64_t>* receive_count = nullptr;   // RpcServerOptions::receive_count
+  std::atomic<uint64_t>* admitted_count = nullptr;  // RpcServerOptions::tcp_admitted_count
   // WRITEs with at least this many data bytes have their data spliced from
   // the socket into a pipe and from there into the file, never copied into
   // memory (rpc/write_splice.h); 0: never.

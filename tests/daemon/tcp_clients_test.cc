@@ -11,7 +11,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 
 #include "common/durable_files.h"
@@ -181,8 +184,13 @@ class TcpClientsRecordTest : public ::testing::Test {
       return served_;
     };
     o.tickle = [this](const TcpPeer& p) {
-      absl::MutexLock lock(&mu_);
-      tickled_.push_back(p);
+      bool hold = false;
+      {
+        absl::MutexLock lock(&mu_);
+        tickled_.push_back(p);
+        hold = tickled_.size() > free_tickles_;
+      }
+      if (hold) tickles_go_.WaitForNotification();
       return absl::OkStatus();
     };
     return o;
@@ -197,8 +205,16 @@ class TcpClientsRecordTest : public ::testing::Test {
     return Record() == text;
   }
 
+  void Serve(std::vector<TcpPeer> peers) {
+    absl::MutexLock lock(&mu_);
+    served_ = std::move(peers);
+  }
+
   std::string dir_;
   std::unique_ptr<DurableFiles> files_;
+  // Tickles after the first free_tickles_ wait for tickles_go_.
+  size_t free_tickles_ = SIZE_MAX;
+  absl::Notification tickles_go_;
   absl::Mutex mu_;
   std::vector<TcpPeer> served_ ABSL_GUARDED_BY(mu_);
   std::vector<TcpPeer> tickled_ ABSL_GUARDED_BY(mu_);
@@ -241,6 +257,41 @@ TEST_F(TcpClientsRecordTest, AfterAHandoverNothingIsTickled) {
   }
   absl::MutexLock lock(&mu_);
   EXPECT_TRUE(tickled_.empty());
+}
+
+// Issue 46: a head restarted, its clients reconnected (the guest reclaimed
+// its lock on a new connection), and its machine crashed a moment later,
+// while the tickles of the previous record were still going out: the record
+// was still the previous instance's, so the next instance never reset the
+// new connections and the guest's reclaim waited past the grace period.
+TEST_F(TcpClientsRecordTest, RecordsItsOwnConnectionsBeforeTicklingThePrevious) {
+  const std::vector<TcpPeer> previous = {{{"10.0.0.21", 2049}, {"10.0.0.5", 812}}};
+  ASSERT_TRUE(files_->Write("tcp-clients.head1", FormatTcpPeers(previous)).ok());
+  const std::vector<TcpPeer> now = {{{"10.0.0.21", 2049}, {"10.0.0.7", 900}}};
+  Serve(now);
+  free_tickles_ = previous.size();  // the first round goes out, the second waits
+  TcpClientsRecord record(Options());
+  // While the tickle rounds go on, the record already lists the new
+  // connection, and still the previous one (maybe not reset yet).
+  const bool early = RecordBecomes(FormatTcpPeers({previous[0], now[0]}));
+  tickles_go_.Notify();
+  EXPECT_TRUE(early) << Record();
+  // After the last round only its own.
+  EXPECT_TRUE(RecordBecomes(FormatTcpPeers(now))) << Record();
+}
+
+TEST_F(TcpClientsRecordTest, AnAdmittedConnectionIsRecordedWithoutWaitingForThePeriod) {
+  std::atomic<uint64_t> admitted{0};
+  TcpClientsRecord::Options o = Options();
+  o.period = absl::Hours(1);
+  o.poll = absl::Milliseconds(10);
+  o.admitted = &admitted;
+  TcpClientsRecord record(std::move(o));
+  ASSERT_TRUE(RecordBecomes(""));
+  const std::vector<TcpPeer> now = {{{"10.0.0.21", 2049}, {"10.0.0.8", 901}}};
+  Serve(now);
+  admitted.fetch_add(1);
+  EXPECT_TRUE(RecordBecomes(FormatTcpPeers(now))) << Record();
 }
 
 }  // namespace
