@@ -30,6 +30,7 @@
 #include "daemon/exports_command.h"
 #include "daemon/pid_file.h"
 #include "daemon/privileges.h"
+#include "daemon/start_signal_watch.h"
 #include "vfs/state_dir.h"
 
 namespace nfs3d {
@@ -298,16 +299,28 @@ int Run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  absl::StatusOr<std::unique_ptr<daemon::Daemon>> server =
-      daemon::Daemon::Create(*config, std::move(*exports), flags.takeover);
+  absl::StatusOr<std::unique_ptr<daemon::Daemon>> server;
+  absl::Status started;
+  {
+    // Until it serves, a stop signal ends nfs3d at once (start_signal_watch.h).
+    // Not during a takeover's handover, which the predecessor must see through.
+    sigset_t stop;
+    sigemptyset(&stop);
+    for (int sig : {SIGTERM, SIGINT}) sigaddset(&stop, sig);
+    daemon::StartSignalWatch watch(stop, [] { ReportStarted(false); });
+    server = daemon::Daemon::Create(*config, std::move(*exports), flags.takeover);
+    if (server.ok()) {
+      // A successor took over: SIGUSR1 to the main thread, which then exits.
+      (*server)->OnHandedOver([] { kill(getpid(), SIGUSR1); });
+      if (!flags.takeover) started = (*server)->Start();
+    }
+  }
   if (!server.ok()) {
     NFS3D_LOG_ERROR("%s", server.status().message());
     ReportStarted(false);
     return 1;
   }
-  // A successor took over: SIGUSR1 to the main thread, which then exits.
-  (*server)->OnHandedOver([] { kill(getpid(), SIGUSR1); });
-  absl::Status started = flags.takeover ? (*server)->TakeOver() : (*server)->Start();
+  if (flags.takeover) started = (*server)->TakeOver();
   ReportStarted(started.ok());
   if (!started.ok()) {
     NFS3D_LOG_ERROR("%s%s", flags.takeover ? "takeover failed: " : "", started.message());

@@ -313,6 +313,33 @@ TEST_F(CephfsFaultTest, RestartWhileMdsStoppedSaysWhatItWaitsForAndServesOnceItI
   EXPECT_NE(ReadAfterRestart(fh).find(data), std::string::npos);
 }
 
+// A start that waits (here for a monitor nobody answers, with a 10-minute
+// [ceph] timeout; in the soak for a stopped MDS) ends at SIGTERM, as
+// `systemctl stop` expects, instead of after the wait. Needs no cluster.
+TEST(CephfsUnreachableTest, SigtermDuringAWaitingStartEndsIt) {
+  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephwait-", getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string conf = (dir / "ceph.conf").string();
+  std::ofstream(conf) << "[global]\nmon host = v2:127.0.0.1:" << test_support::FreePort()
+                      << "\nauth client required = none\n";
+  NfsdProcess server;
+  server.Configure(dir, "/ceph 127.0.0.1(rw,cephfs=/)\n",
+                   absl::StrCat("\n[ceph]\nconf = ", conf, "\ntimeout = 600\n"));
+  server.StartWithoutWaiting();
+  // The stop signals are blocked right after the privileges are dropped.
+  ASSERT_TRUE(server.WaitForLog("capabilities kept")) << server.Log();
+  usleep(1000 * 1000);
+  const absl::Time signalled = absl::Now();
+  std::optional<int> status = server.SignalAndWaitExit(SIGTERM, kHangGuard);
+  ASSERT_TRUE(status.has_value()) << "nfs3d still started after the guard: " << server.Log();
+  EXPECT_TRUE(WIFEXITED(*status)) << server.Log();
+  EXPECT_NE(server.Log().find("during the start: exiting before serving"), std::string::npos)
+      << server.Log();
+  std::printf("SIGTERM during a waiting start: exited after %.1f s\n", SecondsSince(signalled));
+  fs::remove_all(dir);
+}
+
 // A cluster nothing answers for: nfs3d must not start, and must say which
 // cluster and which step failed. Needs no cluster (a monitor address where
 // nothing listens).

@@ -212,6 +212,14 @@ class NfsdProcess {
     return WaitExit(limit);
   }
 
+  // Starts nfs3d and returns at once: a start that must not finish.
+  void StartWithoutWaiting() { Spawn(); }
+  // Sends `sig`, then waits up to `limit` as WaitExit.
+  std::optional<int> SignalAndWaitExit(int sig, absl::Duration limit) {
+    if (pid_ > 0) kill(pid_, sig);
+    return WaitExit(limit);
+  }
+
   std::string Log() const {
     std::ifstream in(dir_ / "nfs3d.log");
     std::stringstream ss;

@@ -19,10 +19,10 @@
 # within 0.1 s of the survivor's start, because the Linux client reconnects
 # from the same source port, so even the previous instance's record names
 # its connection). It is kept for the next try (e.g. with --netem loss).
-# Usage: lab_reclaim_failover.sh NFS3D NLM_LOCK_TOOL [kill9|takeover]
-TEST_NAME=lab_reclaim_failover
-source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/heads_lib.sh"
+# Usage: tests/chaos/reclaim_failover_probe.sh NFS3D NLM_LOCK_TOOL [kill9|takeover]
+TEST_NAME=reclaim_failover_probe
+source "$(dirname "$0")/../integration/lib.sh"
+source "$(dirname "$0")/../integration/heads_lib.sh"
 
 NFS3D=$1
 TOOL=$2
