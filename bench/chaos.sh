@@ -318,11 +318,11 @@ check_guest_lock() {
   rm -f "$rcf"
   (
     rc=0
-    timeout 150 "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" lock --wait-grace \
+    timeout 250 "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" lock --wait-grace \
       > /dev/null 2>&1 || rc=$?
     echo "$rc" > "$rcf.new" && mv "$rcf.new" "$rcf"
   ) &
-  wait_resuming 160 test -e "$rcf" || true
+  wait_resuming 260 test -e "$rcf" || true
   wait $! 2> /dev/null || true
   case $(cat "$rcf" 2> /dev/null) in
     1) LOCK_STATE=held ;;

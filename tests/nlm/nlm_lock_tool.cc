@@ -80,7 +80,9 @@ int Run(int argc, char** argv) {
   lock.oh = "nlm-tool-4242";
   if (!FileHandle(**rpc, argv[2], argv[3], &lock.fh)) return Fail("cannot look up the file");
 
-  for (int attempt = 0; attempt < 60; ++attempt) {
+  // --wait-grace: a request a second for up to 4 minutes (grace periods of
+  // up to 90 s, nfs3d's default, after a start that may take a while).
+  for (int attempt = 0; attempt < 240; ++attempt) {
     absl::StatusOr<client::RpcReply> reply;
     nlm4_stats stat = NLM4_FAILED;
     if (op == "test") {
