@@ -313,19 +313,28 @@ TEST_F(CephfsFaultTest, RestartWhileMdsStoppedSaysWhatItWaitsForAndServesOnceItI
   EXPECT_NE(ReadAfterRestart(fh).find(data), std::string::npos);
 }
 
-// A start that waits (here for a monitor nobody answers, with a 10-minute
-// [ceph] timeout; in the soak for a stopped MDS) ends at SIGTERM, as
-// `systemctl stop` expects, instead of after the wait. Needs no cluster.
-TEST(CephfsUnreachableTest, SigtermDuringAWaitingStartEndsIt) {
-  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephwait-", getpid());
+// nfs3d exporting the root of a cluster whose monitor address nobody
+// listens on, with `ceph_extra` in its [ceph] section; the ceph.conf it
+// names is returned. Needs no cluster.
+std::string ConfigureUnreachableCluster(NfsdProcess& server, const fs::path& dir,
+                                        const std::string& ceph_extra) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string conf = (dir / "ceph.conf").string();
   std::ofstream(conf) << "[global]\nmon host = v2:127.0.0.1:" << test_support::FreePort()
                       << "\nauth client required = none\n";
-  NfsdProcess server;
   server.Configure(dir, "/ceph 127.0.0.1(rw,cephfs=/)\n",
-                   absl::StrCat("\n[ceph]\nconf = ", conf, "\ntimeout = 600\n"));
+                   absl::StrCat("\n[ceph]\nconf = ", conf, "\n", ceph_extra));
+  return conf;
+}
+
+// A start that waits (here for a monitor nobody answers, with a 10-minute
+// [ceph] timeout; in the soak for a stopped MDS) ends at SIGTERM, as
+// `systemctl stop` expects, instead of after the wait.
+TEST(CephfsUnreachableTest, SigtermDuringAWaitingStartEndsIt) {
+  const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephwait-", getpid());
+  NfsdProcess server;
+  ConfigureUnreachableCluster(server, dir, "timeout = 600\n");
   server.StartWithoutWaiting();
   // The stop signals are blocked right after the privileges are dropped.
   ASSERT_TRUE(server.WaitForLog("capabilities kept")) << server.Log();
@@ -341,18 +350,12 @@ TEST(CephfsUnreachableTest, SigtermDuringAWaitingStartEndsIt) {
 }
 
 // A cluster nothing answers for: nfs3d must not start, and must say which
-// cluster and which step failed. Needs no cluster (a monitor address where
-// nothing listens).
+// cluster and which step failed.
 TEST(CephfsUnreachableTest, NfsdExitsNonZeroNamingClusterAndStep) {
   const fs::path dir = fs::path(::testing::TempDir()) / absl::StrCat("nfs3d-cephdown-", getpid());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  const std::string conf = (dir / "ceph.conf").string();
-  std::ofstream(conf) << "[global]\nmon host = v2:127.0.0.1:" << test_support::FreePort()
-                      << "\nauth client required = none\n";
   NfsdProcess server;
-  server.Configure(dir, "/ceph 127.0.0.1(rw,cephfs=/)\n",
-                   absl::StrCat("\n[ceph]\nconf = ", conf, "\nclient_id = gateway\ntimeout = 2\n"));
+  const std::string conf =
+      ConfigureUnreachableCluster(server, dir, "client_id = gateway\ntimeout = 2\n");
   std::optional<int> status = server.RunUntilExit(kHangGuard);
   ASSERT_TRUE(status.has_value()) << "nfs3d still ran after the guard: " << server.Log();
   ASSERT_TRUE(WIFEXITED(*status)) << server.Log();
