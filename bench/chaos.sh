@@ -438,10 +438,11 @@ pause_due() {
 }
 reboot_vm() {
   local t0 lock=chaos-lock.$BOOT held free=none
-  # The lock must be held now (by the guest), refused to another host.
+  # The lock must be held now (by the guest), refused to another host; in a
+  # grace period (a restart just before) TEST is refused until it ends.
   for _ in $(seq 1 300); do grep -q ' LOCK saved statd' "$OUT/guest$BOOT.log" && break; sleep 0.2; done
   held=0
-  "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" test > /dev/null 2>&1 || held=$?
+  "$LAB" exec -- "$TOOL" "$SERVER" "$EXPORT" "$lock" test --wait-grace > /dev/null 2>&1 || held=$?
   t0=$(now)
   kill -KILL "$(cat "$STATE_DIR/qemu.pid")"
   wait "$VM_PID" 2> /dev/null || true
