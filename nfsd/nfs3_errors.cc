@@ -2,6 +2,9 @@
 
 #include <cerrno>
 
+#include "absl/strings/str_cat.h"
+
+#include "common/rate_limited_log.h"
 #include "vfs/vfs_error.h"
 
 namespace nfs3d::nfsd {
@@ -93,7 +96,16 @@ nfsstat3 ErrnoToNfsStat(int err) {
 }
 
 nfsstat3 StatusToNfsStat(const absl::Status& status) {
-  return ErrnoToNfsStat(vfs::ErrnoOf(status));
+  const nfsstat3 stat = ErrnoToNfsStat(vfs::ErrnoOf(status));
+  if (stat == NFS3ERR_IO || stat == NFS3ERR_SERVERFAULT) {
+    // An application sees these as EIO even on a hard mount: say which
+    // failure it was (a line a minute, whoever causes them).
+    static auto* const failures = new log::RateLimitedLog(absl::Minutes(1));
+    failures->Warning(absl::StrCat("answered ",
+                                   stat == NFS3ERR_IO ? "NFS3ERR_IO" : "NFS3ERR_SERVERFAULT", ": ",
+                                   status.ToString()));
+  }
+  return stat;
 }
 
 }  // namespace nfs3d::nfsd

@@ -17,7 +17,8 @@ namespace nfs3d::nfsd {
 nfs3::nfsstat3 ErrnoToNfsStat(int err);
 
 // Status from the vfs layer -> nfsstat3 via vfs::ErrnoOf (a Status without an
-// errno payload counts as EIO).
+// errno payload counts as EIO). NFS3ERR_IO and NFS3ERR_SERVERFAULT are also
+// logged, with the status, at most once a minute.
 nfs3::nfsstat3 StatusToNfsStat(const absl::Status& status);
 
 }  // namespace nfs3d::nfsd
