@@ -12,9 +12,12 @@
 #include <string_view>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+
+#include "common/log.h"
 
 namespace nfs3d::log {
 
@@ -28,10 +31,25 @@ class RateLimitedLog {
   // logged less than the interval ago.
   void Warning(std::string_view message);
 
+  // As Warning, but formats the message only if it is logged: a flood of
+  // held-back lines costs a clock read and a count each.
+  template <typename... Args>
+  void Warningf(const absl::FormatSpec<Args...>& format, const Args&... args) {
+    if (Level::kWarning < GetLevel()) return;
+    if (std::optional<uint64_t> held = Take()) {
+      Write(Level::kWarning, WithHeldBack(absl::StrFormat(format, args...), *held));
+    }
+  }
+
   // The line Warning logs: `message` and the count held back, or nothing.
   std::optional<std::string> Admit(std::string_view message);
 
  private:
+  // The count held back since the last line if this one is logged, or
+  // nothing (and it is counted).
+  std::optional<uint64_t> Take();
+  static std::string WithHeldBack(std::string line, uint64_t held_back);
+
   const absl::Duration interval_;
   const std::function<absl::Time()> now_;
   absl::Mutex mu_;

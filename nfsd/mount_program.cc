@@ -112,9 +112,8 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   // mountd does ("illegal port"), with MNT3ERR_ACCES rather than an RPC
   // AUTH_ERROR, so the client reports "access denied" for this export only.
   if (client->options.secure && !NfsServer::PrivilegedPort(*ctx.transport)) {
-    RefusedMountLog().Warning(
-        absl::StrFormat("refused MNT of %s from %s: unprivileged port on a secure export",
-                        exp->path, PeerName(ctx)));
+    RefusedMountLog().Warningf("refused MNT of %s from %s: unprivileged port on a secure export",
+                               exp->path, PeerName(ctx));
     return mount3::MNT3ERR_ACCES;
   }
   if (const std::optional<std::string>& mp = client->options.mountpoint) {
@@ -123,14 +122,14 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
     const std::string& dir = mp->empty() ? exp->path : *mp;
     absl::StatusOr<bool> mounted = vfs::IsMountPoint(dir);
     if (!mounted.ok() || !*mounted) {
-      RefusedMountLog().Warning(
-          absl::StrFormat("refused MNT of %s from %s: %s is not a mount point (option mountpoint)",
-                          exp->path, PeerName(ctx), dir));
+      RefusedMountLog().Warningf(
+          "refused MNT of %s from %s: %s is not a mount point (option mountpoint)", exp->path,
+          PeerName(ctx), dir);
       return mount3::MNT3ERR_NOENT;
     }
     // Started before the disk was mounted: serve the disk, not what it covers.
     if (absl::Status refreshed = s.nfs().backend().RefreshExport(exp->export_id); !refreshed.ok()) {
-      FailedMountLog().Warning(absl::StrFormat("MNT %s: %s", exp->path, refreshed.ToString()));
+      FailedMountLog().Warningf("MNT %s: %s", exp->path, refreshed.ToString());
       return mount3::MNT3ERR_SERVERFAULT;
     }
   }
@@ -138,8 +137,7 @@ mountstat3 MountRoot(MountService& s, const rpc::CallContext& ctx, std::string_v
   vfs::Backend& backend = s.nfs().backend();
   absl::StatusOr<vfs::FileHandle> root = backend.RootHandle(exp->export_id);
   if (!root.ok()) {
-    FailedMountLog().Warning(
-        absl::StrFormat("MNT %s: no root handle: %s", exp->path, root.status().ToString()));
+    FailedMountLog().Warningf("MNT %s: no root handle: %s", exp->path, root.status().ToString());
     return vfs::ErrnoOf(root.status()) == vfs::kErrJukebox ? kMntTryLater
                                                            : mount3::MNT3ERR_SERVERFAULT;
   }

@@ -2,8 +2,6 @@
 
 #include <cerrno>
 
-#include "absl/strings/str_cat.h"
-
 #include "common/rate_limited_log.h"
 #include "vfs/vfs_error.h"
 
@@ -101,9 +99,8 @@ nfsstat3 StatusToNfsStat(const absl::Status& status) {
     // An application sees these as EIO even on a hard mount: say which
     // failure it was (a line a minute, whoever causes them).
     static auto* const failures = new log::RateLimitedLog(absl::Minutes(1));
-    failures->Warning(absl::StrCat("answered ",
-                                   stat == NFS3ERR_IO ? "NFS3ERR_IO" : "NFS3ERR_SERVERFAULT", ": ",
-                                   status.ToString()));
+    failures->Warningf("answered %s: %s", stat == NFS3ERR_IO ? "NFS3ERR_IO" : "NFS3ERR_SERVERFAULT",
+                       status.ToString());
   }
   return stat;
 }
