@@ -57,11 +57,22 @@ grep -q ' resent_xcreate=NFS3_OK' "$WORK/check" || fail "no CREATE EXCLUSIVE res
 # Take an acknowledged byte and an acknowledged name away: both reported.
 byte=$(od -An -tu1 -j100 -N1 "$WORK/export/c1/d0" | tr -d ' ')
 printf "\\$(printf %o $((byte ^ 255)))" | dd of="$WORK/export/c1/d0" bs=1 seek=100 conv=notrunc status=none
+# The names the journal says exist now: created, or the target of a rename
+# or link, and not renamed or removed since (a create alone is not enough:
+# with another workload every created name may have been renamed away). A
+# name of the call in flight at the kill is left out: its fate is open.
 # (No pipe into a loop that breaks early: awk's SIGPIPE then failed the
 # pipeline, and set -e ended the test without a word, now and then.)
-created=$(awk '$1 == "done" && $2 == "create" && $3 ~ /^m/ { print $3 }' "$WORK/journal")
+live=$(awk '
+  $1 == "done" && ($2 == "create" || $2 == "xcreate") { live[$3] = 1 }
+  $1 == "done" && $2 == "rename" { delete live[$3]; live[$4] = 1 }
+  $1 == "done" && $2 == "link" { live[$4] = 1 }
+  $1 == "done" && $2 == "remove" { delete live[$3] }
+  $1 == "begin" { open = $0 } $1 == "done" { open = "" }
+  END { n = split(open, f, " "); for (i = 3; i <= n; i++) delete live[f[i]]
+        for (name in live) if (name ~ /^m/) print name }' "$WORK/journal")
 victim=""
-for n in $created; do
+for n in $live; do
   if [ -e "$WORK/export/c1/$n" ]; then victim=$n; break; fi
 done
 [ -n "$victim" ] || fail "no metadata object to remove"
