@@ -1,11 +1,13 @@
 // READ, WRITE, COMMIT (RFC 1813 §3.3.6, §3.3.7, §3.3.21).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
 #include "nfsd/nfs3_attr.h"
 #include "nfsd/nfs3_errors.h"
 #include "nfsd/nfs3_procs.h"
+#include "vfs/backend_helpers.h"
 #include "xdr/buffer_pool.h"
 #include "xdr/nfs3_codec.h"
 
@@ -80,9 +82,10 @@ rpc::ProcResult Read(void* service, const CallContext& ctx, xdr::Decoder& in, xd
   }
   const uint32_t got = std::min(r->count, count);
   // eof: the read reached the end of the file, as the backend saw it or as
-  // the post-op size says.
+  // the post-op size says (without one, only "nothing read" tells).
+  const uint64_t size_after = r->attributes ? r->attributes->size : UINT64_MAX;
   EncodeReadOk(out, r->attributes, got,
-               r->eof || (r->attributes && args.offset + got >= r->attributes->size));
+               r->eof || vfs::ReadReachedEnd(args.offset, count, got, size_after));
   const uint8_t* bytes = data.get();
   out.chain()->AppendExternal(std::move(data), bytes, got);
   PadOpaque(out, got);

@@ -34,6 +34,16 @@ absl::Status CheckName(std::string_view name);
 // always exist.
 absl::Status CheckNewName(std::string_view name);
 
+// READ's eof: whether a read of `asked` bytes at `offset` that returned
+// `got` reached the end of the file, whose size looked at after the read is
+// `size_after`. A read that returned nothing of a non-empty request is the
+// end even when the file has grown since (a WRITE that ran beside it): NFS
+// clients take count 0 without eof as an I/O error (Linux: EIO, the short
+// write of issue 46's soak), and knfsd's nfsd_eof_on_read has the same rule.
+inline bool ReadReachedEnd(uint64_t offset, uint64_t asked, uint64_t got, uint64_t size_after) {
+  return (asked > 0 && got == 0) || offset + got >= size_after;
+}
+
 // FSSTAT's figures from a statvfs.
 FsStat ToFsStat(const struct statvfs& sv);
 

@@ -12,10 +12,11 @@
 # the new instance acknowledges the guest's reclaim and grants it, and the
 # reply is lost with the machine, as with the chaos run's 3 % loss and a
 # crash 0.13 s after the grant.
-# LINK_FIRST=1: the crash takes the NIC down before it kills the processes.
+# FINS=1: the crash kills the processes before the NIC goes (machine_crash
+# fins), so their FINs reach the guest.
 # Not in CTest: on 2026-12-06 it did not reproduce issue 46's hang (4
-# runs with the binary of 7d9ff34: kill9, kill9 + DROP_REPLIES, kill9 +
-# DROP_REPLIES + LINK_FIRST, takeover + LINK_FIRST; every one reclaimed
+# runs with the binary of 7d9ff34: kill9 + FINS, kill9 + DROP_REPLIES +
+# FINS, kill9 + DROP_REPLIES, takeover; every one reclaimed
 # within 0.1 s of the survivor's start, because the Linux client reconnects
 # from the same source port, so even the previous instance's record names
 # its connection). It is kept for the next try (e.g. with --netem loss).
@@ -124,10 +125,7 @@ fi
 sleep "$RESTART_TO_CRASH"
 log "$MODE done; machine crash of ${MACHINES[0]} now"
 after=$(reclaims)
-# LINK_FIRST=1: the NIC goes before the processes are killed, so no FIN of
-# theirs leaves (a real crash sends none; machine_crash kills first).
-[ "${LINK_FIRST:-0}" = 1 ] && ip -n "${MACHINES[0]}" link set hd0 down
-machine_crash 0
+if [ "${FINS:-0}" = 1 ]; then machine_crash 0 fins; else machine_crash 0; fi
 t_crash=$(date +%s.%N)
 wait_until 90 head_running_on 1 head1 || fail "head1 did not start on ${MACHINES[1]}"
 log "head1 on ${MACHINES[1]} $(since "$t_crash") s after the crash"

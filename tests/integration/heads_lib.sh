@@ -79,13 +79,20 @@ machine_up() {
   ip -n "$ns" link set "hd$m" up
 }
 
-# machine_crash M: SIGKILL to every process of machine M, then its NIC and
-# network stack go away. (A killed process's TCP sockets linger in the
-# kernel; a machine that comes back must not find them: they would answer
-# for the client's reconnections, whose source ports the Linux client
-# reuses.)
+# machine_crash M [fins]: machine M loses power: its NIC goes down, then
+# every process of it is killed and its network stack goes away. A real
+# power loss sends nothing, so the NIC goes first: the clients keep their
+# connections and retransmit into them, which the survivor answers with a
+# reset (its tickle). With "fins" the processes die first and their FINs
+# reach the clients (a process crash a moment before the machine's): the
+# clients' reconnections then wait out SYN retransmission backoff (1, 3, 7,
+# 15, 31 s ...) until the address has moved. (A killed process's TCP sockets
+# linger in the kernel; a machine that comes back must not find them: they
+# would answer for the client's reconnections, whose source ports the Linux
+# client reuses.)
 machine_crash() {
   local m=$1
+  [ "${2:-}" = fins ] || ip -n "${MACHINES[$m]}" link set "hd$m" down
   kill_machine "$m"
   ip -n "${MACHINES[$m]}" link del "hd$m"
   ip netns del "${MACHINES[$m]}"

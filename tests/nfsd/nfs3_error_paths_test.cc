@@ -26,6 +26,7 @@ class FailingBackend : public vfs::Backend {
   bool with_attrs = true;
 
   int root_err = 0;  // RootHandle fails with it when set (MNT)
+  std::optional<vfs::ReadResult> read;  // Read succeeds with it when set
 
   absl::StatusOr<vfs::FileHandle> RootHandle(uint32_t) override {
     if (root_err != 0) return vfs::ErrnoError(root_err, "fake root");
@@ -61,6 +62,7 @@ class FailingBackend : public vfs::Backend {
   }
   absl::StatusOr<vfs::ReadResult> Read(const vfs::Cred&, const vfs::FileHandle&, uint64_t, uint32_t,
                                        uint8_t*) override {
+    if (read) return *read;
     return Fail();
   }
   absl::StatusOr<vfs::WriteResult> Write(const vfs::Cred&, const vfs::FileHandle&, uint64_t,
@@ -244,6 +246,25 @@ TEST_F(Nfs3ErrorPathTest, WithoutAttributesNothingIsInvented) {
   EXPECT_FALSE(rd.file_attributes);
   EXPECT_EQ(c.Getattr(fh_).status, n3::NFS3ERR_JUKEBOX);
   EXPECT_EQ(c.Fsinfo(fh_).status, n3::NFS3ERR_JUKEBOX);
+}
+
+// Issue 46's soak: a READ at the end of a file got nothing, and a WRITE beside
+// it extended the file before the post-op attributes were taken. count 0
+// without eof is an I/O error to the Linux client (EIO on a hard mount), so
+// nothing read is the end of the file, as knfsd answers.
+TEST_F(Nfs3ErrorPathTest, NothingReadIsTheEndEvenIfTheFileGrewSince) {
+  backend_.read = vfs::ReadResult{.count = 0, .eof = false};
+  backend_.read->attributes = vfs::Attributes{.type = vfs::FileType::kRegular, .size = 8192};
+  ReadReply rd = client_->Read(fh_, 4096, 4096);
+  ASSERT_EQ(rd.status, n3::NFS3_OK);
+  EXPECT_EQ(rd.count, 0u);
+  EXPECT_TRUE(rd.eof);
+  // Bytes read short of the size are no end: the client asks for the rest.
+  backend_.read->count = 100;
+  rd = client_->Read(fh_, 0, 4096);
+  ASSERT_EQ(rd.status, n3::NFS3_OK);
+  EXPECT_EQ(rd.count, 100u);
+  EXPECT_FALSE(rd.eof);
 }
 
 TEST_F(Nfs3ErrorPathTest, PseudoErrnos) {

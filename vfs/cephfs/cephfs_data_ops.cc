@@ -36,7 +36,7 @@ absl::StatusOr<ReadResult> CephfsBackend::Read(const Cred& cred, const FileHandl
   result.count = static_cast<uint32_t>(n);
   result.attributes = impl->AttrsOrNone(*node);
   const uint64_t size = result.attributes ? result.attributes->size : a->size;
-  result.eof = offset + result.count >= size;
+  result.eof = ReadReachedEnd(offset, count, result.count, size);
   return result;
 }
 

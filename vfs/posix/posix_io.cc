@@ -96,7 +96,7 @@ absl::StatusOr<ReadResult> PosixBackend::Read(const Cred& cred, const FileHandle
   const struct stat& st = after.ok() ? *after : access->st;
   result.attributes = impl_->ToAttributes(st, *n.exp);
   result.count = static_cast<uint32_t>(done);
-  result.eof = offset + done >= static_cast<uint64_t>(st.st_size);
+  result.eof = ReadReachedEnd(offset, count, done, static_cast<uint64_t>(st.st_size));
   return result;
 }
 
