@@ -1,5 +1,7 @@
 // READ, WRITE, COMMIT through the table.
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "tests/nfsd/nfs3_fixture.h"
 
@@ -47,6 +49,35 @@ TEST_F(Nfs3Test, ReadEof) {
   ReadReply zero = client().Read(fh, 0, 0);
   ASSERT_EQ(zero.status, n3::NFS3_OK);
   EXPECT_EQ(zero.count, 0u);
+}
+
+// READs at the end of a file while WRITEs beside them grow it (issue 46: the
+// client resends its writes and reads the page it writes into at once after
+// a failover). No reply may say count 0 without eof, which the Linux client
+// takes as an I/O error.
+TEST_F(Nfs3Test, ReadAtTheEndWhileWritesGrowTheFileIsNeverEmptyWithoutEof) {
+  n3::nfs_fh3 fh = MakeFile(Root(kRwId), "f");
+  constexpr uint64_t kChunk = 512;
+  constexpr int kWrites = 4000;
+  std::atomic<uint64_t> end{0};  // bytes the writer has appended
+  std::thread writer([&] {
+    Nfs3TestClient w(program_);
+    const std::string chunk = Pattern(kChunk);
+    for (int i = 0; i < kWrites; ++i) {
+      if (w.Write(fh, end.load(), chunk, n3::UNSTABLE).status != n3::NFS3_OK) return;
+      end.fetch_add(kChunk);
+    }
+  });
+  int empty_without_eof = 0, reads = 0;
+  while (end.load() < kChunk * kWrites) {
+    // At the end the writer reached, which its next WRITE extends.
+    ReadReply r = client().Read(fh, end.load(), kChunk);
+    ASSERT_EQ(r.status, n3::NFS3_OK);
+    ++reads;
+    if (r.count == 0 && !r.eof) ++empty_without_eof;
+  }
+  writer.join();
+  EXPECT_EQ(empty_without_eof, 0) << "of " << reads << " reads";
 }
 
 TEST_F(Nfs3Test, ReadClampsToTransportRtmax) {
