@@ -104,6 +104,19 @@ std::string ParseSpliceWrites(ServerConfig& c, std::string_view text) {
   return ParseSize(text, kMaxTcpTransferSize, &c.tcp_splice_writes);
 }
 
+std::string ParseTcpSendfile(ServerConfig& c, std::string_view text) {
+  // on/off, or auto: on except for loopback clients.
+  if (text == "auto") {
+    c.tcp_sendfile = true;
+    c.tcp_sendfile_loopback = false;
+    return "";
+  }
+  std::string err = ParseBool(text, &c.tcp_sendfile);
+  if (!err.empty()) return "want auto, on or off";
+  c.tcp_sendfile_loopback = c.tcp_sendfile;
+  return "";
+}
+
 std::string ParseUnfinishedPerClient(ServerConfig& c, std::string_view text) {
   return ParseSize(text, 1u << 31, &c.tcp_unfinished_per_client);
 }
@@ -271,7 +284,7 @@ const std::map<std::string, std::map<std::string, Setter>>& Schema() {
        }},
       {"tcp",
        {
-           {"sendfile", BoolSetter(&ServerConfig::tcp_sendfile)},
+           {"sendfile", ParseTcpSendfile},
            {"splice_writes", ParseSpliceWrites},
            {"record_timeout", UintSetter(&ServerConfig::tcp_record_timeout, 0, 3600)},
            {"unfinished_per_client", ParseUnfinishedPerClient},
@@ -545,7 +558,10 @@ std::string Describe(const ServerConfig& c) {
       " io_threads=", c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
       " max_connections=", c.max_connections, " max_requests=", c.max_requests, "(",
       c.max_requests_per_connection, "/conn)", " max_record=", c.max_record_size,
-      c.tcp_sendfile ? " tcp_sendfile" : "", c.udp_sendfile ? " udp_sendfile" : "",
+      !c.tcp_sendfile           ? ""
+      : c.tcp_sendfile_loopback ? " tcp_sendfile"
+                                : " tcp_sendfile(not loopback)",
+      c.udp_sendfile ? " udp_sendfile" : "",
       c.manage_gids
           ? text::Cat(" manage_gids(ttl ", c.manage_gids_ttl, "s, ", c.manage_gids_cache, " uids)")
           : std::string(),

@@ -21,21 +21,6 @@ bool SameId(const my_id& a, const my_id& b) {
          a.my_proc == b.my_proc;
 }
 
-bool FromLoopback(const CallContext& ctx) {
-  if (ctx.transport == nullptr) return false;
-  const sockaddr_storage& peer = ctx.transport->peer;
-  if (peer.ss_family == AF_INET) {
-    const auto* sin = reinterpret_cast<const sockaddr_in*>(&peer);
-    return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
-  }
-  if (peer.ss_family == AF_INET6) {
-    const auto* sin6 = reinterpret_cast<const sockaddr_in6*>(&peer);
-    if (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr)) return true;
-    return IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && sin6->sin6_addr.s6_addr[12] == 127;
-  }
-  return false;
-}
-
 uint16_t PeerPort(const sockaddr_storage& peer) {
   if (peer.ss_family == AF_INET)
     return ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
@@ -54,7 +39,8 @@ uint16_t PeerPort(const sockaddr_storage& peer) {
 bool FromLocalRoot(const CallContext& ctx) {
   const bool root_cred =
       ctx.cred.flavor == kAuthNone || (ctx.cred.flavor == kAuthSys && ctx.cred.uid == 0);
-  return FromLoopback(ctx) && PeerPort(ctx.transport->peer) < 1024 && root_cred;
+  return ctx.transport != nullptr && rpc::IsLoopbackPeer(*ctx.transport) &&
+         PeerPort(ctx.transport->peer) < 1024 && root_cred;
 }
 
 void Null(NsmService&, const CallContext&, const Void&, Void*) {}

@@ -54,6 +54,10 @@ struct TransportInfo {
   TransportSecurity security = TransportSecurity::kNone;
 };
 
+// True for a peer on 127.0.0.0/8, ::1 or ::ffff:127.0.0.0/104: a process of
+// this machine (the portmapper's and NSM's test for a local caller).
+bool IsLoopbackPeer(const TransportInfo& transport);
+
 // AUTH_SYS body (RFC 5531 appendix A), or empty for AUTH_NONE.
 struct Credential {
   uint32_t flavor = kAuthNone;

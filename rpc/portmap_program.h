@@ -89,7 +89,6 @@ Program MakePortmapProgram(PortmapRegistry* registry);
 // unprivileged registrations come over a unix socket, which nfs3d's
 // portmapper does not serve).
 std::optional<std::string_view> PortmapCaller(const TransportInfo& transport);
-bool IsLoopbackPeer(const TransportInfo& transport);
 
 }  // namespace nfs3d::rpc
 

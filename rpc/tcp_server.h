@@ -51,6 +51,11 @@ struct TcpOptions {
   size_t max_inflight_per_connection = 64;
   // Replies may carry file segments, sent with sendfile (READ over TCP).
   bool sendfile = false;
+  // ... also to a client on loopback, which copies the reply out of the
+  // socket on this machine's cores: from page-cache pages that copy is cold,
+  // and a copy into the socket that warms them first cost less in all
+  // (nfs3d.conf's [tcp] sendfile).
+  bool sendfile_loopback = false;
   std::atomic<uint64_t>* receive_count = nullptr;   // RpcServerOptions::receive_count
   std::atomic<uint64_t>* admitted_count = nullptr;  // RpcServerOptions::tcp_admitted_count
   // WRITEs with at least this many data bytes have their data spliced from

@@ -110,6 +110,19 @@ TEST(ServerConfigTest, SpliceWrites) {
   ExpectError("[tcp]\nsplice_writes = lots\n", 2, "'lots' is not a size");
 }
 
+TEST(ServerConfigTest, TcpSendfile) {
+  ServerConfig c = ParseOk("");
+  EXPECT_TRUE(c.tcp_sendfile);  // auto: spliced, but not to loopback clients
+  EXPECT_FALSE(c.tcp_sendfile_loopback);
+  c = ParseOk("[tcp]\nsendfile = on\n");
+  EXPECT_TRUE(c.tcp_sendfile && c.tcp_sendfile_loopback);
+  c = ParseOk("[tcp]\nsendfile = off\n");
+  EXPECT_FALSE(c.tcp_sendfile || c.tcp_sendfile_loopback);
+  c = ParseOk("[tcp]\nsendfile = auto\n");
+  EXPECT_TRUE(c.tcp_sendfile && !c.tcp_sendfile_loopback);
+  ExpectError("[tcp]\nsendfile = sometimes\n", 2, "want auto, on or off");
+}
+
 TEST(ServerConfigTest, FairAdmission) {
   const ServerConfig d = DefaultServerConfig();
   EXPECT_EQ(d.tcp_record_timeout, 30u);

@@ -25,7 +25,7 @@ class FailingBackend : public vfs::Backend {
   int err = EIO;
   bool with_attrs = true;
 
-  int root_err = 0;  // RootHandle fails with it when set (MNT)
+  int root_err = 0;                     // RootHandle fails with it when set (MNT)
   std::optional<vfs::ReadResult> read;  // Read succeeds with it when set
 
   absl::StatusOr<vfs::FileHandle> RootHandle(uint32_t) override {
