@@ -458,7 +458,10 @@ for srv in nfs3d ganesha; do
   kill -0 "${SERVER_PID[$srv]}" 2>/dev/null || log "WARNING: $srv is no longer running"
 done
 
-python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
+# nfs3d copies TCP READs to this loopback client unless sendfile = on.
+TABLE_TCP_READ_FLOOR=read
+[ "$NFS3D_SENDFILE" = on ] && TABLE_TCP_READ_FLOOR=sendfile
+TABLE_TCP_READ_FLOOR=$TABLE_TCP_READ_FLOOR python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
   "$WORK/cephfs_ceiling.jsonl"
 [ -z "$PEER_NFS3D" ] || echo "peer: $PEER_NFS3D with nfs3d's configuration, in ganesha's slot"

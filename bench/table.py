@@ -12,6 +12,10 @@ from collections import OrderedDict, defaultdict
 
 # The server in ganesha's slot: ganesha, or another nfs3d (NFS3D_BENCH_PEER_NFS3D).
 PEER = os.environ.get("NFS3D_BENCH_PEER_LABEL", "ganesha")
+# The copy floor that nfs3d's TCP READ path has here: "read" (pread+send)
+# or "sendfile" (bench/run.sh sets it from nfs3d's [tcp] sendfile).
+TCP_READ_FLOOR = os.environ.get("TABLE_TCP_READ_FLOOR", "read")
+READ_FLOOR_NAMES = {"read": "pread+send", "sendfile": "sendfile"}
 
 
 def median(xs):
@@ -109,10 +113,13 @@ def main():
         if n["errors"] or g["errors"]:
             errs = f" (failed runs: nfs3d {n['errors']}, {PEER} {g['errors']})"
         cpu_digits = 2 if io else 1
-        # How far a bulk row is from the wire and from one copy (the floor of
-        # the same direction: recv+pwrite under WRITE, sendfile under READ).
+        # How far a bulk row is from the wire and from the floor of the same
+        # direction and path: recv+pwrite under WRITE; under READ sendfile,
+        # or pread+send for TCP when nfs3d copies (its [tcp] sendfile = auto
+        # does for this loopback client; TABLE_TCP_READ_FLOOR says which).
         wire = n["perf"] / iperf_mbs if io and wid.startswith("tcp") and iperf_mbs and n["perf"] else None
-        floor = floors.get("write" if "write" in wid else "sendfile") if io else None
+        read_floor = TCP_READ_FLOOR if wid.startswith("tcp") else "sendfile"
+        floor = floors.get("write" if "write" in wid else read_floor) if io else None
         over_floor = n["cpu"] / floor if floor and n["cpu"] else None
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
               f"{fmt(ratio, 2)}x | {fmt(n['spread'])} %, {fmt(g['spread'])} % | "
@@ -140,7 +147,8 @@ def main():
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
           f"ratio = nfs3d / {PEER}; spread = (max - min) / median of the runs; "
           "nfs3d / iperf3 = a TCP bulk row against the loopback baseline below; nfs3d CPU / copy floor = "
-          "its CPU per GB against the floor below of its direction (recv+pwrite for WRITE, sendfile for READ); "
+          "its CPU per GB against the floor below of its direction (recv+pwrite for WRITE; for READ "
+          f"{READ_FLOOR_NAMES[TCP_READ_FLOOR]} over TCP, sendfile over UDP); "
           "server cores = server CPU seconds per second; client CPU = the load client's (nfs3bench), in the same "
           "unit, against each server: client and server share the CPUs")
 
