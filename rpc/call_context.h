@@ -55,7 +55,8 @@ struct TransportInfo {
 };
 
 // True for a peer on 127.0.0.0/8, ::1 or ::ffff:127.0.0.0/104: a process of
-// this machine (the portmapper's and NSM's test for a local caller).
+// this machine (the portmapper's and NSM's test for a local caller, and
+// [tcp] sendfile = auto's for a client that gets READ data copied).
 bool IsLoopbackPeer(const TransportInfo& transport);
 
 // AUTH_SYS body (RFC 5531 appendix A), or empty for AUTH_NONE.
