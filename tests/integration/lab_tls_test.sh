@@ -152,11 +152,15 @@ run_busy() {
 # guest (host binaries over 9p) and the guest mounts it over 127.0.0.1.
 run_ktls() {
   local out="$WORK/out-ktls"
+  # The guest's /tmp is its own: a build tree under /tmp (a clone there) is
+  # out of its sight, so it runs a copy from the data directory.
+  cp "$NFS3D" "$DATA/nfs3d"
+  local guest_nfs3d=$DATA/nfs3d
   { printf 'TLSHD=%q\nCERTS=%q\nMODE=tls\nNFS3D=%q\nGUEST_DIR=/var/tmp/nfs3d-ktls\n' \
-      "$TLSHD" "$DATA/certs" "$NFS3D"
+      "$TLSHD" "$DATA/certs" "$guest_nfs3d"
     cat "$REPO/tests/integration/guest_tls_setup.sh" "$REPO/tests/integration/guest_tls_server.sh"
   } > "$DATA/pre-ktls.sh"
-  { printf 'GUEST_DIR=/var/tmp/nfs3d-ktls\nNFS3D=%q\n' "$NFS3D"
+  { printf 'GUEST_DIR=/var/tmp/nfs3d-ktls\nNFS3D=%q\n' "$guest_nfs3d"
     cat "$REPO/tests/integration/guest_tls_busy.sh" "$REPO/tests/integration/guest_tls_ktls.sh"
   } > "$DATA/cmds-ktls.sh"
   log "xprtsec=tls mount of nfs3d running in the guest (kTLS)"
