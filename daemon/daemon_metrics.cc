@@ -152,6 +152,12 @@ std::string Daemon::RenderMetrics(bool identities) const {
   extra.push_back(counter("nfs3d_fsyncs_total",
                           "fsync calls made for them (write gathering: requests per fsync).",
                           sync.fsyncs));
+  extra.push_back(counter("nfs3d_metadata_commits_total",
+                          "Namespace and attribute changes made durable before the reply.",
+                          sync.metadata_commits));
+  extra.push_back(counter("nfs3d_metadata_syncs_total",
+                          "fsync/syncfs calls made for them (none on tmpfs and ramfs).",
+                          sync.metadata_syncs));
   extra.push_back(gauge("nfs3d_tcp_connections", "Open TCP connections.",
                         d.server ? d.server->open_connections() : 0));
   if (d.certificate_watch && d.server) {  // [tls] is on

@@ -389,8 +389,10 @@ absl::Status PosixBackend::SyncExports() {
 }
 
 SyncStats PosixBackend::sync_stats() const {
-  return {impl_->sync_counters.requests.load(std::memory_order_relaxed),
-          impl_->sync_counters.fsyncs.load(std::memory_order_relaxed)};
+  const SyncCounters& c = impl_->sync_counters;
+  return {c.requests.load(std::memory_order_relaxed), c.fsyncs.load(std::memory_order_relaxed),
+          c.metadata_commits.load(std::memory_order_relaxed),
+          c.metadata_syncs.load(std::memory_order_relaxed)};
 }
 
 void PosixBackend::AdoptWriteVerifier(uint64_t verifier) { impl_->AdoptVerifier(verifier); }

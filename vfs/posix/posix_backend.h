@@ -88,14 +88,20 @@
 namespace nfs3d::vfs {
 
 // Write gathering, for statistics: requests / fsyncs is the number of
-// stable WRITEs and COMMITs one fsync answered on average.
+// stable WRITEs and COMMITs one fsync answered on average. Metadata commits
+// (CommitMetadata) are counted apart: each namespace or attribute change,
+// and the fsync/syncfs calls made for them (none on tmpfs and ramfs).
 struct SyncStats {
   uint64_t requests = 0;  // stable WRITEs and COMMITs that needed a sync
   uint64_t fsyncs = 0;    // fsync calls made for them
+  uint64_t metadata_commits = 0;
+  uint64_t metadata_syncs = 0;
 };
 struct SyncCounters {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> fsyncs{0};
+  std::atomic<uint64_t> metadata_commits{0};
+  std::atomic<uint64_t> metadata_syncs{0};
 };
 
 struct PosixBackendOptions {

@@ -4,6 +4,7 @@
 #include "vfs/posix/posix_backend_impl.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -73,6 +74,7 @@ absl::Status PosixBackend::Impl::AddExport(uint32_t id, const std::string& path,
   static_assert(sizeof(sfs.f_fsid) == sizeof(fsid));
   std::memcpy(&fsid, &sfs.f_fsid, sizeof(fsid));
   exp->fsid = fsid_option ? *fsid_option : fsid != 0 ? fsid : static_cast<uint64_t>(st.st_dev);
+  exp->sync_is_noop = sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC;
   // Whole-file-system export: the export root is a mount root showing the
   // file system's own root. Anything else needs the ".." walk.
   struct statx stx;

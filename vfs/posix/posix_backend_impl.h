@@ -76,6 +76,9 @@ struct PosixBackend::Export {
   dev_t dev = 0;
   ino_t ino = 0;
   int mount_id = -1;
+  // tmpfs and ramfs: fsync is a no-op there (their data is memory and
+  // nothing more stable exists), so CommitMetadata skips the syscall.
+  bool sync_is_noop = false;
   bool walk_check = true;  // sub-directory export: verify directories by walking ".."
   // walk_check and fanotify watches its file system for directory moves:
   // a cached directory is re-checked only after one (DirectoryMoveWatch).

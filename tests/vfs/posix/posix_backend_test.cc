@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -134,6 +136,37 @@ TEST_F(PosixBackendTest, CreateLookupGetAttr) {
 // A name looked up again (the kernel client's revalidation) answers from a
 // fresh stat of the name, and a name now naming another object gets that
 // object's handle, never the cached one's.
+// RFC 1813's CREATE, REMOVE, SETATTR, ... are durable when answered:
+// each change is committed (CommitMetadata), with an fsync wherever one
+// means something. tmpfs's fsync does nothing, so none is made there.
+TEST_F(PosixBackendTest, MetadataChangesAreSyncedExceptOnTmpfs) {
+  struct statfs sfs;
+  ASSERT_EQ(statfs(export_path_.c_str(), &sfs), 0);
+  const bool test_dir_in_memory = sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC;
+  SyncStats before = backend_->sync_stats();
+  MakeFile(root_, "on_disk");
+  SyncStats after = backend_->sync_stats();
+  const uint64_t commits = after.metadata_commits - before.metadata_commits;
+  EXPECT_EQ(commits, 2u);  // the file and its directory
+  EXPECT_EQ(after.metadata_syncs - before.metadata_syncs, test_dir_in_memory ? 0 : commits);
+
+  const std::string mem = tmp_ + "/mem";
+  ASSERT_EQ(mkdir(mem.c_str(), 0755), 0);
+  ASSERT_EQ(mount("tmpfs", mem.c_str(), "tmpfs", 0, "size=1m"), 0) << strerror(errno);
+  constexpr uint32_t kTmpfsExport = 2;
+  ASSERT_TRUE(backend_->AddExport(kTmpfsExport, mem).ok());
+  ASSERT_OK_AND_ASSIGN(mem_root, backend_->RootHandle(kTmpfsExport));
+  before = backend_->sync_stats();
+  FileHandle file = MakeFile(mem_root, "in_memory");
+  EXPECT_TRUE(backend_->SetAttr(kRoot, file, Mode(0600), std::nullopt, nullptr).ok());
+  EXPECT_TRUE(backend_->Remove(kRoot, mem_root, "in_memory", nullptr).ok());
+  after = backend_->sync_stats();
+  EXPECT_GE(after.metadata_commits - before.metadata_commits, 4u);
+  EXPECT_EQ(after.metadata_syncs, before.metadata_syncs);
+  backend_.reset();
+  EXPECT_EQ(umount2(mem.c_str(), MNT_DETACH), 0) << strerror(errno);
+}
+
 TEST_F(PosixBackendTest, LookupAgainSeesChangesAndReplacements) {
   std::optional<Attributes> dir_attrs;
   FileHandle first = MakeFile(root_, "f", 0640);
