@@ -1,8 +1,8 @@
 #include "vfs/posix/posix_backend.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <linux/magic.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
