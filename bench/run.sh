@@ -136,7 +136,9 @@ start_ns() {
     mount -t tmpfs tmpfs /var/lib/nfs
     mkdir -p /var/lib/nfs/ganesha
     mount -t tmpfs -o size=2g,mode=755 tmpfs "$1"
-    mkdir -m 755 "$1/sub"  # the sub-directory export (most real exports are one)
+    # The sub-directory export (most real exports are one); open to every
+    # user like /tmp, for the rows whose client is not root.
+    mkdir -m 1777 "$1/sub"
     touch "$2"
     exec sleep 100000' _ "$dir/tmpfs" "$dir/ready" &
   HOLDER[$name]=$!
@@ -266,7 +268,9 @@ EOF
 # Exports: sub = a sub-directory of the tmpfs (what most sites export, and
 # what costs a server the confinement of its handles), fsroot = the tmpfs
 # itself, disk = a sub-directory of the disk's file system. Metadata rows over
-# TCP send one call per send(2), as the Linux client does.
+# TCP send one call per send(2), as the Linux client does. A -user row's
+# client is uid 1000 (most clients are not root; each call then sets the
+# caller's identity on the server's thread).
 KERNEL_LIKE="--send-per-call"
 WORKLOADS=(
   "tcp-write-1m-n4|tcp|sub|--workload write --bs 1m --outstanding 4"
@@ -284,6 +288,7 @@ WORKLOADS=(
   "tcp-null-n32|tcp|sub|--workload null --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
   "udp-null-n32|udp|sub|--workload null --outstanding 32 --dir-entries 16"
   "tcp-create-setattr-remove-n32|tcp|sub|--workload createsetattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
+  "tcp-create-setattr-remove-n32-user|tcp|sub|--workload createsetattr --outstanding 32 --dir-entries 16 --uid 1000 --gid 1000 $KERNEL_LIKE"
   "tcp-write-filesync-64k-n16-disk|tcp|disk|--workload write --bs 64k --outstanding 16 --stable filesync --file-size 64m"
 )
 

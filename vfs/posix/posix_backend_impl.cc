@@ -518,6 +518,14 @@ absl::Status PosixBackend::Impl::SetTimes(const Cred& cred, const Node& node, co
 absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* wcc,
                                        NewInode new_inode,
                                        const std::function<absl::Status()>& op) {
+  // The caller's identity and the umask are set before the directory's
+  // stripe is taken and restored after it is let go: up to 8 syscalls fewer
+  // where the other operations on the directory wait (a CREATE in a busy
+  // directory spent its wait in futex sleeps). Stat of a descriptor checks
+  // no permission, so the caller's identity changes nothing there.
+  ScopedCredentials creds(cred);
+  std::optional<ScopedExactModes> modes;
+  if (new_inode == NewInode::kYes) modes.emplace();  // the client's modes as sent
   absl::MutexLock lock(&Stripe(dir));
   absl::StatusOr<struct stat> before = Stat(dir);
   if (!before.ok()) return before.status();
@@ -526,9 +534,6 @@ absl::Status PosixBackend::Impl::DirOp(const Cred& cred, const Node& dir, Wcc* w
   if (!S_ISDIR(before->st_mode)) {
     result = ErrnoError(ENOTDIR, "not a directory");
   } else {
-    ScopedCredentials creds(cred);
-    std::optional<ScopedExactModes> modes;
-    if (new_inode == NewInode::kYes) modes.emplace();  // the client's modes as sent
     result = creds.status().ok() ? op() : creds.status();
   }
   absl::StatusOr<struct stat> after = Stat(dir);
