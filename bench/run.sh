@@ -24,7 +24,7 @@
 # Usage: bench/run.sh [--no-build] [--runs N] [--secs S] [--only REGEX] [--keep] [--ceph]
 #   env: NFS3D_BENCH_BUILD (build dir), NFS3D_BENCH_DISK (parent of the disk export),
 #        NFS3D_BENCH_THREADS (nfs3d worker threads, default 16 like nfs3d.conf),
-#        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, off or on; unset: nfs3d's default),
+#        NFS3D_BENCH_SENDFILE (nfs3d [tcp] sendfile, on, off or auto; unset: nfs3d's default),
 #        NFS3D_BENCH_UDP_SENDFILE (nfs3d [udp] sendfile, off or on; unset: nfs3d's default),
 #        NFS3D_BENCH_SPLICE_WRITES (nfs3d [tcp] splice_writes; unset: nfs3d's default),
 #        NFS3D_BENCH_GLIBC_TUNABLES (GLIBC_TUNABLES for nfs3d only, e.g. glibc.malloc.arena_max=2),
@@ -463,9 +463,9 @@ for srv in nfs3d ganesha; do
   kill -0 "${SERVER_PID[$srv]}" 2>/dev/null || log "WARNING: $srv is no longer running"
 done
 
-# nfs3d copies TCP READs to this loopback client unless sendfile = on.
-TABLE_TCP_READ_FLOOR=read
-[ "$NFS3D_SENDFILE" = on ] && TABLE_TCP_READ_FLOOR=sendfile
+# nfs3d splices TCP READs to this loopback client unless sendfile = off or auto.
+TABLE_TCP_READ_FLOOR=sendfile
+case "$NFS3D_SENDFILE" in off|auto) TABLE_TCP_READ_FLOOR=read ;; esac
 TABLE_TCP_READ_FLOOR=$TABLE_TCP_READ_FLOOR python3 "$REPO/bench/table.py" "$RESULTS" "$WORK/iperf.txt" "${RSS[nfs3d]}" "${RSS[ganesha]}" \
   "$(nproc)" "$(uptime)" "$WORK/disk_ceiling.jsonl" "$WORK/copy_floor.jsonl" \
   "$WORK/cephfs_ceiling.jsonl"

@@ -115,8 +115,8 @@ def main():
         cpu_digits = 2 if io else 1
         # How far a bulk row is from the wire and from the floor of the same
         # direction and path: recv+pwrite under WRITE; under READ sendfile,
-        # or pread+send for TCP when nfs3d copies (its [tcp] sendfile = auto
-        # does for this loopback client; TABLE_TCP_READ_FLOOR says which).
+        # or pread+send for TCP when nfs3d copies (its [tcp] sendfile = off,
+        # or auto for this loopback client; TABLE_TCP_READ_FLOOR says which).
         wire = n["perf"] / iperf_mbs if io and wid.startswith("tcp") and iperf_mbs and n["perf"] else None
         read_floor = TCP_READ_FLOOR if wid.startswith("tcp") else "sendfile"
         floor = floors.get("write" if "write" in wid else read_floor) if io else None

@@ -88,7 +88,7 @@ struct ServerConfig {
   // pread + sendmsg; with tcp_sendfile_loopback false ("auto"), not for a
   // client on this machine's loopback. See nfs3d.conf for the figures.
   bool tcp_sendfile = true;
-  bool tcp_sendfile_loopback = false;
+  bool tcp_sendfile_loopback = true;
   // The same for UDP READ replies: header, file pages and pad put together in
   // the kernel as one datagram (rpc/udp_spliced_reply.h).
   bool udp_sendfile = true;

@@ -52,7 +52,7 @@ struct RpcServerOptions {
   size_t udp_buffer_bytes = 4 << 20;               // SO_RCVBUF / SO_SNDBUF of UDP sockets
   UdpPacingOptions udp_pacing;                     // replies that span frames (rpc/udp_pacer.h)
   bool tcp_sendfile = false;                       // TCP replies may carry file segments
-  bool tcp_sendfile_loopback = false;              // ... also to a client on loopback
+  bool tcp_sendfile_loopback = true;               // ... also to a client on loopback
   bool udp_sendfile = false;                       // UDP READ replies too (rpc/udp_spliced_reply.h)
   size_t tcp_splice_writes = 0;                    // TcpOptions::splice_writes
   int64_t tcp_record_timeout_ms = 30000;           // TcpOptions::record_timeout_ms

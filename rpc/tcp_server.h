@@ -55,7 +55,7 @@ struct TcpOptions {
   // socket on this machine's cores: from page-cache pages that copy is cold,
   // and a copy into the socket that warms them first cost less in all
   // (nfs3d.conf's [tcp] sendfile).
-  bool sendfile_loopback = false;
+  bool sendfile_loopback = true;
   std::atomic<uint64_t>* receive_count = nullptr;   // RpcServerOptions::receive_count
   std::atomic<uint64_t>* admitted_count = nullptr;  // RpcServerOptions::tcp_admitted_count
   // WRITEs with at least this many data bytes have their data spliced from

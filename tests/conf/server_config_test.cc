@@ -112,8 +112,8 @@ TEST(ServerConfigTest, SpliceWrites) {
 
 TEST(ServerConfigTest, TcpSendfile) {
   ServerConfig c = ParseOk("");
-  EXPECT_TRUE(c.tcp_sendfile);  // auto: spliced, but not to loopback clients
-  EXPECT_FALSE(c.tcp_sendfile_loopback);
+  EXPECT_TRUE(c.tcp_sendfile);  // on: spliced for every client
+  EXPECT_TRUE(c.tcp_sendfile_loopback);
   c = ParseOk("[tcp]\nsendfile = on\n");
   EXPECT_TRUE(c.tcp_sendfile && c.tcp_sendfile_loopback);
   c = ParseOk("[tcp]\nsendfile = off\n");

@@ -20,8 +20,8 @@ exports = $GUEST_DIR/exports
 [log]
 level = debug
 [tcp]
-# The client is this machine's loopback, which "auto" serves with copies: the
-# test is of READ replies spliced through kTLS.
+# The test is of READ replies spliced through kTLS: "on" (the default) is
+# spelled out, since the client is this machine's loopback, which "auto" copies.
 sendfile = on
 [tls]
 certificate = $CERTS/server.pem
