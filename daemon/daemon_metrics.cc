@@ -134,30 +134,34 @@ std::string Daemon::RenderMetrics(bool identities) const {
                           d.ceph_calls->stalled() ? 1 : 0));
   }
   const rpc::DuplicateCacheStats drc = d.dispatcher->drc_stats();
-  extra.push_back(
-      counter("nfs3d_drc_hits_total", "Retransmissions answered with a cached reply.", drc.hits));
-  extra.push_back(counter("nfs3d_drc_in_progress_drops_total",
-                          "Retransmissions dropped while the original call ran.",
-                          drc.in_progress_drops));
-  extra.push_back(counter("nfs3d_drc_insertions_total",
-                          "Non-idempotent calls entered in the duplicate request cache.",
-                          drc.insertions));
-  extra.push_back(counter("nfs3d_drc_evictions_total",
-                          "Duplicate request cache entries pushed out by its bounds.",
-                          drc.evictions));
   const vfs::SyncStats sync = d.backend->sync_stats();
-  extra.push_back(counter("nfs3d_sync_requests_total",
-                          "Stable WRITEs and COMMITs that needed their file synced.",
-                          sync.requests));
-  extra.push_back(counter("nfs3d_fsyncs_total",
-                          "fsync calls made for them (write gathering: requests per fsync).",
-                          sync.fsyncs));
-  extra.push_back(counter("nfs3d_metadata_commits_total",
-                          "Namespace and attribute changes made durable before the reply.",
-                          sync.metadata_commits));
-  extra.push_back(counter("nfs3d_metadata_syncs_total",
-                          "fsync/syncfs calls made for them (none on tmpfs and ramfs).",
-                          sync.metadata_syncs));
+  struct Counter {
+    const char* name;
+    const char* help;
+    uint64_t value;
+  };
+  for (const Counter& c : {
+           Counter{"nfs3d_drc_hits_total", "Retransmissions answered with a cached reply.",
+                   drc.hits},
+           Counter{"nfs3d_drc_in_progress_drops_total",
+                   "Retransmissions dropped while the original call ran.", drc.in_progress_drops},
+           Counter{"nfs3d_drc_insertions_total",
+                   "Non-idempotent calls entered in the duplicate request cache.", drc.insertions},
+           Counter{"nfs3d_drc_evictions_total",
+                   "Duplicate request cache entries pushed out by its bounds.", drc.evictions},
+           Counter{"nfs3d_sync_requests_total",
+                   "Stable WRITEs and COMMITs that needed their file synced.", sync.requests},
+           Counter{"nfs3d_fsyncs_total",
+                   "fsync calls made for them (write gathering: requests per fsync).", sync.fsyncs},
+           Counter{"nfs3d_metadata_commits_total",
+                   "Namespace and attribute changes made durable before the reply.",
+                   sync.metadata_commits},
+           Counter{"nfs3d_metadata_syncs_total",
+                   "fsync/syncfs calls made for them (none on tmpfs and ramfs).",
+                   sync.metadata_syncs},
+       }) {
+    extra.push_back(counter(c.name, c.help, c.value));
+  }
   extra.push_back(gauge("nfs3d_tcp_connections", "Open TCP connections.",
                         d.server ? d.server->open_connections() : 0));
   if (d.certificate_watch && d.server) {  // [tls] is on
