@@ -51,10 +51,9 @@ struct TcpOptions {
   size_t max_inflight_per_connection = 64;
   // Replies may carry file segments, sent with sendfile (READ over TCP).
   bool sendfile = false;
-  // ... also to a client on loopback, which copies the reply out of the
-  // socket on this machine's cores: from page-cache pages that copy is cold,
-  // and a copy into the socket that warms them first cost less in all
-  // (nfs3d.conf's [tcp] sendfile).
+  // ... also to a client on loopback. False ([tcp] sendfile = auto): such a
+  // client gets pread + sendmsg, since its own copy out of spliced page-cache
+  // pages is cold; faster on one machine, slower on another (nfs3d.conf).
   bool sendfile_loopback = true;
   std::atomic<uint64_t>* receive_count = nullptr;   // RpcServerOptions::receive_count
   std::atomic<uint64_t>* admitted_count = nullptr;  // RpcServerOptions::tcp_admitted_count

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "gtest/gtest.h"
 
 #include "tests/support/status_macros.h"
@@ -133,9 +134,6 @@ TEST_F(PosixBackendTest, CreateLookupGetAttr) {
   EXPECT_EQ(ErrnoOf(backend_->Lookup(kRoot, found.handle, "x", nullptr).status()), ENOTDIR);
 }
 
-// A name looked up again (the kernel client's revalidation) answers from a
-// fresh stat of the name, and a name now naming another object gets that
-// object's handle, never the cached one's.
 // RFC 1813's CREATE, REMOVE, SETATTR, ... are durable when answered:
 // each change is committed (CommitMetadata), with an fsync wherever one
 // means something. tmpfs's fsync does nothing, so none is made there.
@@ -153,6 +151,11 @@ TEST_F(PosixBackendTest, MetadataChangesAreSyncedExceptOnTmpfs) {
   const std::string mem = tmp_ + "/mem";
   ASSERT_EQ(mkdir(mem.c_str(), 0755), 0);
   ASSERT_EQ(mount("tmpfs", mem.c_str(), "tmpfs", 0, "size=1m"), 0) << strerror(errno);
+  // Unmounted however the test ends, so that TearDown can remove the tree.
+  absl::Cleanup unmount = [this, &mem] {
+    backend_.reset();
+    umount2(mem.c_str(), MNT_DETACH);
+  };
   constexpr uint32_t kTmpfsExport = 2;
   ASSERT_TRUE(backend_->AddExport(kTmpfsExport, mem).ok());
   ASSERT_OK_AND_ASSIGN(mem_root, backend_->RootHandle(kTmpfsExport));
@@ -163,10 +166,11 @@ TEST_F(PosixBackendTest, MetadataChangesAreSyncedExceptOnTmpfs) {
   after = backend_->sync_stats();
   EXPECT_GE(after.metadata_commits - before.metadata_commits, 4u);
   EXPECT_EQ(after.metadata_syncs, before.metadata_syncs);
-  backend_.reset();
-  EXPECT_EQ(umount2(mem.c_str(), MNT_DETACH), 0) << strerror(errno);
 }
 
+// A name looked up again (the kernel client's revalidation) answers from a
+// fresh stat of the name, and a name now naming another object gets that
+// object's handle, never the cached one's.
 TEST_F(PosixBackendTest, LookupAgainSeesChangesAndReplacements) {
   std::optional<Attributes> dir_attrs;
   FileHandle first = MakeFile(root_, "f", 0640);
