@@ -299,6 +299,15 @@ int Run() {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // For `nfs3d exports`, which signals the server after changing its exports.
+  // Written before the server answers, so that a command run as soon as it
+  // answers finds it (a SIGHUP until then waits, blocked, for sigwait below).
+  const std::string pid_file = daemon::PidFilePath(*config);
+  auto write_pid_file = [&pid_file] {
+    if (absl::Status s = daemon::WritePidFile(pid_file); !s.ok()) {
+      NFS3D_LOG_WARNING("pid file: %s; nfs3d exports cannot signal this process", s.message());
+    }
+  };
   absl::StatusOr<std::unique_ptr<daemon::Daemon>> server;
   absl::Status started;
   {
@@ -312,7 +321,11 @@ int Run() {
     if (server.ok()) {
       // A successor took over: SIGUSR1 to the main thread, which then exits.
       (*server)->OnHandedOver([] { kill(getpid(), SIGUSR1); });
-      if (!flags.takeover) started = (*server)->Start();
+      if (!flags.takeover) {
+        write_pid_file();
+        started = (*server)->Start();
+        if (!started.ok()) unlink(pid_file.c_str());
+      }
     }
   }
   if (!server.ok()) {
@@ -320,16 +333,15 @@ int Run() {
     ReportStarted(false);
     return 1;
   }
-  if (flags.takeover) started = (*server)->TakeOver();
+  if (flags.takeover) {
+    // The predecessor's pid stays in the file until this process serves.
+    started = (*server)->TakeOver();
+    if (started.ok()) write_pid_file();
+  }
   ReportStarted(started.ok());
   if (!started.ok()) {
     NFS3D_LOG_ERROR("%s%s", flags.takeover ? "takeover failed: " : "", started.message());
     return 1;
-  }
-  // For `nfs3d exports`, which signals the server after changing its exports.
-  const std::string pid_file = daemon::PidFilePath(*config);
-  if (absl::Status s = daemon::WritePidFile(pid_file); !s.ok()) {
-    NFS3D_LOG_WARNING("pid file: %s; nfs3d exports cannot signal this process", s.message());
   }
   return ServeUntilSignalled(**server, signals, pid_file);
 }

@@ -103,7 +103,7 @@ TEST_F(ExportsCommandE2eTest, AddServesAtOnceAndRemoveUnexports) {
 
   std::string out;
   ASSERT_EQ(Command({"add", Path("b"), "127.0.0.1(rw,insecure)"}, &out), 0) << out;
-  EXPECT_NE(out.find("in force"), std::string::npos) << out;
+  EXPECT_NE(out.find("in force (nfs3d pid"), std::string::npos) << out;
   // In force when the command returns: no waiting.
   EXPECT_EQ(Mount("b"), mount3::MNT3_OK);
 
