@@ -109,8 +109,9 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
                             : config.udp_pacing_rate ? rpc::UdpPacingOptions::Mode::kFixed
                                                      : rpc::UdpPacingOptions::Mode::kAuto;
   options.udp_pacing.rate_bps = config.udp_pacing_rate;
-  // A CephFS object's GETATTR, LOOKUP or ACCESS can wait for the cluster up
-  // to the [ceph] timeout: on a worker, never on an io thread.
+  // A CephFS object's GETATTR, LOOKUP, ACCESS (or, over UDP, READ or WRITE)
+  // can wait for the cluster up to the [ceph] timeout: on a worker, never on
+  // an io thread.
   options.call_may_block = [this](absl::Span<const uint8_t> call) {
     if (!ceph_connected.load(std::memory_order_acquire)) return false;
     // RPCSEC_GSS arguments may be sealed (krb5i/krb5p): the handle cannot be

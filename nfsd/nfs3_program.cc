@@ -113,10 +113,11 @@ std::optional<vfs::FileHandle> InlineCallHandle(absl::Span<const uint8_t> call) 
   rpc::CallHeader header;
   if (rpc::DecodeCallHeader(d, &header) != rpc::HeaderDisposition::kOk ||
       header.prog != n3::kProgram || header.vers != n3::kVersion ||
-      (header.proc != n3::kGetattr && header.proc != n3::kLookup && header.proc != n3::kAccess)) {
+      (header.proc != n3::kGetattr && header.proc != n3::kLookup && header.proc != n3::kAccess &&
+       header.proc != n3::kRead && header.proc != n3::kWrite)) {
     return std::nullopt;
   }
-  // The arguments of all three begin with the object's (or directory's) handle.
+  // The arguments of all five begin with the object's (or directory's) handle.
   absl::Span<const uint8_t> fh = d.Opaque(vfs::kMaxHandleSize);
   if (!d.ok()) return std::nullopt;
   return vfs::FileHandle::FromBytes(fh);

@@ -26,8 +26,9 @@ absl::Span<const rpc::Procedure> Nfs3Procedures();
 rpc::Program Nfs3Program(NfsServer* server);
 
 // The file handle of a whole RPC call message, if it is an NFSv3 call that
-// the transports may run inline (GETATTR, LOOKUP, ACCESS: rpc/inline_calls.h),
-// for their choice of thread: see RpcServerOptions::call_may_block.
+// the transports may run inline (GETATTR, LOOKUP, ACCESS; READ and WRITE over
+// UDP: rpc/inline_calls.h), for their choice of thread: see
+// RpcServerOptions::call_may_block.
 std::optional<vfs::FileHandle> InlineCallHandle(absl::Span<const uint8_t> call);
 
 }  // namespace nfs3d::nfsd

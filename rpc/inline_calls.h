@@ -29,6 +29,14 @@ bool RunsInline(absl::Span<const uint8_t> call);
 // True for NULL of any program.
 bool IsNullCall(absl::Span<const uint8_t> call);
 
+// True for an NFSv3 READ, and a WRITE whose stable_how is UNSTABLE, under
+// AUTH_NONE or AUTH_SYS (RPCSEC_GSS may seal the arguments): calls that copy
+// between the network and the page cache and wait for no sync. A UDP
+// listener runs them on its io thread while the machine has no core to
+// spare (rpc/udp_server.h); outside the InlineBudget, which they would
+// exhaust at once (16 READ calls arrive together).
+bool IsPageCacheCall(absl::Span<const uint8_t> call);
+
 // Inline calls run one after another on one io thread, so a client with many
 // calls in flight on one connection (or from one UDP address) would get one
 // core. Within one read (TCP) or one drain of the socket (UDP), the first

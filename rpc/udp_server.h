@@ -2,6 +2,9 @@
 // thread and hands each datagram to the worker pool; the worker sends the
 // reply itself with sendmsg, from the local address the call arrived on
 // (IP_PKTINFO / IPV6_PKTINFO), so multi-homed hosts answer from the right IP.
+// Short calls run on the io thread instead (rpc/inline_calls.h), and so do
+// READs and UNSTABLE WRITEs while the machine has no core to spare, unless
+// they were slow there of late (the disk answered, not the page cache).
 // The loop drains the socket with recvmmsg; replies that span several frames
 // go through a UdpPacer (rpc/udp_pacer.h) unless pacing is off. With
 // `sendfile`, READ data stays in the page cache: a reply carrying file
@@ -20,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "boost/asio/io_context.hpp"
 #include "boost/asio/ip/udp.hpp"
@@ -103,6 +107,10 @@ class UdpListener : public EarlyAnswerer {
   void TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t n,
                     InlineBudget& inline_budget, WorkerBatches& batches);
   void ReadPktinfo(msghdr& msg, Datagram& d) const;
+  // False while READs and WRITEs go to the workers after slow ones.
+  bool DataMayRunHere();
+  // A READ or WRITE run on the io thread took `took`.
+  void NoteInlineData(absl::Duration took);
   void FlushBatch(std::vector<Datagram>& batch);
   // Runs a batch of calls on `pool`, one after another.
   void RunBatch(std::vector<Datagram> batch, boost::asio::thread_pool* pool);
@@ -142,6 +150,10 @@ class UdpListener : public EarlyAnswerer {
   std::vector<uint8_t> recv_buf_;    // kRecvBatch datagrams of up to 64 KiB
   std::unique_ptr<UdpPacer> pacer_;  // null: pacing off
   bool paused_ = false;              // on the io thread
+  // Until then READs and WRITEs go to the workers whatever the cores (after
+  // one ran slowly on the io thread); on the io thread.
+  absl::Time data_to_workers_until_ = absl::InfinitePast();
+  absl::Duration inline_data_average_;  // of the READs and WRITEs run there
   const bool sendfile_;              // READs may leave file segments for SendNow
   // Splicing is on when sendfile_ and neither of these.
   std::atomic<bool> splice_paused_ = false;  // Pause .. Resume

@@ -51,8 +51,10 @@ struct WorkerPools {
   // True if an inline call may go to the metadata pool instead (InlineBudget):
   // that pool takes it and the machine has a core to spare.
   bool CanSpread(absl::Span<const uint8_t> call) const {
-    return IsMetadata(call) && spare_cores != nullptr && spare_cores->available();
+    return IsMetadata(call) && HasSpareCore();
   }
+  // True while the machine has a core to spare (SpareCores); never without one.
+  bool HasSpareCore() const { return spare_cores != nullptr && spare_cores->available(); }
   boost::asio::thread_pool& For(absl::Span<const uint8_t> call) const {
     return IsMetadata(call) ? *metadata : *main;
   }

@@ -78,5 +78,60 @@ TEST(InlineCallsTest, NfsMetadataCallsAreEverythingButData) {
   EXPECT_FALSE(IsNfsMetadataCall({}));
 }
 
+// An NFSv3 call with a credential of `flavor` and `cred_len` bytes, an
+// AUTH_NONE verifier, a handle of `fh_len` bytes, offset, count and
+// stable_how (a READ's arguments end after count; the rest is ignored).
+std::vector<uint8_t> DataCall(uint32_t proc, uint32_t stable, uint32_t flavor = 1,
+                              uint32_t cred_len = 20, uint32_t fh_len = 28) {
+  std::vector<uint8_t> out = Call(100003, 3, proc, 0, 2, /*extra=*/0);
+  auto word = [&out](uint32_t w) {
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(w >> s));
+  };
+  word(flavor);
+  word(cred_len);
+  out.resize(out.size() + ((cred_len + 3) & ~3u));
+  word(0);  // verifier: AUTH_NONE, empty
+  word(0);
+  word(fh_len);
+  out.resize(out.size() + ((fh_len + 3) & ~3u));
+  for (uint32_t w : {0u, 0u, 4096u, stable}) word(w);  // offset, count, stable
+  return out;
+}
+
+TEST(InlineCallsTest, PageCacheCallsAreReadsAndUnstableWrites) {
+  EXPECT_TRUE(IsPageCacheCall(DataCall(6, 0)));                         // READ
+  EXPECT_TRUE(IsPageCacheCall(DataCall(6, 2)));                         // (no stable_how)
+  EXPECT_TRUE(IsPageCacheCall(DataCall(7, 0)));                         // WRITE UNSTABLE
+  EXPECT_TRUE(IsPageCacheCall(DataCall(7, 0, /*AUTH_NONE*/ 0, 0, 0)));  // empty cred, handle
+  EXPECT_TRUE(IsPageCacheCall(DataCall(7, 0, 1, 400, 64)));             // the largest
+  EXPECT_FALSE(IsPageCacheCall(DataCall(7, 1)));                        // DATA_SYNC
+  EXPECT_FALSE(IsPageCacheCall(DataCall(7, 2)));                        // FILE_SYNC
+  EXPECT_FALSE(IsPageCacheCall(DataCall(21, 0)));                       // COMMIT
+  EXPECT_FALSE(IsPageCacheCall(DataCall(1, 0)));                        // GETATTR
+  EXPECT_FALSE(IsPageCacheCall(DataCall(7, 0, /*RPCSEC_GSS*/ 6)));      // may be sealed
+  EXPECT_FALSE(IsPageCacheCall(DataCall(7, 0, 1, 401)));                // cred too long
+  EXPECT_FALSE(IsPageCacheCall(DataCall(7, 0, 1, 20, 65)));             // handle too long
+}
+
+TEST(InlineCallsTest, TruncatedOrForeignCallsAreNotPageCacheCalls) {
+  const std::vector<uint8_t> write = DataCall(7, 0);
+  for (size_t size = 0; size < write.size(); ++size) {
+    const std::vector<uint8_t> cut(write.begin(), write.begin() + size);
+    EXPECT_FALSE(IsPageCacheCall(cut)) << size;
+  }
+  std::vector<uint8_t> huge_cred = DataCall(6, 0);
+  huge_cred[31] = 0xff;  // credential length 0x...ff: past the end
+  huge_cred[30] = 0xff;
+  huge_cred[29] = 0xff;
+  huge_cred[28] = 0xff;
+  EXPECT_FALSE(IsPageCacheCall(huge_cred));
+  std::vector<uint8_t> v2 = DataCall(6, 0);
+  v2[19] = 2;  // NFSv2
+  EXPECT_FALSE(IsPageCacheCall(v2));
+  std::vector<uint8_t> reply = DataCall(6, 0);
+  reply[7] = 1;  // a REPLY
+  EXPECT_FALSE(IsPageCacheCall(reply));
+}
+
 }  // namespace
 }  // namespace nfs3d::rpc

@@ -84,7 +84,7 @@ class FakeService : public RpcService {
       ++nfs_calls_;
     }
     uint32_t xid = GetU32(message.data());
-    uint32_t delay = GetU32(message.data() + at);
+    uint32_t delay = GetU32(message.data() + at) + delay_every_call_ms_.load();
     if (delay) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     if (xid == 0xdeadbeef) return false;
     uint8_t head[4];
@@ -114,6 +114,7 @@ class FakeService : public RpcService {
   }
   std::atomic<int> calls_{0};
   std::atomic<int> nfs_calls_{0};
+  std::atomic<uint32_t> delay_every_call_ms_{0};  // added to each call's own
 
  private:
   std::mutex mu_;
@@ -688,6 +689,87 @@ TEST(UdpWildcardTest, ReplySourceFollowsDestinationAddress) {
   EXPECT_EQ(reinterpret_cast<sockaddr_in*>(&info.local)->sin_addr.s_addr, to.sin_addr.s_addr);
   close(fd);
   server.Stop();
+}
+
+// An NFSv3 READ (proc 6) or WRITE (7) under AUTH_NONE, as the transports
+// see them: the cred flavor (0) is where FakeService reads its delay.
+std::string NfsDataCall(uint32_t xid, uint32_t proc, uint32_t stable = 0) {
+  std::string s;
+  for (uint32_t v : {xid, 0u, 2u, 100003u, 3u, proc, 0u, 0u, 0u, 0u}) PutU32(&s, v);
+  // An empty handle, offset 0, count 4, stable_how (WRITE; READ ignores it).
+  for (uint32_t v : {0u, 0u, 0u, 4u, stable}) PutU32(&s, v);
+  return s;
+}
+
+// Sends the calls to the UDP port together and returns the xids answered.
+std::set<uint32_t> UdpBurst(uint16_t port, const std::vector<std::string>& calls) {
+  int fd = UdpSocket(AF_INET);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (const std::string& call : calls) {
+    sendto(fd, call.data(), call.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof(to));
+  }
+  std::set<uint32_t> xids;
+  uint8_t buf[256];
+  while (xids.size() < calls.size() && recv(fd, buf, sizeof(buf), 0) >= 4) {
+    xids.insert(GetU32(buf));
+  }
+  close(fd);
+  return xids;
+}
+
+TEST_F(TransportTest, UdpReadsAndUnstableWritesRunOnTheIoThreadWhenNoCoreIsFree) {
+  RpcServerOptions opts;
+  opts.spread_inline_calls = false;
+  StartServer(opts);
+  // The GETATTR runs on the io thread: one thread in all means the others did.
+  std::vector<std::string> calls = {MakeNfsCall(100, kGetattr, 0, "")};
+  for (uint32_t xid = 1; xid <= 40; ++xid) {
+    calls.push_back(xid % 2 ? NfsDataCall(xid, 6) : NfsDataCall(xid, kWrite, /*UNSTABLE*/ 0));
+  }
+  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_EQ(service_.threads(), 1u);
+}
+
+TEST_F(TransportTest, UdpStableWritesAndCommitsGoToWorkersEvenWithNoCoreFree) {
+  RpcServerOptions opts;
+  opts.spread_inline_calls = false;
+  StartServer(opts);
+  std::vector<std::string> calls = {MakeNfsCall(100, kGetattr, 0, "")};
+  for (uint32_t xid = 1; xid <= 8; ++xid) {
+    calls.push_back(xid % 2 ? NfsDataCall(xid, kWrite, /*FILE_SYNC*/ 2) : NfsDataCall(xid, 21));
+  }
+  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_GE(service_.threads(), 2u);  // the io thread's GETATTR and a worker
+}
+
+TEST_F(TransportTest, UdpReadsGoToWorkersWhenACoreIsFree) {
+  RpcServerOptions opts;
+  opts.spread_inline_calls = true;
+  StartServer(opts);
+  service_.delay_every_call_ms_ = 2;
+  std::vector<std::string> calls;
+  for (uint32_t xid = 1; xid <= 16; ++xid) calls.push_back(NfsDataCall(xid, 6));
+  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_GE(service_.threads(), 2u);  // batches of 4 on the workers
+}
+
+TEST_F(TransportTest, UdpSlowReadsOnTheIoThreadSendTheNextOnesToWorkers) {
+  // A file system that answers from the disk (5 ms a call here) must not
+  // hold the io thread: after a few such calls the next go to the workers.
+  RpcServerOptions opts;
+  opts.spread_inline_calls = false;
+  StartServer(opts);
+  service_.delay_every_call_ms_ = 5;
+  for (uint32_t xid = 1; xid <= 8; ++xid) {
+    EXPECT_EQ(UdpBurst(udp_port_, {NfsDataCall(xid, 6)}).size(), 1u);
+  }
+  std::vector<std::string> calls;
+  for (uint32_t xid = 11; xid <= 26; ++xid) calls.push_back(NfsDataCall(xid, 6));
+  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_GE(service_.threads(), 2u);
 }
 
 TEST_F(TransportTest, UdpDroppedAndGarbageDatagrams) {
