@@ -26,10 +26,10 @@ constexpr uint32_t kNfsAccess = 4;
 constexpr uint32_t kNfsRead = 6;
 constexpr uint32_t kNfsWrite = 7;
 constexpr uint32_t kNfsCommit = 21;
-constexpr uint32_t kAuthSys = 1;  // AUTH_NONE is 0
-constexpr size_t kMaxAuthBody = 400;   // RFC 5531
-constexpr size_t kMaxNfsHandle = 64;   // RFC 1813 NFS3_FHSIZE
-constexpr uint32_t kUnstable = 0;      // stable_how
+constexpr uint32_t kAuthSys = 1;      // AUTH_NONE is 0
+constexpr size_t kMaxAuthBody = 400;  // RFC 5531
+constexpr size_t kMaxNfsHandle = 64;  // RFC 1813 NFS3_FHSIZE
+constexpr uint32_t kUnstable = 0;     // stable_how
 // These calls are small; anything bigger is not worth guessing about.
 constexpr size_t kMaxInlineCall = 1024;
 

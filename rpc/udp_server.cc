@@ -270,9 +270,9 @@ void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t
 void UdpListener::NoteInlineData(absl::Duration took) {
   inline_data_average_ += (took - inline_data_average_) / kSlowInlineDataWeight;
   if (inline_data_average_ <= kSlowInlineData) return;
-  NFS3D_LOG_DEBUG("udp: READs and WRITEs took %s on average on the io thread; to the workers for %s",
-                  absl::FormatDuration(inline_data_average_),
-                  absl::FormatDuration(kDataToWorkersAfterSlow));
+  NFS3D_LOG_DEBUG(
+      "udp: READs and WRITEs took %s on average on the io thread; to the workers for %s",
+      absl::FormatDuration(inline_data_average_), absl::FormatDuration(kDataToWorkersAfterSlow));
   data_to_workers_until_ = absl::Now() + kDataToWorkersAfterSlow;
   inline_data_average_ = absl::ZeroDuration();
 }

@@ -154,7 +154,7 @@ class UdpListener : public EarlyAnswerer {
   // one ran slowly on the io thread); on the io thread.
   absl::Time data_to_workers_until_ = absl::InfinitePast();
   absl::Duration inline_data_average_;  // of the READs and WRITEs run there
-  const bool sendfile_;              // READs may leave file segments for SendNow
+  const bool sendfile_;                 // READs may leave file segments for SendNow
   // Splicing is on when sendfile_ and neither of these.
   std::atomic<bool> splice_paused_ = false;  // Pause .. Resume
   std::atomic<bool> splice_held_;            // adopted, until AllowSplicing

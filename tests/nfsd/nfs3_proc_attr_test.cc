@@ -55,7 +55,8 @@ std::vector<uint8_t> CallMessage(uint32_t prog, uint32_t proc, const std::vector
 TEST(InlineCallHandleTest, FindsTheHandleOfTheCallsThatMayRunInline) {
   // Handle of 8 bytes: 0x01020304 0x05060708.
   const std::vector<uint32_t> fh = {8, 0x01020304, 0x05060708};
-  for (uint32_t proc : {n3::kGetattr, n3::kLookup, n3::kAccess}) {
+  // READ and WRITE: over UDP (rpc/inline_calls.h IsPageCacheCall).
+  for (uint32_t proc : {n3::kGetattr, n3::kLookup, n3::kAccess, n3::kRead, n3::kWrite}) {
     std::vector<uint32_t> args = fh;
     args.push_back(0);  // LOOKUP's name / ACCESS's mask: not read
     std::optional<vfs::FileHandle> found = InlineCallHandle(CallMessage(n3::kProgram, proc, args));
@@ -64,7 +65,7 @@ TEST(InlineCallHandleTest, FindsTheHandleOfTheCallsThatMayRunInline) {
     EXPECT_EQ(found->data[0], 1);
     EXPECT_EQ(found->data[7], 8);
   }
-  EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, n3::kRead, fh)).has_value());
+  EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, n3::kCommit, fh)).has_value());
   EXPECT_FALSE(InlineCallHandle(CallMessage(100005, 1, fh)).has_value());          // MOUNT
   EXPECT_FALSE(InlineCallHandle(CallMessage(n3::kProgram, 1, {65})).has_value());  // too long
   std::vector<uint8_t> cut = CallMessage(n3::kProgram, 1, fh);
