@@ -1,5 +1,5 @@
 set terminal png size 960,600
-set output '/var/tmp/lab10.png'
+set output 'docs/nfs3bench-lab-10gbit.png'
 set title 'nfs3bench lab, rate 10gbit, 16 calls in flight'
 set xlabel 'bytes per READ/WRITE call'
 set ylabel 'MB/s (10^6 bytes/s)'
@@ -9,40 +9,40 @@ set grid
 set key outside right
 set xtics ('8k' 8192, '32k' 32768, '1m' 1048576)
 $s0 << EOD
-1048576 1027.42
+1048576 928.544
 EOD
 $s1 << EOD
-1048576 1117.47
+1048576 1073.15
 EOD
 $s2 << EOD
-8192 151.109
-32768 330.531
+8192 72.9141
+32768 228.061
 EOD
 $s3 << EOD
-32768 563.406
+32768 893.903
 EOD
 $s4 << EOD
-1048576 1134.81
+1048576 989.779
 EOD
 $s5 << EOD
-1048576 1177.83
+1048576 1152.18
 EOD
 $s6 << EOD
-8192 225.049
-32768 418.777
+8192 146.579
+32768 356.971
 EOD
 $s7 << EOD
-32768 632.07
+32768 836.227
 EOD
 $pref << EOD
-8192 225.049
-8192 151.109
-1048576 1092.83
-1048576 1063.62
-32768 465.727
-32768 569.689
-1048576 1122.77
-1048576 1068.84
+8192 146.579
+8192 72.9141
+1048576 914.098
+1048576 1010.5
+32768 874.768
+32768 687.167
+1048576 1107.42
+1048576 1076.49
 EOD
 plot $s0 with linespoints lw 2 title 'read tcp mtu1500 qd16', \
      $s1 with linespoints lw 2 title 'read tcp mtu9000 qd16', \
