@@ -300,8 +300,6 @@ int Run() {
   signal(SIGPIPE, SIG_IGN);
 
   // For `nfs3d exports`, which signals the server after changing its exports.
-  // Written before the server answers, so that a command run as soon as it
-  // answers finds it (a SIGHUP until then waits, blocked, for sigwait below).
   const std::string pid_file = daemon::PidFilePath(*config);
   auto write_pid_file = [&pid_file] {
     if (absl::Status s = daemon::WritePidFile(pid_file); !s.ok()) {
@@ -322,9 +320,16 @@ int Run() {
       // A successor took over: SIGUSR1 to the main thread, which then exits.
       (*server)->OnHandedOver([] { kill(getpid(), SIGUSR1); });
       if (!flags.takeover) {
-        write_pid_file();
+        // Written before the server answers, so that a command run as soon
+        // as it answers finds it (a SIGHUP until then waits, blocked, for
+        // sigwait below); but while it names another nfs3d that runs, only
+        // once this one has started (a second start with the same
+        // configuration fails on its ports and must not take the file).
+        const bool early = !daemon::ReadServerPid(pid_file).ok();
+        if (early) write_pid_file();
         started = (*server)->Start();
-        if (!started.ok()) unlink(pid_file.c_str());
+        if (started.ok() && !early) write_pid_file();
+        if (!started.ok() && early) unlink(pid_file.c_str());
       }
     }
   }

@@ -130,6 +130,16 @@ TEST_F(ExportsCommandE2eTest, AddServesAtOnceAndRemoveUnexports) {
   EXPECT_NE(log.find(absl::StrCat(": add ", Path("b"))), std::string::npos) << log;
 }
 
+TEST_F(ExportsCommandE2eTest, ASecondServerThatCannotStartLeavesThePidFileToTheFirst) {
+  StartServing({"a"});
+  // The same configuration again: its ports are taken, so it exits.
+  std::string out;
+  EXPECT_NE(nfsd_.Command("--foreground", {}, &out), 0) << out;
+  ASSERT_EQ(Command({"add", Path("b"), "127.0.0.1(rw,insecure)"}, &out), 0) << out;
+  EXPECT_NE(out.find(absl::StrCat("in force (nfs3d pid ", nfsd_.pid())), std::string::npos) << out;
+  EXPECT_EQ(Mount("b"), mount3::MNT3_OK);
+}
+
 TEST_F(ExportsCommandE2eTest, ChangesThatDoNotParseAreRefusedWithTheFileUntouched) {
   StartServing({"a"});
   const std::string before = ExportsFile();
