@@ -107,13 +107,12 @@ std::string ParseSpliceWrites(ServerConfig& c, std::string_view text) {
 std::string ParseTcpSendfile(ServerConfig& c, std::string_view text) {
   // on/off, or auto: on except for loopback clients.
   if (text == "auto") {
-    c.tcp_sendfile = true;
-    c.tcp_sendfile_loopback = false;
+    c.tcp_sendfile = rpc::TcpSendfile::kExceptLoopback;
     return "";
   }
-  std::string err = ParseBool(text, &c.tcp_sendfile);
-  if (!err.empty()) return "want auto, on or off";
-  c.tcp_sendfile_loopback = c.tcp_sendfile;
+  bool on = false;
+  if (!ParseBool(text, &on).empty()) return "want auto, on or off";
+  c.tcp_sendfile = on ? rpc::TcpSendfile::kOn : rpc::TcpSendfile::kOff;
   return "";
 }
 
@@ -558,9 +557,9 @@ std::string Describe(const ServerConfig& c) {
       " io_threads=", c.io_threads == 0 ? std::string("auto") : text::Cat(c.io_threads),
       " max_connections=", c.max_connections, " max_requests=", c.max_requests, "(",
       c.max_requests_per_connection, "/conn)", " max_record=", c.max_record_size,
-      !c.tcp_sendfile           ? ""
-      : c.tcp_sendfile_loopback ? " tcp_sendfile"
-                                : " tcp_sendfile(not loopback)",
+      c.tcp_sendfile == rpc::TcpSendfile::kOff  ? ""
+      : c.tcp_sendfile == rpc::TcpSendfile::kOn ? " tcp_sendfile"
+                                                : " tcp_sendfile(not loopback)",
       c.udp_sendfile ? " udp_sendfile" : "",
       c.manage_gids
           ? text::Cat(" manage_gids(ttl ", c.manage_gids_ttl, "s, ", c.manage_gids_cache, " uids)")

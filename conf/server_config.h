@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 
 #include "common/log.h"
+#include "rpc/tcp_sendfile.h"
 
 namespace nfs3d::conf {
 
@@ -85,10 +86,8 @@ struct ServerConfig {
   bool udp_pacing = true;
   uint64_t udp_pacing_rate = 0;
   // READ data over TCP spliced from the page cache (no user-space copy) instead of
-  // pread + sendmsg; with tcp_sendfile_loopback false ("auto"), not for a
-  // client on this machine's loopback. See nfs3d.conf for the figures.
-  bool tcp_sendfile = true;
-  bool tcp_sendfile_loopback = true;
+  // pread + sendmsg. See nfs3d.conf for the figures.
+  rpc::TcpSendfile tcp_sendfile = rpc::TcpSendfile::kOn;
   // The same for UDP READ replies: header, file pages and pad put together in
   // the kernel as one datagram (rpc/udp_spliced_reply.h).
   bool udp_sendfile = true;

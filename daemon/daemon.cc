@@ -212,10 +212,7 @@ absl::Status Daemon::Reload(const conf::ServerConfig& config, bool reload_export
   if (config.io_threads != old.io_threads) ignored.push_back("io_threads");
   if (config.udp != old.udp || config.tcp != old.tcp) ignored.push_back("udp/tcp");
   if (config.max_record_size != old.max_record_size) ignored.push_back("max_record_size");
-  if (config.tcp_sendfile != old.tcp_sendfile ||
-      config.tcp_sendfile_loopback != old.tcp_sendfile_loopback) {
-    ignored.push_back("tcp sendfile");
-  }
+  if (config.tcp_sendfile != old.tcp_sendfile) ignored.push_back("tcp sendfile");
   if (config.udp_sendfile != old.udp_sendfile) ignored.push_back("udp sendfile");
   if (config.tcp_splice_writes != old.tcp_splice_writes) ignored.push_back("tcp splice_writes");
   if (config.tcp_record_timeout != old.tcp_record_timeout ||

@@ -96,7 +96,6 @@ rpc::RpcServerOptions Daemon::Impl::ServerOptions() {
   options.max_inflight_total = config.max_requests;
   options.max_inflight_per_client = config.max_requests_per_client;
   options.tcp_sendfile = config.tcp_sendfile;
-  options.tcp_sendfile_loopback = config.tcp_sendfile_loopback;
   options.udp_sendfile = config.udp_sendfile;
   options.receive_count = &receive_count;
   options.tcp_admitted_count = &tcp_admitted;

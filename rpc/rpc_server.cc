@@ -28,7 +28,6 @@ TcpOptions MakeTcpOptions(const RpcServerOptions& o) {
   t.max_connections = o.max_connections;
   t.max_inflight_per_connection = std::max<size_t>(1, o.max_inflight_per_connection);
   t.sendfile = o.tcp_sendfile;
-  t.sendfile_loopback = o.tcp_sendfile_loopback;
   t.receive_count = o.receive_count;
   t.admitted_count = o.tcp_admitted_count;
   t.splice_writes = o.tcp_splice_writes;

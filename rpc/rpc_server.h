@@ -29,6 +29,7 @@
 
 #include "rpc/extra_workers.h"
 #include "rpc/service.h"
+#include "rpc/tcp_sendfile.h"
 #include "rpc/tcp_server.h"
 #include "rpc/udp_server.h"
 
@@ -51,8 +52,7 @@ struct RpcServerOptions {
   size_t max_inflight_per_client = 0;
   size_t udp_buffer_bytes = 4 << 20;               // SO_RCVBUF / SO_SNDBUF of UDP sockets
   UdpPacingOptions udp_pacing;                     // replies that span frames (rpc/udp_pacer.h)
-  bool tcp_sendfile = false;                       // TCP replies may carry file segments
-  bool tcp_sendfile_loopback = true;               // ... also to a client on loopback
+  TcpSendfile tcp_sendfile = TcpSendfile::kOff;    // TCP replies may carry file segments
   bool udp_sendfile = false;                       // UDP READ replies too (rpc/udp_spliced_reply.h)
   size_t tcp_splice_writes = 0;                    // TcpOptions::splice_writes
   int64_t tcp_record_timeout_ms = 30000;           // TcpOptions::record_timeout_ms

@@ -125,8 +125,7 @@ TcpConnection::TcpConnection(Socket socket, TcpContext* context)
   // (TcpReplyWriter), which must never block the io thread.
   socket_.native_non_blocking(true, ec);
   // READ over TCP may answer with file segments (sendfile).
-  info_.file_segments = context->options().sendfile &&
-                        (context->options().sendfile_loopback || !IsLoopbackPeer(info_));
+  info_.file_segments = SplicesTo(context->options().sendfile, IsLoopbackPeer(info_));
   last_active_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
 }
 

@@ -38,6 +38,7 @@
 #include "rpc/service.h"
 #include "rpc/splice_pipe.h"
 #include "rpc/tcp_reply_writer.h"
+#include "rpc/tcp_sendfile.h"
 #include "rpc/tls/tls_credentials.h"
 #include "rpc/tls/tls_session.h"
 #include "rpc/worker_pools.h"
@@ -50,11 +51,7 @@ struct TcpOptions {
   size_t max_connections = 1024;
   size_t max_inflight_per_connection = 64;
   // Replies may carry file segments, sent with sendfile (READ over TCP).
-  bool sendfile = false;
-  // ... also to a client on loopback. False ([tcp] sendfile = auto): such a
-  // client gets pread + sendmsg, since its own copy out of spliced page-cache
-  // pages is cold; faster on one machine, slower on another (nfs3d.conf).
-  bool sendfile_loopback = true;
+  TcpSendfile sendfile = TcpSendfile::kOff;
   std::atomic<uint64_t>* receive_count = nullptr;   // RpcServerOptions::receive_count
   std::atomic<uint64_t>* admitted_count = nullptr;  // RpcServerOptions::tcp_admitted_count
   // WRITEs with at least this many data bytes have their data spliced from

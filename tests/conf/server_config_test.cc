@@ -52,7 +52,7 @@ TEST(ServerConfigTest, Defaults) {
   EXPECT_TRUE(c.udp);
   EXPECT_TRUE(c.tcp);
   EXPECT_EQ(c.max_record_size, 1114112u);
-  EXPECT_TRUE(c.tcp_sendfile);
+  EXPECT_EQ(c.tcp_sendfile, rpc::TcpSendfile::kOn);
   EXPECT_TRUE(c.udp_sendfile);
   EXPECT_EQ(c.tcp_splice_writes, 65536u);
   EXPECT_EQ(c.portmapper, PortmapperMode::kAuto);
@@ -112,14 +112,14 @@ TEST(ServerConfigTest, SpliceWrites) {
 
 TEST(ServerConfigTest, TcpSendfile) {
   ServerConfig c = ParseOk("");
-  EXPECT_TRUE(c.tcp_sendfile);  // on: spliced for every client
-  EXPECT_TRUE(c.tcp_sendfile_loopback);
-  c = ParseOk("[tcp]\nsendfile = on\n");
-  EXPECT_TRUE(c.tcp_sendfile && c.tcp_sendfile_loopback);
-  c = ParseOk("[tcp]\nsendfile = off\n");
-  EXPECT_FALSE(c.tcp_sendfile || c.tcp_sendfile_loopback);
-  c = ParseOk("[tcp]\nsendfile = auto\n");
-  EXPECT_TRUE(c.tcp_sendfile && !c.tcp_sendfile_loopback);
+  EXPECT_EQ(c.tcp_sendfile, rpc::TcpSendfile::kOn);  // spliced for every client
+  EXPECT_EQ(ParseOk("[tcp]\nsendfile = on\n").tcp_sendfile, rpc::TcpSendfile::kOn);
+  EXPECT_EQ(ParseOk("[tcp]\nsendfile = off\n").tcp_sendfile, rpc::TcpSendfile::kOff);
+  EXPECT_EQ(ParseOk("[tcp]\nsendfile = auto\n").tcp_sendfile, rpc::TcpSendfile::kExceptLoopback);
+  EXPECT_FALSE(rpc::SplicesTo(rpc::TcpSendfile::kExceptLoopback, /*loopback=*/true));
+  EXPECT_TRUE(rpc::SplicesTo(rpc::TcpSendfile::kExceptLoopback, /*loopback=*/false));
+  EXPECT_TRUE(rpc::SplicesTo(rpc::TcpSendfile::kOn, /*loopback=*/true));
+  EXPECT_FALSE(rpc::SplicesTo(rpc::TcpSendfile::kOff, /*loopback=*/false));
   ExpectError("[tcp]\nsendfile = sometimes\n", 2, "want auto, on or off");
 }
 
@@ -245,7 +245,7 @@ syslog = true
   EXPECT_EQ(c.manage_gids_ttl, 60u);
   EXPECT_EQ(c.manage_gids_cache, 500u);
   EXPECT_EQ(c.tcp_sizes, (TransferSizes{524288, 262144, 1048576, 65536, false}));
-  EXPECT_FALSE(c.tcp_sendfile);
+  EXPECT_EQ(c.tcp_sendfile, rpc::TcpSendfile::kOff);
   EXPECT_FALSE(c.udp_sendfile);
   EXPECT_EQ(c.udp_sizes.rsize_max, 64512u);
   EXPECT_TRUE(c.udp_sizes.rsize_pref_auto);
