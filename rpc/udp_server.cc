@@ -245,10 +245,11 @@ void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t
   const absl::Span<const uint8_t> call(static_cast<const uint8_t*>(msg.msg_iov->iov_base), n);
   if (pacer_ != nullptr) pacer_->NoteCall(d.info.peer, call);
   // A READ or UNSTABLE WRITE on a machine with no core to spare runs here
-  // too: on 2 cores handing each to a worker cost a wake-up per call (a
-  // context switch in the io thread and one in the worker), and at MTU 9000
-  // and 10 Gbit/s 32 KiB WRITEs went from 66 % to 100-120 % of nuttcp's
-  // UDP, READs from 62 % to 82-97 %, when they ran here (docs/ab-testing.md).
+  // too: handing each to a worker cost about one context switch per call
+  // (the worker's wake-up, the io thread's preemption by it). Run here, 32
+  // KiB READs and WRITEs over loopback went 1.6x as fast at half the server
+  // CPU per GB, and at MTU 9000 and 10 Gbit/s from 62-66 % to 67-94 % of
+  // nuttcp's UDP (docs/ab-testing.md, "UDP at MTU 9000").
   const bool data_here = !workers_.HasSpareCore() && IsPageCacheCall(call) && DataMayRunHere();
   if ((data_here || inline_budget.RunHere(call, workers_.CanSpread(call))) &&
       workers_.MayRunInline(call)) {

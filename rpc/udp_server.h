@@ -151,7 +151,7 @@ class UdpListener : public EarlyAnswerer {
   std::unique_ptr<UdpPacer> pacer_;  // null: pacing off
   bool paused_ = false;              // on the io thread
   // Until then READs and WRITEs go to the workers whatever the cores (after
-  // one ran slowly on the io thread); on the io thread.
+  // they ran slowly on the io thread); on the io thread.
   absl::Time data_to_workers_until_ = absl::InfinitePast();
   absl::Duration inline_data_average_;  // of the READs and WRITEs run there
   const bool sendfile_;                 // READs may leave file segments for SendNow
