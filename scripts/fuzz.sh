@@ -20,7 +20,7 @@ TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(rpc_call_fuzz record_marker_fuzz conf_fuzz dispatcher_fuzz nfs3_args_fuzz nfsacl_fuzz
                                    nlm_fuzz nsm_fuzz rquota_fuzz portmap_fuzz rpcsec_gss_fuzz krb5_token_fuzz
                                    handover_fuzz tcp_admission_fuzz nlm_identity_fuzz
-                                   gss_half_open_fuzz tls_record_fuzz connections_text_fuzz)
+                                   gss_half_open_fuzz tls_record_fuzz connections_text_fuzz inline_calls_fuzz)
 
 source "$REPO/scripts/ccache.sh"
 source "$REPO/scripts/checks-tree.sh"
