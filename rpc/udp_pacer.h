@@ -8,8 +8,9 @@
 // the same peer arrive in between: ipfrag_max_dist). Replies to one socket
 // leave one at a time, each whole (one sendmsg under a lock); a token bucket
 // per client (per address) spaces them at the client's rate. A reply whose
-// client has tokens and nothing queued goes out at once from the worker that
-// built it; the others wait in the client's queue for the pacer's thread.
+// client has tokens and nothing queued goes out at once from the thread that
+// built it (a worker, or the io thread: rpc/udp_server.h); the others wait in
+// the client's queue for the pacer's thread.
 //   fixed: the configured rate;
 //   auto:  starts at the speed of the interface the call came in on; a
 //          retransmitted call (an xid the client sent before) means the path
@@ -17,7 +18,7 @@
 //          20 ms, never below 20 Mbit/s); every 10 ms without one it grows by
 //          2 %, up to that speed.
 // Replies that fit one frame skip the queue (they neither burst nor
-// fragment) and go out from the worker at once.
+// fragment) and go out from the thread that built them at once.
 #ifndef NFS3D_RPC_UDP_PACER_H_
 #define NFS3D_RPC_UDP_PACER_H_
 
