@@ -1,22 +1,15 @@
 #include "rpc/inline_calls.h"
 
+#include "rpc/rpc_message.h"
+#include "xdr/decoder.h"
+
 namespace nfs3d::rpc {
 namespace {
 
-// The caller checks that the word is inside `b`.
-uint32_t WordAtByte(absl::Span<const uint8_t> b, size_t offset) {
-  const uint8_t* p = b.data() + offset;
+// Word `index` of the call; the caller checks that it is inside `b`.
+uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) {
+  const uint8_t* p = b.data() + 4 * index;
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-}
-uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) { return WordAtByte(b, 4 * index); }
-
-// Steps `at` over an XDR opaque<max> at `at`; false if it does not fit.
-bool SkipOpaque(absl::Span<const uint8_t> b, size_t max, size_t* at) {
-  if (*at + 4 > b.size()) return false;
-  const size_t len = WordAtByte(b, *at);
-  if (len > max) return false;
-  *at += 4 + ((len + 3) & ~size_t{3});
-  return *at <= b.size();
 }
 
 constexpr uint32_t kNfsProgram = 100003;
@@ -26,10 +19,9 @@ constexpr uint32_t kNfsAccess = 4;
 constexpr uint32_t kNfsRead = 6;
 constexpr uint32_t kNfsWrite = 7;
 constexpr uint32_t kNfsCommit = 21;
-constexpr uint32_t kAuthSys = 1;      // AUTH_NONE is 0
-constexpr size_t kMaxAuthBody = 400;  // RFC 5531
-constexpr size_t kMaxNfsHandle = 64;  // RFC 1813 NFS3_FHSIZE
-constexpr uint32_t kUnstable = 0;     // stable_how
+constexpr uint32_t kAuthSys = 1;        // AUTH_NONE is 0
+constexpr uint32_t kMaxNfsHandle = 64;  // RFC 1813 NFS3_FHSIZE
+constexpr uint32_t kUnstable = 0;       // stable_how
 // These calls are small; anything bigger is not worth guessing about.
 constexpr size_t kMaxInlineCall = 1024;
 
@@ -56,18 +48,19 @@ bool WaitsForSync(absl::Span<const uint8_t> call) {
 }
 
 bool IsPageCacheCall(absl::Span<const uint8_t> call) {
-  if (call.size() < 32 || WordAt(call, 1) != 0 || WordAt(call, 2) != 2) return false;
-  if (WordAt(call, 3) != kNfsProgram || WordAt(call, 4) != 3) return false;
-  const uint32_t proc = WordAt(call, 5);
-  if ((proc != kNfsRead && proc != kNfsWrite) || WordAt(call, 6) > kAuthSys) return false;
-  size_t at = 28;  // the credential's body, then the verifier
-  if (!SkipOpaque(call, kMaxAuthBody, &at)) return false;
-  at += 4;  // the verifier's flavor
-  if (!SkipOpaque(call, kMaxAuthBody, &at)) return false;
-  if (proc == kNfsRead) return true;
-  // WRITE3args: file, offset (8 bytes), count, stable.
-  if (!SkipOpaque(call, kMaxNfsHandle, &at) || at + 16 > call.size()) return false;
-  return WordAtByte(call, at + 12) == kUnstable;
+  // The full header decoder: its credential and verifier are spans, not copies.
+  xdr::Decoder in(call);
+  CallHeader header;
+  if (DecodeCallHeader(in, &header) != HeaderDisposition::kOk) return false;
+  if (header.prog != kNfsProgram || header.vers != 3 || header.cred.flavor > kAuthSys) return false;
+  if (header.proc == kNfsRead) return true;
+  if (header.proc != kNfsWrite) return false;
+  // WRITE3args: file, offset, count, stable.
+  in.Opaque(kMaxNfsHandle);
+  in.U64();
+  in.U32();
+  const uint32_t stable = in.U32();
+  return in.ok() && stable == kUnstable;
 }
 
 bool IsNfsMetadataCall(absl::Span<const uint8_t> call) {
