@@ -1,7 +1,9 @@
 #include "rpc/inline_calls.h"
 
+#include "common/auth_flavor.h"
 #include "rpc/rpc_message.h"
 #include "xdr/decoder.h"
+#include "xdr/nfs3_types.h"
 
 namespace nfs3d::rpc {
 namespace {
@@ -12,16 +14,6 @@ uint32_t WordAt(absl::Span<const uint8_t> b, size_t index) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
 }
 
-constexpr uint32_t kNfsProgram = 100003;
-constexpr uint32_t kNfsGetattr = 1;
-constexpr uint32_t kNfsLookup = 3;
-constexpr uint32_t kNfsAccess = 4;
-constexpr uint32_t kNfsRead = 6;
-constexpr uint32_t kNfsWrite = 7;
-constexpr uint32_t kNfsCommit = 21;
-constexpr uint32_t kAuthSys = 1;        // AUTH_NONE is 0
-constexpr uint32_t kMaxNfsHandle = 64;  // RFC 1813 NFS3_FHSIZE
-constexpr uint32_t kUnstable = 0;       // stable_how
 // These calls are small; anything bigger is not worth guessing about.
 constexpr size_t kMaxInlineCall = 1024;
 
@@ -34,8 +26,8 @@ bool RunsInline(absl::Span<const uint8_t> call) {
   const uint32_t vers = WordAt(call, 4);
   const uint32_t proc = WordAt(call, 5);
   if (proc == 0) return true;
-  return prog == kNfsProgram && vers == 3 &&
-         (proc == kNfsGetattr || proc == kNfsLookup || proc == kNfsAccess);
+  return prog == nfs3::kProgram && vers == 3 &&
+         (proc == nfs3::kGetattr || proc == nfs3::kLookup || proc == nfs3::kAccess);
 }
 
 bool IsNullCall(absl::Span<const uint8_t> call) {
@@ -44,7 +36,8 @@ bool IsNullCall(absl::Span<const uint8_t> call) {
 
 bool WaitsForSync(absl::Span<const uint8_t> call) {
   if (call.size() < 24 || WordAt(call, 1) != 0) return false;
-  return WordAt(call, 3) == kNfsProgram && WordAt(call, 4) == 3 && WordAt(call, 5) == kNfsCommit;
+  return WordAt(call, 3) == nfs3::kProgram && WordAt(call, 4) == 3 &&
+         WordAt(call, 5) == nfs3::kCommit;
 }
 
 bool IsPageCacheCall(absl::Span<const uint8_t> call) {
@@ -52,22 +45,23 @@ bool IsPageCacheCall(absl::Span<const uint8_t> call) {
   xdr::Decoder in(call);
   CallHeader header;
   if (DecodeCallHeader(in, &header) != HeaderDisposition::kOk) return false;
-  if (header.prog != kNfsProgram || header.vers != 3 || header.cred.flavor > kAuthSys) return false;
-  if (header.proc == kNfsRead) return true;
-  if (header.proc != kNfsWrite) return false;
+  const bool none_or_sys = header.cred.flavor == kAuthNone || header.cred.flavor == kAuthSys;
+  if (header.prog != nfs3::kProgram || header.vers != 3 || !none_or_sys) return false;
+  if (header.proc == nfs3::kRead) return true;
+  if (header.proc != nfs3::kWrite) return false;
   // WRITE3args: file, offset, count, stable.
-  in.Opaque(kMaxNfsHandle);
+  in.Opaque(nfs3::kFhSize);
   in.U64();
   in.U32();
   const uint32_t stable = in.U32();
-  return in.ok() && stable == kUnstable;
+  return in.ok() && stable == nfs3::UNSTABLE;
 }
 
 bool IsNfsMetadataCall(absl::Span<const uint8_t> call) {
   if (call.size() < 24 || WordAt(call, 1) != 0) return false;
-  if (WordAt(call, 3) != kNfsProgram || WordAt(call, 4) != 3) return false;
+  if (WordAt(call, 3) != nfs3::kProgram || WordAt(call, 4) != 3) return false;
   const uint32_t proc = WordAt(call, 5);
-  return proc != kNfsRead && proc != kNfsWrite && proc != kNfsCommit;
+  return proc != nfs3::kRead && proc != nfs3::kWrite && proc != nfs3::kCommit;
 }
 
 }  // namespace nfs3d::rpc

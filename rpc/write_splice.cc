@@ -1,64 +1,38 @@
 #include "rpc/write_splice.h"
 
 #include "rpc/rpc_message.h"
+#include "xdr/decoder.h"
 #include "xdr/nfs3_types.h"
 
 namespace nfs3d::rpc {
-namespace {
-
-// Reads big-endian words from the front of a span; false once it runs out.
-class Words {
- public:
-  explicit Words(absl::Span<const uint8_t> b) : b_(b) {}
-  bool Next(uint32_t* v) {
-    if (b_.size() - pos_ < 4) return false;
-    const uint8_t* p = b_.data() + pos_;
-    *v = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-    pos_ += 4;
-    return true;
-  }
-  // Skips an opaque body of n bytes plus its XDR padding.
-  bool Skip(uint32_t n) {
-    const size_t padded = (size_t{n} + 3) & ~size_t{3};
-    if (b_.size() - pos_ < padded) return false;
-    pos_ += padded;
-    return true;
-  }
-  size_t pos() const { return pos_; }
-
- private:
-  absl::Span<const uint8_t> b_;
-  size_t pos_ = 0;
-};
-
-}  // namespace
 
 WritePeek PeekWrite(absl::Span<const uint8_t> head, WriteLayout* layout) {
-  Words w(head);
-  uint32_t v[6];
-  for (uint32_t& x : v) {
-    if (!w.Next(&x)) return WritePeek::kNeedMore;
-  }
+  // The words that name the call first: most records are not WRITEs.
+  if (head.size() < 24) return WritePeek::kNeedMore;
+  xdr::Decoder words(head);
+  uint32_t w[6];
+  for (uint32_t& x : w) x = words.U32();
   // xid, CALL, rpcvers 2, NFS, v3, WRITE
-  if (v[1] != 0 || v[2] != 2 || v[3] != nfs3::kProgram || v[4] != 3 || v[5] != nfs3::kWrite) {
+  if (w[1] != 0 || w[2] != kRpcVersion || w[3] != nfs3::kProgram || w[4] != 3 ||
+      w[5] != nfs3::kWrite) {
     return WritePeek::kNotWrite;
   }
-  for (int auth = 0; auth < 2; ++auth) {  // credential, verifier
-    uint32_t flavor, len;
-    if (!w.Next(&flavor) || !w.Next(&len)) return WritePeek::kNeedMore;
-    if (len > kMaxAuthBytes) return WritePeek::kNotWrite;
-    if (!w.Skip(len)) return WritePeek::kNeedMore;
-  }
-  layout->args_begin = w.pos();
-  uint32_t fh_len, offset_hi, offset_lo, count, stable, data_len;
-  if (!w.Next(&fh_len)) return WritePeek::kNeedMore;
-  if (fh_len > nfs3::kFhSize) return WritePeek::kNotWrite;
-  if (!w.Skip(fh_len) || !w.Next(&offset_hi) || !w.Next(&offset_lo) || !w.Next(&count) ||
-      !w.Next(&stable) || !w.Next(&data_len)) {
-    return WritePeek::kNeedMore;
-  }
+  xdr::Decoder in(head);
+  CallHeader header;
+  const HeaderDisposition header_read = DecodeCallHeader(in, &header);
+  // Past the words above, kDrop can only mean the head is not all there.
+  if (header_read == HeaderDisposition::kDrop) return WritePeek::kNeedMore;
+  if (header_read != HeaderDisposition::kOk) return WritePeek::kNotWrite;  // an over-long auth
+  layout->args_begin = in.position();
+  // WRITE3args up to the data: file, offset, count, stable, the data's length.
+  in.Opaque(nfs3::kFhSize);
+  in.U64();
+  const uint32_t count = in.U32();
+  in.U32();
+  const uint32_t data_len = in.U32();
+  if (!in.ok()) return in.over_limit() ? WritePeek::kNotWrite : WritePeek::kNeedMore;
   if (data_len != count) return WritePeek::kNotWrite;
-  layout->data_begin = w.pos();
+  layout->data_begin = in.position();
   layout->data_len = data_len;
   return WritePeek::kWrite;
 }
