@@ -147,18 +147,22 @@ absl::Status PosixBackend::SetAttr(const Cred& cred, const FileHandle& fh,
   absl::StatusOr<Impl::NodePtr> node = impl_->Resolve(fh);
   if (!node.ok()) return node.status();
   const Node& n = **node;
-  absl::MutexLock lock(&impl_->Stripe(n));
-  absl::StatusOr<struct stat> before = impl_->Stat(n);
-  if (!before.ok()) return before.status();
-  if (wcc) wcc->before = ToWcc(*before);
   absl::Status result;
-  if (guard_ctime && !SameTime(*guard_ctime, ToTime(before->st_ctim))) {
-    result = ErrnoError(kErrNotSync, "guard ctime mismatch");
-  } else {
-    result = impl_->ApplyAttrs(cred, n, *before, attrs, /*skip_mode=*/false);
+  {
+    absl::MutexLock lock(&impl_->Stripe(n));
+    absl::StatusOr<struct stat> before = impl_->Stat(n);
+    if (!before.ok()) return before.status();
+    if (wcc) wcc->before = ToWcc(*before);
+    if (guard_ctime && !SameTime(*guard_ctime, ToTime(before->st_ctim))) {
+      result = ErrnoError(kErrNotSync, "guard ctime mismatch");
+    } else {
+      result = impl_->ApplyAttrs(cred, n, *before, attrs, /*skip_mode=*/false);
+    }
+    if (wcc) wcc->after = impl_->AttrsOrNone(n);
   }
+  // The fsync of a sync export changes no attribute: the file's other calls
+  // need not wait behind the disk for it.
   if (result.ok()) result = impl_->CommitMetadata(n);
-  if (wcc) wcc->after = impl_->AttrsOrNone(n);
   return result;
 }
 

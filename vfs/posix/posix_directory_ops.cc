@@ -256,40 +256,45 @@ absl::Status PosixBackend::Rename(const Cred& cred, const FileHandle& from_dir,
     impl_->Refuse(f, from_wcc, valid).IgnoreError();
     return impl_->Refuse(t, to_wcc, valid);
   }
-  // Both directories' stripes, in index order so concurrent renames can't
-  // deadlock.
-  size_t a = impl_->StripeIndex(f), b = impl_->StripeIndex(t);
-  absl::Mutex* first = &impl_->Stripe(a <= b ? f : t);
-  absl::Mutex* second = a == b ? nullptr : &impl_->Stripe(a <= b ? t : f);
-  absl::MutexLock lock1(first);
-  std::optional<absl::MutexLock> lock2;
-  if (second) lock2.emplace(second);
-  absl::StatusOr<struct stat> fb = impl_->Stat(f);
-  if (!fb.ok()) return fb.status();
-  absl::StatusOr<struct stat> tb = impl_->Stat(t);
-  if (!tb.ok()) return tb.status();
-  if (from_wcc) from_wcc->before = ToWcc(*fb);
-  if (to_wcc) to_wcc->before = ToWcc(*tb);
   absl::Status status;
-  std::optional<std::string> victim;
-  if (!S_ISDIR(fb->st_mode) || !S_ISDIR(tb->st_mode)) {
-    status = ErrnoError(ENOTDIR, "rename: not a directory");
-  } else {
-    const std::string fname(from_name), tname(to_name);
+  {
+    // The caller's identity is set before the stripes are taken and restored
+    // after they are let go, as in DirOp.
     ScopedCredentials creds(cred);
-    status = creds.status();
-    if (status.ok()) {
-      victim = impl_->ChildKey(t, tname);
-      if (renameat(f.fd.get(), fname.c_str(), t.fd.get(), tname.c_str()) != 0) {
-        status = Errno("rename");
-      } else {
-        impl_->NoteIfDirectoryMoved(t, tname);
+    // Both directories' stripes, in index order so concurrent renames can't
+    // deadlock.
+    size_t a = impl_->StripeIndex(f), b = impl_->StripeIndex(t);
+    absl::Mutex* first = &impl_->Stripe(a <= b ? f : t);
+    absl::Mutex* second = a == b ? nullptr : &impl_->Stripe(a <= b ? t : f);
+    absl::MutexLock lock1(first);
+    std::optional<absl::MutexLock> lock2;
+    if (second) lock2.emplace(second);
+    absl::StatusOr<struct stat> fb = impl_->Stat(f);
+    if (!fb.ok()) return fb.status();
+    absl::StatusOr<struct stat> tb = impl_->Stat(t);
+    if (!tb.ok()) return tb.status();
+    if (from_wcc) from_wcc->before = ToWcc(*fb);
+    if (to_wcc) to_wcc->before = ToWcc(*tb);
+    std::optional<std::string> victim;
+    if (!S_ISDIR(fb->st_mode) || !S_ISDIR(tb->st_mode)) {
+      status = ErrnoError(ENOTDIR, "rename: not a directory");
+    } else {
+      status = creds.status();
+      if (status.ok()) {
+        const std::string fname(from_name), tname(to_name);
+        victim = impl_->ChildKey(t, tname);
+        if (renameat(f.fd.get(), fname.c_str(), t.fd.get(), tname.c_str()) != 0) {
+          status = Errno("rename");
+        } else {
+          impl_->NoteIfDirectoryMoved(t, tname);
+        }
       }
     }
+    if (from_wcc) from_wcc->after = impl_->AttrsOrNone(f);
+    if (to_wcc) to_wcc->after = impl_->AttrsOrNone(t);
+    if (status.ok()) impl_->ForgetIfUnlinked(victim);
   }
-  if (from_wcc) from_wcc->after = impl_->AttrsOrNone(f);
-  if (to_wcc) to_wcc->after = impl_->AttrsOrNone(t);
-  if (status.ok()) impl_->ForgetIfUnlinked(victim);
+  // The fsyncs of a sync export, outside the stripes (see SetAttr).
   if (status.ok()) status = impl_->CommitMetadata(t);
   if (status.ok() && &f != &t) status = impl_->CommitMetadata(f);
   return status;

@@ -657,6 +657,25 @@ TEST_F(PosixBackendTest, RemoveRmdirRenameLink) {
   EXPECT_EQ(ErrnoOf(backend_->GetAttr(kRoot, d).status()), ESTALE);
 }
 
+// RENAME runs as its caller (who may not write a directory of root's) and,
+// on a sync export, commits both directories once the rename is done.
+TEST_F(PosixBackendTest, RenameRunsAsTheCallerAndCommitsBothDirectories) {
+  FileHandle theirs = MakeDir(root_, "theirs", 0755);
+  MakeFile(theirs, "f");
+  FileHandle mine = MakeDir(root_, "mine", 0755);
+  ASSERT_EQ(chown((export_path_ + "/mine").c_str(), kUser.uid, kUser.gid), 0);
+  MakeFile(mine, "g", 0644, kUser);
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kUser, theirs, "f", mine, "f", nullptr, nullptr)), EACCES);
+  EXPECT_EQ(ErrnoOf(backend_->Rename(kUser, mine, "g", theirs, "g", nullptr, nullptr)), EACCES);
+  const SyncStats before = backend_->sync_stats();
+  Wcc from, to;
+  ASSERT_TRUE(backend_->Rename(kUser, mine, "g", mine, "h", &from, &to).ok());
+  EXPECT_TRUE(from.before && from.after && to.before && to.after);
+  ASSERT_TRUE(backend_->Rename(kRoot, theirs, "f", mine, "f", nullptr, nullptr).ok());
+  const SyncStats after = backend_->sync_stats();
+  EXPECT_EQ(after.metadata_commits - before.metadata_commits, 3u);  // one, then both
+}
+
 // Descriptors this process holds open on `path` after it was unlinked (the
 // kernel names them "<path> (deleted)").
 int OpenDeletedDescriptors(const std::string& path) {
