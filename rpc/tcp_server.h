@@ -33,6 +33,7 @@
 
 #include "rpc/call_context.h"
 #include "rpc/connection_security.h"
+#include "rpc/inline_data_guard.h"
 #include "rpc/record_marker.h"
 #include "rpc/running_call.h"
 #include "rpc/service.h"
@@ -314,6 +315,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // ProcessBuffered's loop, without FlushBatches. Ends the turn after
   // kCallsPerTurn calls (YieldTurn).
   bool FeedBuffered();
+  // The calls of this turn after one more was dispatched: all of them if it
+  // was a READ or WRITE run on the io thread.
+  size_t TurnAfterDispatch(size_t this_turn);
   // Lets the other connections of this io thread run, then reads on.
   void YieldTurn();
   void OnRead(const boost::system::error_code& ec, size_t n);
@@ -465,6 +469,10 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   } splice_;
   bool after_splice_ = false;   // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
+  // READs and UNSTABLE WRITEs run on the io thread (Dispatch); the last one
+  // dispatched did, which ends the reader's turn.
+  InlineDataGuard inline_data_guard_{"tcp"};
+  bool data_ran_inline_ = false;
   // RPC-with-TLS: the session during the handshake (then the kernel's or
   // the relay's: rpc/tls/tls_relay.h), its deadline, and whether records are
   // the kernel's.

@@ -33,15 +33,6 @@ constexpr int kMaxBatch = 64;   // datagrams read per wake-up before yielding
 constexpr int kRecvBatch = 16;  // datagrams per recvmmsg
 constexpr size_t kControlBytes = CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(in_pktinfo));
 constexpr size_t kWorkerBatch = 4;  // calls handed to a worker at once
-// READs and WRITEs run on the io thread that take longer than this on
-// average (the disk, not the page cache, answers them) send the next ones
-// to the workers for a while, so that a slow file system does not hold the
-// io thread. An average over about 16 calls, not one call: on a busy machine
-// the io thread is preempted for a few milliseconds now and then.
-constexpr absl::Duration kSlowInlineData = absl::Milliseconds(1);
-constexpr int kSlowInlineDataWeight = 16;
-constexpr absl::Duration kDataToWorkersAfterSlow = absl::Seconds(1);
-
 void SetBuffer(int fd, int force_opt, int opt, size_t bytes) {
   int v = static_cast<int>(bytes);
   // The FORCE variant ignores net.core.[rw]mem_max but needs CAP_NET_ADMIN.
@@ -250,14 +241,15 @@ void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t
   // KiB READs and WRITEs over loopback went 1.6x as fast at half the server
   // CPU per GB, and at MTU 9000 and 10 Gbit/s from 62-66 % to 67-94 % of
   // nuttcp's UDP (docs/ab-testing.md, "UDP at MTU 9000").
-  const bool data_here = !workers_.HasSpareCore() && IsPageCacheCall(call) && DataMayRunHere();
+  const bool data_here =
+      !workers_.HasSpareCore() && IsPageCacheCall(call) && inline_data_guard_.MayRun();
   if ((data_here || inline_budget.RunHere(call, workers_.CanSpread(call))) &&
       workers_.MayRunInline(call)) {
     // NULL/GETATTR (see inline_calls.h) and those: answered from this io
     // thread, straight from the receive buffer.
     const absl::Time start = data_here ? absl::Now() : absl::InfinitePast();
     Handle(call, d);
-    if (data_here) NoteInlineData(absl::Now() - start);
+    if (data_here) inline_data_guard_.Note(absl::Now() - start);
     return;
   }
   d.data.assign(call.begin(), call.end());
@@ -266,23 +258,6 @@ void UdpListener::TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t
   if (alone) FlushBatch(into);
   into.push_back(std::move(d));
   if (alone || into.size() >= kWorkerBatch) FlushBatch(into);
-}
-
-void UdpListener::NoteInlineData(absl::Duration took) {
-  inline_data_average_ += (took - inline_data_average_) / kSlowInlineDataWeight;
-  if (inline_data_average_ <= kSlowInlineData) return;
-  NFS3D_LOG_DEBUG(
-      "udp: READs and WRITEs took %s on average on the io thread; to the workers for %s",
-      absl::FormatDuration(inline_data_average_), absl::FormatDuration(kDataToWorkersAfterSlow));
-  data_to_workers_until_ = absl::Now() + kDataToWorkersAfterSlow;
-  inline_data_average_ = absl::ZeroDuration();
-}
-
-bool UdpListener::DataMayRunHere() {
-  if (data_to_workers_until_ == absl::InfinitePast()) return true;
-  if (absl::Now() < data_to_workers_until_) return false;
-  data_to_workers_until_ = absl::InfinitePast();
-  return true;
 }
 
 void UdpListener::ReadPktinfo(msghdr& msg, Datagram& d) const {

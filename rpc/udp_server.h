@@ -32,6 +32,7 @@
 
 #include "rpc/call_context.h"
 #include "rpc/inline_calls.h"
+#include "rpc/inline_data_guard.h"
 #include "rpc/mtu_cache.h"
 #include "rpc/running_call.h"
 #include "rpc/service.h"
@@ -107,10 +108,6 @@ class UdpListener : public EarlyAnswerer {
   void TakeDatagram(msghdr& msg, const sockaddr_storage& peer, size_t n,
                     InlineBudget& inline_budget, WorkerBatches& batches);
   void ReadPktinfo(msghdr& msg, Datagram& d) const;
-  // False while READs and WRITEs go to the workers after slow ones.
-  bool DataMayRunHere();
-  // A READ or WRITE run on the io thread took `took`.
-  void NoteInlineData(absl::Duration took);
   void FlushBatch(std::vector<Datagram>& batch);
   // Runs a batch of calls on `pool`, one after another.
   void RunBatch(std::vector<Datagram> batch, boost::asio::thread_pool* pool);
@@ -146,15 +143,12 @@ class UdpListener : public EarlyAnswerer {
   uint16_t port_ = 0;
   sockaddr_storage bound_{};
   socklen_t bound_len_ = 0;
-  int rcvbuf_ = 0, sndbuf_ = 0;      // effective, as the kernel reports them
-  std::vector<uint8_t> recv_buf_;    // kRecvBatch datagrams of up to 64 KiB
-  std::unique_ptr<UdpPacer> pacer_;  // null: pacing off
-  bool paused_ = false;              // on the io thread
-  // Until then READs and WRITEs go to the workers whatever the cores (after
-  // they ran slowly on the io thread); on the io thread.
-  absl::Time data_to_workers_until_ = absl::InfinitePast();
-  absl::Duration inline_data_average_;  // of the READs and WRITEs run there
-  const bool sendfile_;                 // READs may leave file segments for SendNow
+  int rcvbuf_ = 0, sndbuf_ = 0;               // effective, as the kernel reports them
+  std::vector<uint8_t> recv_buf_;             // kRecvBatch datagrams of up to 64 KiB
+  std::unique_ptr<UdpPacer> pacer_;           // null: pacing off
+  bool paused_ = false;                       // on the io thread
+  InlineDataGuard inline_data_guard_{"udp"};  // on the io thread
+  const bool sendfile_;                       // READs may leave file segments for SendNow
   // Splicing is on when sendfile_ and neither of these.
   std::atomic<bool> splice_paused_ = false;  // Pause .. Resume
   std::atomic<bool> splice_held_;            // adopted, until AllowSplicing

@@ -720,7 +720,39 @@ std::set<uint32_t> UdpBurst(uint16_t port, const std::vector<std::string>& calls
   return xids;
 }
 
-TEST_F(TransportTest, UdpReadsAndUnstableWritesRunOnTheIoThreadWhenNoCoreIsFree) {
+// The calls as TCP records, one after another.
+std::string AsRecords(const std::vector<std::string>& calls) {
+  std::string records;
+  for (const std::string& call : calls) {
+    uint8_t mark[4];
+    EncodeRecordMark(static_cast<uint32_t>(call.size()), true, mark);
+    records += std::string(reinterpret_cast<char*>(mark), 4) + call;
+  }
+  return records;
+}
+
+// Sends the calls as records in one write and returns the xids answered.
+std::set<uint32_t> TcpBurst(TcpClient& c, const std::vector<std::string>& calls) {
+  c.SendRaw(AsRecords(calls));
+  return ReadXids(c, static_cast<int>(calls.size()));
+}
+
+// READs and UNSTABLE WRITEs on the io thread while no core is free, over
+// either transport.
+class DataCallsTest : public TransportTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  bool tcp() const { return GetParam(); }
+  // Over TCP one connection carries every burst: it keeps its own average
+  // of the data calls' time.
+  std::set<uint32_t> Burst(const std::vector<std::string>& calls) {
+    if (!tcp()) return UdpBurst(udp_port_, calls);
+    if (tcp_ == nullptr) tcp_ = std::make_unique<TcpClient>(AF_INET, tcp_port_);
+    return TcpBurst(*tcp_, calls);
+  }
+  std::unique_ptr<TcpClient> tcp_;
+};
+
+TEST_P(DataCallsTest, ReadsAndUnstableWritesRunOnTheIoThreadWhenNoCoreIsFree) {
   RpcServerOptions opts;
   opts.spread_inline_calls = false;
   StartServer(opts);
@@ -729,11 +761,11 @@ TEST_F(TransportTest, UdpReadsAndUnstableWritesRunOnTheIoThreadWhenNoCoreIsFree)
   for (uint32_t xid = 1; xid <= 40; ++xid) {
     calls.push_back(xid % 2 ? NfsDataCall(xid, 6) : NfsDataCall(xid, kWrite, /*UNSTABLE*/ 0));
   }
-  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_EQ(Burst(calls).size(), calls.size());
   EXPECT_EQ(service_.threads(), 1u);
 }
 
-TEST_F(TransportTest, UdpStableWritesAndCommitsGoToWorkersEvenWithNoCoreFree) {
+TEST_P(DataCallsTest, StableWritesAndCommitsGoToWorkersEvenWithNoCoreFree) {
   RpcServerOptions opts;
   opts.spread_inline_calls = false;
   StartServer(opts);
@@ -741,35 +773,63 @@ TEST_F(TransportTest, UdpStableWritesAndCommitsGoToWorkersEvenWithNoCoreFree) {
   for (uint32_t xid = 1; xid <= 8; ++xid) {
     calls.push_back(xid % 2 ? NfsDataCall(xid, kWrite, /*FILE_SYNC*/ 2) : NfsDataCall(xid, 21));
   }
-  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_EQ(Burst(calls).size(), calls.size());
   EXPECT_GE(service_.threads(), 2u);  // the io thread's GETATTR and a worker
 }
 
-TEST_F(TransportTest, UdpReadsGoToWorkersWhenACoreIsFree) {
+TEST_P(DataCallsTest, ReadsGoToWorkersWhenACoreIsFree) {
   RpcServerOptions opts;
   opts.spread_inline_calls = true;
   StartServer(opts);
   service_.delay_every_call_ms_ = 2;
   std::vector<std::string> calls;
   for (uint32_t xid = 1; xid <= 16; ++xid) calls.push_back(NfsDataCall(xid, 6));
-  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
-  EXPECT_GE(service_.threads(), 2u);  // batches of 4 on the workers
+  EXPECT_EQ(Burst(calls).size(), calls.size());
+  EXPECT_GE(service_.threads(), 2u);
 }
 
-TEST_F(TransportTest, UdpSlowReadsOnTheIoThreadSendTheNextOnesToWorkers) {
+TEST_P(DataCallsTest, SlowReadsOnTheIoThreadSendTheNextOnesToWorkers) {
   // A file system that answers from the disk (5 ms a call here) must not
   // hold the io thread: after a few such calls the next go to the workers.
   RpcServerOptions opts;
   opts.spread_inline_calls = false;
   StartServer(opts);
   service_.delay_every_call_ms_ = 5;
-  for (uint32_t xid = 1; xid <= 8; ++xid) {
-    EXPECT_EQ(UdpBurst(udp_port_, {NfsDataCall(xid, 6)}).size(), 1u);
-  }
+  for (uint32_t xid = 1; xid <= 8; ++xid) EXPECT_EQ(Burst({NfsDataCall(xid, 6)}).size(), 1u);
   std::vector<std::string> calls;
   for (uint32_t xid = 11; xid <= 26; ++xid) calls.push_back(NfsDataCall(xid, 6));
-  EXPECT_EQ(UdpBurst(udp_port_, calls).size(), calls.size());
+  EXPECT_EQ(Burst(calls).size(), calls.size());
   EXPECT_GE(service_.threads(), 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, DataCallsTest, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Tcp" : "Udp";
+                         });
+
+// A READ run on the io thread ends its connection's turn: another
+// connection of that io thread gets its call in after one READ, not after
+// a turn of eight.
+TEST_F(TransportTest, TcpReadOnTheIoThreadEndsTheConnectionsTurn) {
+  RpcServerOptions opts;
+  opts.spread_inline_calls = false;
+  io_threads_ = 1;
+  StartServer(opts);
+  service_.delay_every_call_ms_ = 1;
+  TcpClient busy(AF_INET, tcp_port_);
+  TcpClient light(AF_INET, tcp_port_);
+  std::vector<std::string> reads;
+  for (uint32_t xid = 1; xid <= 30; ++xid) reads.push_back(NfsDataCall(xid, 6));
+  busy.SendRaw(AsRecords(reads));
+  while (service_.calls_.load() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  constexpr uint32_t kLightXid = 100000;
+  light.SendRecord(MakeNfsCall(kLightXid, kGetattr, 0, "l"));
+  ASSERT_TRUE(light.ReadRecord().has_value());
+  const int at = service_.StartedAt(kLightXid);
+  EXPECT_GE(at, 1);
+  EXPECT_LT(at, 8) << "the light client's call ran after " << at << " of the busy one's READs";
+  EXPECT_EQ(ReadXids(busy, 30), XidsUpTo(30));
+  EXPECT_EQ(service_.threads(), 1u);
 }
 
 TEST_F(TransportTest, UdpDroppedAndGarbageDatagrams) {
