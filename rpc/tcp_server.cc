@@ -263,6 +263,7 @@ bool TcpConnection::DispatchCompleted() {
     WaitForCapacity();
     return false;
   }
+  data_ran_inline_ = false;  // Dispatch sets it; the caller reads it
   DispatchRecord();
   return true;
 }
@@ -346,10 +347,10 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
   const WorkerPools& pools = context_->workers();
   // A READ or UNSTABLE WRITE runs here too while the machine has no core to
   // spare, as over UDP: the worker's wake-up and the reply's way back cost
-  // more than the call. 1 MiB calls over loopback, 4 in flight (3 pairs
-  // alternated, tools/nfs3bench alone): READ 1.5-1.9 -> 2.3-2.6 GB/s at
-  // 0.45-0.57 -> 0.37-0.41 s of server CPU per GB, WRITE (spliced)
-  // 2.4-2.7 -> 2.9-3.1 GB/s at 0.34-0.42 -> 0.30-0.33 s/GB. It ends the
+  // more than the call. 1 MiB calls over loopback, 4 in flight, against the
+  // binary before (docs/bench-2026-12-06-1555-tcp-inline-ab.txt): READ 1.32x
+  // as fast at 0.81x the server CPU per GB, WRITE (spliced) 1.14x at 0.84x;
+  // 16 in flight 1.14x and 0.96x, within the spread. It ends the
   // reader's turn, so the io thread's other connections wait for one such
   // call at most (see FeedBuffered).
   if (!pools.HasSpareCore() && IsPageCacheCall(record) && pools.MayRunInline(record) &&

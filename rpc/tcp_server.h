@@ -469,8 +469,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   } splice_;
   bool after_splice_ = false;   // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
-  // READs and UNSTABLE WRITEs run on the io thread (Dispatch); the last one
-  // dispatched did, which ends the reader's turn.
+  // READs and UNSTABLE WRITEs run on the io thread (Dispatch); whether the
+  // record DispatchCompleted just dispatched did, which ends the reader's
+  // turn.
   InlineDataGuard inline_data_guard_{"tcp"};
   bool data_ran_inline_ = false;
   // RPC-with-TLS: the session during the handshake (then the kernel's or

@@ -261,6 +261,10 @@ void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {
   if (reassembler_.CommitDirect(n) == RecordReassembler::Result::kRecord) {
     if (!DispatchCompleted()) return;  // it waits for a slot, then reads on
     FlushBatches();
+    if (data_ran_inline_) {  // it used the turn (see TurnAfterDispatch)
+      YieldTurn();
+      return;
+    }
   }
   ReadMore();
 }
