@@ -3,6 +3,7 @@
 #include "common/auth_flavor.h"
 #include "rpc/rpc_message.h"
 #include "xdr/decoder.h"
+#include "xdr/nfs3_codec.h"
 #include "xdr/nfs3_types.h"
 
 namespace nfs3d::rpc {
@@ -53,12 +54,8 @@ bool IsPageCacheCall(absl::Span<const uint8_t> call) {
   if (header.prog != nfs3::kProgram || header.vers != 3 || !none_or_sys) return false;
   if (header.proc == nfs3::kRead) return true;
   if (header.proc != nfs3::kWrite) return false;
-  // WRITE3args: file, offset, count, stable.
-  in.Opaque(nfs3::kFhSize);
-  in.U64();
-  in.U32();
-  const uint32_t stable = in.U32();
-  return in.ok() && stable == nfs3::UNSTABLE;
+  nfs3::WRITE3args args;
+  return nfs3::DecodeWriteHead(in, &args) && args.stable == nfs3::UNSTABLE;
 }
 
 bool IsNfsMetadataCall(absl::Span<const uint8_t> call) {

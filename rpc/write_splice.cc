@@ -2,9 +2,16 @@
 
 #include "rpc/rpc_message.h"
 #include "xdr/decoder.h"
+#include "xdr/nfs3_codec.h"
 #include "xdr/nfs3_types.h"
 
 namespace nfs3d::rpc {
+namespace {
+
+// Handle length and bytes, offset, count, stable, the data's length.
+constexpr size_t kLongestWriteHead = 4 + nfs3::kFhSize + 8 + 4 + 4 + 4;
+
+}  // namespace
 
 WritePeek PeekWrite(absl::Span<const uint8_t> head, WriteLayout* layout) {
   // The words that name the call first: most records are not WRITEs.
@@ -24,14 +31,17 @@ WritePeek PeekWrite(absl::Span<const uint8_t> head, WriteLayout* layout) {
   if (header_read == HeaderDisposition::kDrop) return WritePeek::kNeedMore;
   if (header_read != HeaderDisposition::kOk) return WritePeek::kNotWrite;  // an over-long auth
   layout->args_begin = in.position();
-  // WRITE3args up to the data: file, offset, count, stable, the data's length.
-  in.Opaque(nfs3::kFhSize);
-  in.U64();
-  const uint32_t count = in.U32();
-  in.U32();
+  // WRITE3args up to the data, then the data's length.
+  nfs3::WRITE3args args;
+  nfs3::DecodeWriteHead(in, &args);
   const uint32_t data_len = in.U32();
-  if (!in.ok()) return in.over_limit() ? WritePeek::kNotWrite : WritePeek::kNeedMore;
-  if (data_len != count) return WritePeek::kNotWrite;
+  if (!in.ok()) {
+    // Short of bytes, or malformed (a handle too long, a stable_how out of
+    // range): the ordinary path's decode answers those.
+    const bool all_there = head.size() - layout->args_begin >= kLongestWriteHead;
+    return in.over_limit() || all_there ? WritePeek::kNotWrite : WritePeek::kNeedMore;
+  }
+  if (data_len != args.count) return WritePeek::kNotWrite;
   layout->data_begin = in.position();
   layout->data_len = data_len;
   return WritePeek::kWrite;

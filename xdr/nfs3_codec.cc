@@ -12,6 +12,13 @@ void EncodeWriteHeader(xdr::Encoder& e, const WRITE3args& a) {
   WriteHead(v, a);
 }
 
+bool DecodeWriteHead(xdr::Decoder& d, WRITE3args* a) {
+  *a = WRITE3args{};
+  xdr::DecodeVisitor v(d);
+  WriteHead(v, *a);
+  return d.ok();
+}
+
 size_t EncodedSize(const entry3& e) { return 4 + xdr::SizeOf(e); }
 size_t EncodedSize(const entryplus3& e) { return 4 + xdr::SizeOf(e); }
 

@@ -174,6 +174,9 @@ void EncodeReadFail(xdr::Encoder& e, nfsstat3 status, const post_op_attr& attrs)
 // A WRITE call's arguments up to its data, for clients that produce the data
 // in place (Encoder::ReserveOpaque).
 void EncodeWriteHeader(xdr::Encoder& e, const WRITE3args& a);
+// The same part decoded (a.data stays empty), for the transports' looks at a
+// WRITE record whose data has not been read yet.
+bool DecodeWriteHead(xdr::Decoder& d, WRITE3args* a);
 
 // Encoded sizes, for honouring READDIR count and READDIRPLUS dircount /
 // maxcount in XDR bytes (RFC 1813 §3.3.16-17). An entry's bytes in a reply

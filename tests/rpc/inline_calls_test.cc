@@ -106,6 +106,7 @@ TEST(InlineCallsTest, PageCacheCallsAreReadsAndUnstableWrites) {
   EXPECT_TRUE(IsPageCacheCall(DataCall(7, 0, 1, 400, 64)));             // the largest
   EXPECT_FALSE(IsPageCacheCall(DataCall(7, 1)));                        // DATA_SYNC
   EXPECT_FALSE(IsPageCacheCall(DataCall(7, 2)));                        // FILE_SYNC
+  EXPECT_FALSE(IsPageCacheCall(DataCall(7, 3)));                        // no such stable_how
   EXPECT_FALSE(IsPageCacheCall(DataCall(21, 0)));                       // COMMIT
   EXPECT_FALSE(IsPageCacheCall(DataCall(1, 0)));                        // GETATTR
   EXPECT_FALSE(IsPageCacheCall(DataCall(7, 0, /*RPCSEC_GSS*/ 6)));      // may be sealed

@@ -29,11 +29,11 @@ class Bytes {
 // A WRITE call's head: RPC header (AUTH_SYS body of cred_len bytes), file
 // handle, offset, count, stable, data length.
 Bytes WriteHead(uint32_t proc = 7, size_t cred_len = 20, size_t fh_len = 28,
-                uint32_t count = 1 << 20, uint32_t data_len = 1 << 20) {
+                uint32_t count = 1 << 20, uint32_t data_len = 1 << 20, uint32_t stable = 2) {
   Bytes b;
   b.U32(0x1234).U32(0).U32(2).U32(100003).U32(3).U32(proc);
   b.U32(1).Opaque(cred_len).U32(0).Opaque(0);
-  b.Opaque(fh_len).U32(0).U32(4096).U32(count).U32(2).U32(data_len);
+  b.Opaque(fh_len).U32(0).U32(4096).U32(count).U32(stable).U32(data_len);
   return b;
 }
 
@@ -66,6 +66,12 @@ TEST(PeekWriteTest, OnlyPlainWrites) {
   EXPECT_EQ(PeekWrite(WriteHead(7, 20, /*fh_len=*/65).bytes(), &w), WritePeek::kNotWrite);
   // A data length other than count is for the decoder to judge.
   EXPECT_EQ(PeekWrite(WriteHead(7, 20, 28, 1000, 2000).bytes(), &w), WritePeek::kNotWrite);
+  // A stable_how out of range: once the longest head could be there, and
+  // the data's first bytes are, it is not a WRITE to splice.
+  std::vector<uint8_t> bad_stable = WriteHead(7, 20, 28, 1 << 20, 1 << 20, 3).bytes();
+  EXPECT_EQ(PeekWrite(bad_stable, &w), WritePeek::kNeedMore);
+  bad_stable.resize(bad_stable.size() + 64, 7);
+  EXPECT_EQ(PeekWrite(bad_stable, &w), WritePeek::kNotWrite);
   std::vector<uint8_t> reply = WriteHead().bytes();
   reply[7] = 1;  // REPLY, not CALL
   EXPECT_EQ(PeekWrite(reply, &w), WritePeek::kNotWrite);
