@@ -228,8 +228,9 @@ bool TcpConnection::FeedBuffered() {
   size_t this_turn = 0;
   // A record completed earlier may still wait for its slot.
   if (reassembler_.complete()) {
-    if (!DispatchCompleted()) return false;
-    this_turn = TurnAfterDispatch(this_turn);
+    const Dispatched dispatched = DispatchCompleted();
+    if (dispatched == Dispatched::kWaits) return false;
+    this_turn = TurnAfter(this_turn, dispatched);
   }
   while (buffered_begin_ < buffered_end_) {
     if (AtCallLimit() && WaitForReplies()) return false;
@@ -248,31 +249,27 @@ bool TcpConnection::FeedBuffered() {
       return false;
     }
     if (result == RecordReassembler::Result::kRecord) {
-      if (!DispatchCompleted()) return false;
-      this_turn = TurnAfterDispatch(this_turn);
+      const Dispatched dispatched = DispatchCompleted();
+      if (dispatched == Dispatched::kWaits) return false;
+      this_turn = TurnAfter(this_turn, dispatched);
     }
   }
   return !closed_;
 }
 
-bool TcpConnection::DispatchCompleted() {
+TcpConnection::Dispatched TcpConnection::DispatchCompleted() {
   // An accepted AUTH_TLS probe takes no call slot; the handshake follows.
-  if (context_->options().tls != nullptr && TakeTlsProbe()) return false;
+  if (context_->options().tls != nullptr && TakeTlsProbe()) return Dispatched::kWaits;
   InflightLimit* limit = context_->limit();
   if (limit != nullptr && !limit->TryAcquire(client_)) {
     WaitForCapacity();
-    return false;
+    return Dispatched::kWaits;
   }
-  data_ran_inline_ = false;  // Dispatch sets it; the caller reads it
-  DispatchRecord();
-  return true;
+  return DispatchRecord();
 }
 
-size_t TcpConnection::TurnAfterDispatch(size_t this_turn) {
-  // A READ or WRITE run on the io thread used the whole turn.
-  const bool used_up = data_ran_inline_;
-  data_ran_inline_ = false;
-  return used_up ? kCallsPerTurn : this_turn + 1;
+size_t TcpConnection::TurnAfter(size_t this_turn, Dispatched dispatched) {
+  return dispatched == Dispatched::kUsedTheTurn ? kCallsPerTurn : this_turn + 1;
 }
 
 void TcpConnection::YieldTurn() {
@@ -284,7 +281,7 @@ void TcpConnection::YieldTurn() {
   });
 }
 
-void TcpConnection::DispatchRecord() {
+TcpConnection::Dispatched TcpConnection::DispatchRecord() {
   ++inflight_;
   std::unique_ptr<PipedHole> piped;
   if (splice_.hole.size > 0) {
@@ -296,7 +293,7 @@ void TcpConnection::DispatchRecord() {
   splice_.hole = PipedHole();
   splice_.decided = splice_.active = false;
   unfinished_since_ns_ = 0;  // a record that is whole has arrived
-  Dispatch(reassembler_.TakeRecord(), std::move(piped));
+  return Dispatch(reassembler_.TakeRecord(), std::move(piped));
 }
 
 void TcpConnection::WaitForCapacity() {
@@ -343,7 +340,8 @@ void TcpConnection::NoteReceived() {
   if (count != nullptr) count->fetch_add(1, std::memory_order_acq_rel);
 }
 
-void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedHole> piped) {
+TcpConnection::Dispatched TcpConnection::Dispatch(std::vector<uint8_t> record,
+                                                  std::unique_ptr<PipedHole> piped) {
   const WorkerPools& pools = context_->workers();
   // A READ or UNSTABLE WRITE runs here too while the machine has no core to
   // spare, as over UDP: the worker's wake-up and the reply's way back cost
@@ -360,8 +358,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
     const Outcome outcome = RunCall(std::move(record), &reply, piped.get());
     Deliver(outcome, std::move(reply));  // a READ's data goes out here, if the socket takes it
     inline_data_guard_.Note(absl::Now() - start);
-    data_ran_inline_ = true;
-    return;
+    return Dispatched::kUsedTheTurn;
   }
   if (piped != nullptr) {  // a WRITE: for the main pool
     asio::post(*pools.main, [self = shared_from_this(), record = std::move(record),
@@ -370,7 +367,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
       const Outcome outcome = self->RunCall(std::move(record), &reply, piped.get(), pool);
       self->Deliver(outcome, std::move(reply));
     });
-    return;
+    return Dispatched::kYes;
   }
   if (inline_budget_.RunHere(record, pools.CanSpread(record)) && pools.MayRunInline(record)) {
     // NULL/GETATTR run here, on the connection's strand (see inline_calls.h).
@@ -382,7 +379,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
     const bool takes_writer = Enqueue(send, std::move(reply));
     if (takes_writer || held_inline_replies_ > 0) ++held_inline_replies_;
     if (held_inline_replies_ >= kInlineReplyBatch) FlushInlineReplies();
-    return;
+    return Dispatched::kYes;
   }
   if (pools.IsMetadata(record)) {
     // Metadata calls that arrive together run as one worker task and their
@@ -392,7 +389,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
     // small, so a slow call holds back at most kMetadataBatch - 1 others.
     metadata_batch_.push_back(std::move(record));
     if (metadata_batch_.size() >= kMetadataBatch) FlushMetadataBatch();
-    return;
+    return Dispatched::kYes;
   }
   asio::post(*pools.main,
              [self = shared_from_this(), record = std::move(record), pool = pools.main]() mutable {
@@ -400,6 +397,7 @@ void TcpConnection::Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedH
                const Outcome outcome = self->RunCall(std::move(record), &reply, nullptr, pool);
                self->Deliver(outcome, std::move(reply));
              });
+  return Dispatched::kYes;
 }
 
 void TcpConnection::FlushMetadataBatch() {

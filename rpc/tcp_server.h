@@ -315,9 +315,14 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // ProcessBuffered's loop, without FlushBatches. Ends the turn after
   // kCallsPerTurn calls (YieldTurn).
   bool FeedBuffered();
-  // The calls of this turn after one more was dispatched: all of them if it
-  // was a READ or WRITE run on the io thread.
-  size_t TurnAfterDispatch(size_t this_turn);
+  // What became of a whole record.
+  enum class Dispatched {
+    kWaits,        // for a server-wide slot (or it was an AUTH_TLS probe)
+    kYes,          // run here if small, else posted to a worker
+    kUsedTheTurn,  // a READ or WRITE run on the io thread: the turn is over
+  };
+  // The calls of this turn after one more was dispatched.
+  static size_t TurnAfter(size_t this_turn, Dispatched dispatched);
   // Lets the other connections of this io thread run, then reads on.
   void YieldTurn();
   void OnRead(const boost::system::error_code& ec, size_t n);
@@ -328,9 +333,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // bytes queued (at most `room`) and they are read into it.
   void ReadDirect(size_t room);
   // Dispatches the record the reassembler completed once a server-wide slot
-  // is free; false (and a retry shortly) while there is none. Records take a
-  // slot only when whole: a record that stops arriving holds none.
-  bool DispatchCompleted();
+  // is free; kWaits (and a retry shortly) while there is none. Records take
+  // a slot only when whole: a record that stops arriving holds none.
+  Dispatched DispatchCompleted();
   // Reports what the unfinished record holds to the context and watches it
   // for a stall; false when it closed the connection (over its client's
   // share).
@@ -354,7 +359,7 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // The pipe is full: moves its bytes into the record; false on error.
   bool SpillPipe();
   // Dispatches the record the reassembler completed, with its piped data.
-  void DispatchRecord();
+  Dispatched DispatchRecord();
   void OnDirectRead(const boost::system::error_code& ec, size_t n);
   // Advances TcpOptions::receive_count after a read, before its calls run.
   void NoteReceived();
@@ -362,9 +367,9 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   // at EOF, an error, or a closed receive window: the kernel never lets the
   // mark deadlock a connection).
   void SetReadLowWater(int bytes);
-  // Runs a NULL/GETATTR here, adds a metadata call to metadata_batch_, or
-  // posts the call alone to its pool.
-  void Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedHole> piped = nullptr);
+  // Runs a NULL/GETATTR here (or a READ/WRITE while no core is spare), adds
+  // a metadata call to metadata_batch_, or posts the call alone to its pool.
+  Dispatched Dispatch(std::vector<uint8_t> record, std::unique_ptr<PipedHole> piped = nullptr);
   // Posts metadata_batch_ to the metadata pool as one task.
   void FlushMetadataBatch();
   // Writes the replies of inline calls queued since the last flush.
@@ -469,11 +474,8 @@ class TcpConnection : public std::enable_shared_from_this<TcpConnection>, public
   } splice_;
   bool after_splice_ = false;   // the last record had a hole: read in small pieces
   InlineBudget inline_budget_;  // of the current read
-  // READs and UNSTABLE WRITEs run on the io thread (Dispatch); whether the
-  // record DispatchCompleted just dispatched did, which ends the reader's
-  // turn.
+  // Whether READs and UNSTABLE WRITEs may run on the io thread (Dispatch).
   InlineDataGuard inline_data_guard_{"tcp"};
-  bool data_ran_inline_ = false;
   // RPC-with-TLS: the session during the handshake (then the kernel's or
   // the relay's: rpc/tls/tls_relay.h), its deadline, and whether records are
   // the kernel's.

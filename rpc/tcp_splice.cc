@@ -104,7 +104,7 @@ TcpConnection::SpliceStep TcpConnection::SpliceSome() {
   auto record_done = [this] {
     splice_.active = false;
     NoteReceived();  // the record's last bytes came by splice or recv here
-    if (!DispatchCompleted()) return SpliceStep::kWaiting;  // it waits for a slot
+    if (DispatchCompleted() == Dispatched::kWaits) return SpliceStep::kWaiting;
     FlushBatches();
     asio::post(socket_.get_executor(), [self = shared_from_this()] { self->ReadMore(); });
     return SpliceStep::kWaiting;
@@ -259,9 +259,10 @@ void TcpConnection::OnDirectRead(const error_code& ec, size_t n) {
   NoteReceived();
   if (n > 0) last_active_ns_.store(SteadyNowNs(), std::memory_order_relaxed);
   if (reassembler_.CommitDirect(n) == RecordReassembler::Result::kRecord) {
-    if (!DispatchCompleted()) return;  // it waits for a slot, then reads on
+    const Dispatched dispatched = DispatchCompleted();
+    if (dispatched == Dispatched::kWaits) return;  // it reads on once it has a slot
     FlushBatches();
-    if (data_ran_inline_) {  // it used the turn (see TurnAfterDispatch)
+    if (dispatched == Dispatched::kUsedTheTurn) {
       YieldTurn();
       return;
     }
