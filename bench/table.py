@@ -31,6 +31,26 @@ def spread(xs):
     return (max(xs) - min(xs)) / statistics.median(xs) * 100
 
 
+def paired_ratio_spread(by):
+    """Spread of the per-run ratios nfs3d / peer, run i against run i.
+
+    The two servers' runs of one rep follow each other, so a slow spell of
+    the machine lowers both: this spread is what is left of the noise once
+    the machine's share is out, next to each server's own spread.
+    """
+    def rates(srv):
+        out = {}
+        for r in by.get(srv, []):
+            run = r["r"]
+            if run.get("error") or run.get("seconds", 0) <= 0:
+                continue
+            amount = run["bytes"] if run.get("bytes") else run.get("calls", 0)
+            out[r["rep"]] = amount / run["seconds"]
+        return out
+    n, g = rates("nfs3d"), rates("ganesha")
+    return spread([n[k] / g[k] for k in n if g.get(k)])
+
+
 def fmt(v, digits=0):
     if v is None:
         return "-"
@@ -54,7 +74,7 @@ def main():
     iperf_mbs = statistics.median(iperf) / 8 if iperf else None  # MB/s
     floors = copy_floors(floor_file) if floor_file else {}
 
-    head = (f"| workload | nfs3d | {PEER} | ratio | spread (n, g) | nfs3d CPU | {PEER} CPU "
+    head = (f"| workload | nfs3d | {PEER} | ratio | spread (n, g) | ratio spread | nfs3d CPU | {PEER} CPU "
             f"| CPU ratio | nfs3d / iperf3 | nfs3d CPU / copy floor | server cores (n, g) | client CPU (n, g) | calls/fsync (nfs3d, {PEER}) | retrans (n, g) "
             "| UDP rcvbuf drops (n, g) | peak RSS MiB (n, g) | verified |")
     print()
@@ -123,6 +143,7 @@ def main():
         over_floor = n["cpu"] / floor if floor and n["cpu"] else None
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
               f"{fmt(ratio, 2)}x | {fmt(n['spread'])} %, {fmt(g['spread'])} % | "
+              f"{fmt(paired_ratio_spread(by))} % | "
               f"{fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
               f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | "
               f"{fmt(wire, 2) + 'x' if wire else ''} | {fmt(over_floor, 2) + 'x' if over_floor else ''} | "
@@ -133,7 +154,7 @@ def main():
     print()
     if iperf_mbs:
         print(f"loopback TCP baseline (iperf3, median of {len(iperf)}): {iperf_mbs:,.0f} MB/s "
-              f"({iperf_mbs * 8 / 1000:.1f} Gbit/s)")
+              f"({iperf_mbs * 8 / 1000:.1f} Gbit/s; spread {fmt(spread(iperf))} %)")
     if floor_file:
         print_copy_floor(floor_file)
     if cephfs_file:
@@ -146,6 +167,8 @@ def main():
     print(f"medians of the runs per workload; {ncpu} CPUs; {up.strip()}")
     print("CPU = utime+stime of the server process over the timed part (/proc/PID/stat); "
           f"ratio = nfs3d / {PEER}; spread = (max - min) / median of the runs; "
+          f"ratio spread = the spread of the runs' own ratios (nfs3d's run i / {PEER}'s run i, "
+          "which follows it), the noise left once the machine's share is out; "
           "nfs3d / iperf3 = a TCP bulk row against the loopback baseline below; nfs3d CPU / copy floor = "
           "its CPU per GB against the floor below of its direction (recv+pwrite for WRITE; for READ "
           f"{READ_FLOOR_NAMES[TCP_READ_FLOOR]} over TCP, sendfile over UDP); "
