@@ -546,6 +546,17 @@ TEST_F(PosixBackendTest, OwnerOverrideAndCachedDescriptorsDontLeak) {
   FileHandle ro = MakeFile(dir, "ro", 0444, kUser);
   EXPECT_TRUE(WriteString(ro, 0, "mine", kUser).ok());
   EXPECT_EQ(*ReadString(ro, 0, 10, kUser), "mine");
+  // The owner reads a file whose mode grants nobody anything (the owner is
+  // tested before any access check, as knfsd does); once the file belongs to
+  // someone else, the mode bits decide again.
+  FileHandle none = MakeFile(dir, "none", 0644, kUser);
+  ASSERT_TRUE(WriteString(none, 0, "own", kUser).ok());
+  ASSERT_TRUE(backend_->SetAttr(kUser, none, Mode(0000), std::nullopt, nullptr).ok());
+  EXPECT_EQ(*ReadString(none, 0, 3, kUser), "own");
+  SetAttributes to_root;
+  to_root.uid = 0;
+  ASSERT_TRUE(backend_->SetAttr(kRoot, none, to_root, std::nullopt, nullptr).ok());
+  EXPECT_EQ(ErrnoOf(ReadString(none, 0, 3, kUser).status()), EACCES);
   // Root writes a 0600 root file (caching a read-write descriptor); the user
   // must still be refused.
   FileHandle secret = MakeFile(dir, "secret", 0600);
