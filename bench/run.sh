@@ -278,6 +278,7 @@ WORKLOADS=(
   "tcp-write-1m-n16-disk|tcp|disk|--workload write --bs 1m --outstanding 16"
   "tcp-read-1m-n4|tcp|sub|--workload read --bs 1m --outstanding 4 --file-size 256m"
   "tcp-read-1m-n16|tcp|sub|--workload read --bs 1m --outstanding 16 --file-size 256m"
+  "tcp-read-32k-n16-user|tcp|sub|--workload read --bs 32k --outstanding 16 --file-size 128m --uid 1000 --gid 1000"
   "udp-write-32k-n16|udp|sub|--workload write --bs 32k --outstanding 16"
   "udp-read-32k-n16|udp|sub|--workload read --bs 32k --outstanding 16 --file-size 128m"
   "tcp-getattr-n32|tcp|sub|--workload getattr --outstanding 32 --dir-entries 16 $KERNEL_LIKE"
