@@ -483,6 +483,7 @@ TEST_F(PosixBackendTest, StableWritesAndCommit) {
   EXPECT_EQ(ErrnoOf(backend_->Commit(kRoot, root_, 0, 0, nullptr).status()), EISDIR);
   // Concurrent stable writes and commits share syncs and all succeed.
   std::vector<std::thread> threads;
+  threads.reserve(4);
   std::atomic<int> failures{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
@@ -871,6 +872,7 @@ TEST_F(PosixBackendTest, ConcurrentCallersKeepTheirOwnCredentials) {
   FileHandle secret = MakeFile(root_, "secret", 0600);
   constexpr int kThreads = 4, kRounds = 50;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   std::atomic<int> failures{0};
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
