@@ -32,10 +32,11 @@
 //    bypass permissions. Like knfsd, the owner of a regular file may read and
 //    write it even when the mode bits deny it (NFS clients create files with
 //    a restrictive mode and then write them), and READ is allowed with execute
-//    permission alone. A READ by the owner is decided by the owner alone, as
-//    knfsd tests it first: no credential switch and no faccessat2 (nine
-//    syscalls fewer per READ of a non-root caller). The data syscall itself runs under the caller's
-//    credentials (so writes clear setuid bits as they should).
+//    permission alone. A READ by the owner is allowed on that alone, as knfsd
+//    tests the owner first: no credential switch and no faccessat2 (nine
+//    syscalls fewer per READ of a non-root caller). A WRITE's data syscall
+//    runs under the caller's credentials (so writes clear setuid bits as they
+//    should).
 //  - Names: "" or names containing '/' give EACCES (like the kernel's
 //    lookup_one_len, which knfsd uses); longer than 255 bytes ENAMETOOLONG.
 //    CREATE/MKDIR/SYMLINK/MKNOD/LINK of "." or ".." give EEXIST (knfsd),
