@@ -452,19 +452,22 @@ absl::Status PosixBackend::Impl::ApplyAttrs(const Cred& cred, const Node& node,
     if (!allowed.ok()) return allowed;
     if (ftruncate(io->second, static_cast<off_t>(*attrs.size)) != 0) return Errno("ftruncate");
   }
-  {
+  const bool owner = attrs.uid || attrs.gid;
+  const bool mode = attrs.mode && !skip_mode && !S_ISLNK(st.st_mode);
+  // The caller's identity only around a change that needs it: a switch and
+  // back are up to 8 syscalls, and a CREATE's attributes (the mode already
+  // applied) or a SETATTR of the times alone have nothing here.
+  if (owner || mode) {
     ScopedCredentials creds(cred);
     if (!creds.status().ok()) return creds.status();
-    if (attrs.uid || attrs.gid) {
+    if (owner) {
       uid_t uid = attrs.uid ? *attrs.uid : static_cast<uid_t>(-1);
       gid_t gid = attrs.gid ? *attrs.gid : static_cast<gid_t>(-1);
       if (fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) != 0) {
         return Errno("fchownat");
       }
     }
-    if (attrs.mode && !skip_mode && !S_ISLNK(st.st_mode)) {
-      if (ChmodFd(fd, *attrs.mode & 07777) != 0) return Errno("chmod");
-    }
+    if (mode && ChmodFd(fd, *attrs.mode & 07777) != 0) return Errno("chmod");
   }
   if (attrs.atime_how == SetTime::kDontChange && attrs.mtime_how == SetTime::kDontChange) {
     return absl::OkStatus();
