@@ -31,7 +31,14 @@ def spread(xs):
     return (max(xs) - min(xs)) / statistics.median(xs) * 100
 
 
-def paired_ratio_spread(by):
+def rate(run, io):
+    """A run's MB/s (bulk rows) or calls/s, or None for a run without time."""
+    if run["seconds"] <= 0:
+        return None
+    return run["bytes"] / run["seconds"] / 1e6 if io else run["calls"] / run["seconds"]
+
+
+def paired_ratio_spread(by, io):
     """Spread of the per-run ratios nfs3d / peer, run i against run i.
 
     The two servers' runs of one rep follow each other, so a slow spell of
@@ -39,16 +46,9 @@ def paired_ratio_spread(by):
     the machine's share is out, next to each server's own spread.
     """
     def rates(srv):
-        out = {}
-        for r in by.get(srv, []):
-            run = r["r"]
-            if run.get("error") or run.get("seconds", 0) <= 0:
-                continue
-            amount = run["bytes"] if run.get("bytes") else run.get("calls", 0)
-            out[r["rep"]] = amount / run["seconds"]
-        return out
+        return {r["rep"]: rate(r["r"], io) for r in by.get(srv, []) if not r["r"].get("error")}
     n, g = rates("nfs3d"), rates("ganesha")
-    return spread([n[k] / g[k] for k in n if g.get(k)])
+    return spread([n[k] / g[k] for k in n if n[k] and g.get(k)])
 
 
 def fmt(v, digits=0):
@@ -87,15 +87,14 @@ def main():
             recs = by.get(srv, [])
             good = [r["r"] for r in recs if not r["r"].get("error")]
             st = {"n": len(good), "errors": len(recs) - len(good)}
+            runs = [rate(r, io) for r in good]
             if io:
-                runs = [r["bytes"] / r["seconds"] / 1e6 for r in good if r["seconds"] > 0]
                 # seconds of server CPU per GB moved
                 st["cpu"] = median([r["server_cpu_sec"] / (r["bytes"] / 1e9) for r in good
                                     if r.get("server_cpu_sec", -1) >= 0 and r["bytes"] > 0])
                 st["client_cpu"] = median([r["client_cpu_sec"] / (r["bytes"] / 1e9) for r in good
                                            if r.get("client_cpu_sec", -1) >= 0 and r["bytes"] > 0])
             else:
-                runs = [r["calls"] / r["seconds"] for r in good if r["seconds"] > 0]
                 # microseconds of server CPU per RPC
                 st["cpu"] = median([r["server_cpu_sec"] * 1e6 / r["calls"] for r in good
                                     if r.get("server_cpu_sec", -1) >= 0 and r["calls"] > 0])
@@ -143,7 +142,7 @@ def main():
         over_floor = n["cpu"] / floor if floor and n["cpu"] else None
         print(f"| {wid}{errs} | {fmt(n['perf'])} {unit} | {fmt(g['perf'])} {unit} | "
               f"{fmt(ratio, 2)}x | {fmt(n['spread'])} %, {fmt(g['spread'])} % | "
-              f"{fmt(paired_ratio_spread(by))} % | "
+              f"{fmt(paired_ratio_spread(by, io))} % | "
               f"{fmt(n['cpu'], cpu_digits)} {cpu_unit} | "
               f"{fmt(g['cpu'], cpu_digits)} {cpu_unit} | {fmt(cpu_ratio, 2)}x | "
               f"{fmt(wire, 2) + 'x' if wire else ''} | {fmt(over_floor, 2) + 'x' if over_floor else ''} | "

@@ -212,6 +212,9 @@ class PosixBackend::Impl {
   // An I/O descriptor for a regular file (read-write if write, else any), or
   // a read-only one for a directory.
   absl::StatusOr<std::pair<std::shared_ptr<IoFds>, int>> IoFd(const Node& node, bool write);
+  // knfsd's owner override: the owner of a regular file may read and write it
+  // whatever its mode bits say.
+  static bool IsOwner(const Cred& cred, const struct stat& st) { return st.st_uid == cred.uid; }
   // Under the caller's credentials: may the caller read/write this regular
   // file (with knfsd's owner override and read-if-execute)?
   absl::Status CheckIo(const Cred& cred, const Node& node, const struct stat& st, bool write);

@@ -64,10 +64,10 @@ absl::StatusOr<PosixBackend::Impl::ReadAccess> PosixBackend::Impl::OpenForRead(c
   }
   auto io = IoFd(**node, /*write=*/false);
   if (!io.ok()) return io.status();
-  // knfsd's owner override, tested first as knfsd's nfsd_permission does:
-  // the owner may read whatever the mode bits say, so an owner's READ needs
-  // neither the credential switch (up to 8 syscalls) nor the access check.
-  if (st->st_uid != cred.uid) {
+  // The owner override tested first, as knfsd's nfsd_permission does: an
+  // owner's READ needs neither the credential switch (up to 8 syscalls) nor
+  // the access check. (A write meets EROFS and ETXTBSY in CheckIo first.)
+  if (!IsOwner(cred, *st)) {
     ScopedCredentials creds(cred);
     if (!creds.status().ok()) return creds.status();
     absl::Status allowed = CheckIo(cred, **node, *st, /*write=*/false);
